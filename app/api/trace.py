@@ -1,0 +1,43 @@
+"""POST /api/trace (and GET with the same fields as query keys): one traced forward+backward pass."""
+from __future__ import annotations
+
+import time
+
+from fastapi import APIRouter, Request
+from fastapi.exceptions import RequestValidationError
+from pydantic import ValidationError
+
+from app.compute import get_pool
+from app.config import TraceConfig
+from app.experiments.trace import run_trace
+from app.jsonsafe import StrictJSONResponse
+
+router = APIRouter(tags=["trace"])
+
+
+async def traced(cfg: TraceConfig) -> StrictJSONResponse:
+    started = time.perf_counter()
+    result, cached = await get_pool().run_cached(cfg.cache_key(), run_trace, cfg)
+    body = {**result, "summary": {**result["summary"], "cached": cached,
+                                  "served_ms": round((time.perf_counter() - started) * 1000, 2)}}
+    return StrictJSONResponse(body)
+
+
+@router.post("/api/trace", response_class=StrictJSONResponse)
+async def trace(cfg: TraceConfig | None = None) -> StrictJSONResponse:
+    """Trace the model described by the body (every field optional)."""
+    return await traced(cfg or TraceConfig())
+
+
+@router.get("/api/trace", response_class=StrictJSONResponse)
+async def trace_from_query(request: Request) -> StrictJSONResponse:
+    """The same trace with the request model's fields as query keys, e.g. ?depth=48&norm_position=post."""
+    return await traced(config_from_query(dict(request.query_params)))
+
+
+def config_from_query(params: dict[str, str], ignore: tuple[str, ...] = ("lang", "hide", "theme", "format")) -> TraceConfig:
+    values = {k: v for k, v in params.items() if k not in ignore}
+    try:
+        return TraceConfig.model_validate_strings(values) if values else TraceConfig()
+    except ValidationError as exc:
+        raise RequestValidationError(exc.errors()) from None

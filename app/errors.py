@@ -1,0 +1,106 @@
+"""4xx answers that name the field and its allowed range; nothing a client sends may become a 500."""
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from app.jsonsafe import StrictJSONResponse
+
+
+class FieldError(Exception):
+    """A request that is well-formed but not acceptable, for a named field."""
+
+    def __init__(self, field: str, message: str, allowed: str = "", status: int = 422) -> None:
+        super().__init__(message)
+        self.field, self.message, self.allowed, self.status = field, message, allowed, status
+
+
+class Busy(Exception):
+    """Every compute slot stayed taken for the whole queue timeout."""
+
+    def __init__(self, retry_after: int = 2, message: str = "the server is busy; try again shortly") -> None:
+        super().__init__(message)
+        self.retry_after, self.message = retry_after, message
+
+
+def error_body(errors: list[dict[str, Any]], status: int) -> dict[str, Any]:
+    first = errors[0] if errors else {}
+    summary = f"{first.get('field', 'body')}: {first.get('message', 'invalid request')}"
+    if first.get("allowed"):
+        summary += f" (allowed: {first['allowed']})"
+    return {"error": summary, "status": status, "errors": errors}
+
+
+def _field_name(loc: tuple[Any, ...]) -> str:
+    parts = [str(p) for p in loc if p not in ("body", "query", "path")]
+    return ".".join(parts) or "body"
+
+
+def _allowed_for(loc: tuple[Any, ...], ctx: dict[str, Any] | None, error_type: str) -> str:
+    from app.config import field_bounds
+
+    leaf = str(loc[-1]) if loc else ""
+    bounds = field_bounds(leaf)
+    if bounds:
+        return bounds
+    ctx = ctx or {}
+    if "expected" in ctx:
+        return str(ctx["expected"])
+    low, high = ctx.get("ge", ctx.get("gt")), ctx.get("le", ctx.get("lt"))
+    if low is not None or high is not None:
+        return f"[{low if low is not None else '-inf'}, {high if high is not None else 'inf'}]"
+    if error_type == "extra_forbidden":
+        from app.config import TraceConfig
+
+        return "known fields: " + ", ".join(TraceConfig.model_fields)
+    if error_type == "json_invalid":
+        return "a valid JSON object"
+    return ""
+
+
+def validation_errors(raw: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Pydantic errors -> [{field, message, allowed, input?}]. Model validators raise "field: why | allowed: range"."""
+    out = []
+    for err in raw:
+        loc = tuple(err.get("loc", ()))
+        message = str(err.get("msg", "invalid value"))
+        field, allowed = _field_name(loc), None
+        if err.get("type") == "json_invalid":
+            field, message = "body", f"malformed JSON ({err.get('ctx', {}).get('error', 'decode error')})"
+        elif message.startswith("Value error, ") and ":" in message:
+            named, _, why = message.removeprefix("Value error, ").partition(":")
+            if named.strip().isidentifier():
+                prefix = field.rsplit(".", 1)[0] + "." if "." in field else ""
+                field = prefix + named.strip() if field not in ("body", named.strip()) else named.strip()
+                message, _, allowed = why.strip().partition(" | allowed: ")
+        leaf = field.split(".")[-1]
+        entry = {"field": field, "message": message,
+                 "allowed": allowed or _allowed_for((leaf,), err.get("ctx"), err.get("type", ""))}
+        if "input" in err and isinstance(err["input"], (int, float, str, bool)) and len(str(err["input"])) < 200:
+            entry["input"] = err["input"]
+        out.append(entry)
+    return out
+
+
+def install_error_handlers(app: FastAPI) -> None:
+    @app.exception_handler(RequestValidationError)
+    async def _invalid(request: Request, exc: RequestValidationError) -> StrictJSONResponse:
+        return StrictJSONResponse(error_body(validation_errors(list(exc.errors())), 422), status_code=422)
+
+    @app.exception_handler(FieldError)
+    async def _field(request: Request, exc: FieldError) -> StrictJSONResponse:
+        errors = [{"field": exc.field, "message": exc.message, "allowed": exc.allowed}]
+        return StrictJSONResponse(error_body(errors, exc.status), status_code=exc.status)
+
+    @app.exception_handler(Busy)
+    async def _busy(request: Request, exc: Busy) -> StrictJSONResponse:
+        body = {"error": exc.message, "status": 503, "retry_after": exc.retry_after}
+        return StrictJSONResponse(body, status_code=503, headers={"Retry-After": str(exc.retry_after)})
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http(request: Request, exc: StarletteHTTPException) -> StrictJSONResponse:
+        body = {"error": str(exc.detail), "status": exc.status_code}
+        return StrictJSONResponse(body, status_code=exc.status_code, headers=getattr(exc, "headers", None))

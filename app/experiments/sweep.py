@@ -1,0 +1,52 @@
+"""A depth sweep: the same stack traced at many depths, for the depth x layer heatmap of gradient survival."""
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from app.config import TraceConfig, forward_macs
+
+MAX_SWEEP_MACS = 1.2e11  # about a minute of a 2-core laptop: the default 1..96 sweep costs ~3.2e10
+
+
+class SweepRequest(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    config: TraceConfig = Field(default_factory=TraceConfig, description="The base model; its depth is replaced by each swept depth.")
+    depths: list[int] = Field(default_factory=lambda: list(range(1, 97)), min_length=1, max_length=128,
+                              description="Depths to trace, each 1..128 (default 1..96).")
+
+    @field_validator("depths")
+    @classmethod
+    def _depths_in_range(cls, depths: list[int]) -> list[int]:
+        bad = [d for d in depths if not 1 <= d <= 128]
+        if bad:
+            raise ValueError(f"depths: every depth must be in 1..128; got {bad[:5]} | allowed: integers 1..128")
+        return sorted(set(depths))
+
+    @model_validator(mode="after")
+    def _within_budget(self) -> "SweepRequest":
+        for depth in self.depths:  # each depth must itself be a valid, affordable trace
+            TraceConfig(**{**self.config.model_dump(), "depth": depth})
+        total = sum(forward_macs(self.config.with_depth(d)) for d in self.depths)
+        if total > MAX_SWEEP_MACS:
+            raise ValueError(f"depths: the sweep is too large for this server: {total:.3g} > {MAX_SWEEP_MACS:.3g} "
+                             "multiply-adds; sweep fewer or smaller depths, or a smaller model"
+                             f" | allowed: total forward multiply-adds <= {MAX_SWEEP_MACS:.3g}")
+        return self
+
+
+def depth_row(trace: dict[str, Any]) -> dict[str, Any]:
+    """What the heatmap needs from one depth's trace."""
+    layers = trace["layers"]
+    return {
+        "depth": trace["config"]["depth"],
+        "grad_norm": [layer["grad_norm"] for layer in layers],
+        "act_norm": [layer["act_norm"] for layer in layers],
+        "embedding_grad_norm": trace["embedding"]["grad_norm"],
+        "grad_survival": trace["summary"]["grad_survival"],
+        "norm_growth": trace["summary"]["norm_growth"],
+        "nonfinite": trace["summary"]["nonfinite"],
+        "loss": trace["loss"],
+    }

@@ -1,0 +1,85 @@
+"""One forward and one backward pass of a freshly built model, reported layer by layer."""
+from __future__ import annotations
+
+import math
+import time
+from typing import Any
+
+import torch
+
+from app.config import TraceConfig
+from app.models.init import build_model
+from app.models.stack import make_batch
+from app.probes.recorder import StreamRecorder, parameter_grad_norms, stream_statistics, token_norm_means
+
+
+def run_trace(cfg: TraceConfig) -> dict[str, Any]:
+    """Build cfg's model, run one training step's forward and backward (no update) and trace it."""
+    started = time.perf_counter()
+    model = build_model(cfg)
+    inputs, targets = make_batch(cfg)
+    if inputs.is_floating_point():
+        inputs.requires_grad_(True)  # the MLP's x_0 is its input: we want d loss / d x_0 too
+    with StreamRecorder(model) as recorder:
+        loss = model.loss(inputs, targets)
+        loss.backward()
+    answer = _assemble(cfg, model, recorder, loss.item())
+    answer["summary"]["elapsed_ms"] = round((time.perf_counter() - started) * 1000, 2)
+    return answer
+
+
+def _assemble(cfg: TraceConfig, model, recorder: StreamRecorder, loss: float) -> dict[str, Any]:
+    names = recorder.names
+    acts = stream_statistics([recorder.acts[n] for n in names])
+    grads = token_norm_means([recorder.grads.get(n) for n in names])
+    units = names[1:]
+    unit_branches = token_norm_means([recorder.branches[n] for n in units])
+    unit_modules = [unit for block in model.blocks for unit in block.units.values()]
+    unit_param_grads = parameter_grad_norms(unit_modules)
+    block_branches = token_norm_means([sum(recorder.branches[f"{l}.{u}"] for u in block.units)
+                                       for l, block in enumerate(model.blocks, start=1)])
+    row = {n: i for i, n in enumerate(names)}
+
+    def stats(name: str) -> dict[str, Any]:
+        i = row[name]
+        return {"act_norm": acts["norm"][i], "act_rms": acts["rms"][i], "act_max_abs": acts["max_abs"][i],
+                "token_cosine": acts["cosine"][i], "grad_norm": grads[i]}
+
+    sublayers, layers = [], []
+    for i, name in enumerate(units):
+        layer, kind = name.split(".")
+        sublayers.append({"layer": int(layer), "sublayer": kind, **stats(name),
+                          "branch_norm": unit_branches[i], "param_grad_norm": unit_param_grads[i]})
+    for l, block in enumerate(model.blocks, start=1):
+        mine = [s for s in sublayers if s["layer"] == l]
+        entry = {"layer": l, **stats(f"{l}.{list(block.units)[-1]}"), "branch_norm": block_branches[l - 1],
+                 "param_grad_norm": math.sqrt(sum(s["param_grad_norm"] ** 2 for s in mine))}
+        for s in mine:
+            if s["sublayer"] in ("attn", "ffn"):
+                entry[f"{s['sublayer']}_param_grad_norm"] = s["param_grad_norm"]
+        layers.append(entry)
+    embedding = {"act_norm": acts["norm"][0], "act_rms": acts["rms"][0], "act_max_abs": acts["max_abs"][0],
+                 "token_cosine": acts["cosine"][0], "grad_norm": grads[0]}
+    return {"config": cfg.model_dump(), "embedding": embedding, "layers": layers, "sublayers": sublayers,
+            "loss": loss, "summary": summarise(layers, loss, cfg)}
+
+
+def summarise(layers: list[dict[str, Any]], loss: float, cfg: TraceConfig) -> dict[str, Any]:
+    first, last = layers[0], layers[-1]
+    values = [loss] + [v for layer in layers for v in layer.values() if isinstance(v, float)]
+    return {
+        "grad_survival": _ratio(first["grad_norm"], last["grad_norm"]),
+        "norm_growth": _ratio(last["act_norm"], first["act_norm"]),
+        "nonfinite": not all(math.isfinite(v) for v in values),
+        "first_nonfinite_layer": next((l["layer"] for l in layers
+                                      if not all(math.isfinite(v) for v in l.values() if isinstance(v, float))), None),
+        "float16_max": float(torch.finfo(torch.float16).max),
+        "dtype_max": float(torch.finfo(getattr(torch, cfg.dtype)).max),
+        "depth": cfg.depth,
+    }
+
+
+def _ratio(top: float, bottom: float) -> float:
+    if bottom == 0.0:
+        return math.inf if top > 0 else math.nan
+    return top / bottom

@@ -1,0 +1,90 @@
+"""Weight initialisation schemes, applied to a built Stack with an explicit generator (thread-safe, reproducible)."""
+from __future__ import annotations
+
+import math
+
+import torch
+from torch import nn
+
+from app.models.branches import CausalSelfAttention, Dense, FeedForward
+from app.models.residuals import Highway
+from app.models.stack import Stack, TokenEmbedding
+
+
+@torch.no_grad()
+def initialise(model: Stack, scheme: str, depth: int, generator: torch.Generator) -> None:
+    """Apply `scheme` (xavier | gpt2 | deepnorm | torch) to every weight of `model`."""
+    gates = {id(m.transform) for m in model.modules() if isinstance(m, Highway)}
+    for module in model.modules():
+        if isinstance(module, TokenEmbedding):
+            _init_embedding(module, scheme, generator)
+        elif isinstance(module, nn.Linear) and id(module) in gates:
+            _xavier_per_square_chunk(module.weight, generator)
+            module.bias.fill_(-1.0)  # favour the carry path at init (Srivastava et al. 2015, sec. 2.2)
+        elif isinstance(module, nn.Linear):
+            _init_linear(module, scheme, generator)
+    if scheme in ("gpt2", "deepnorm"):
+        _scale_branch_outputs(model, scheme, depth, generator)
+
+
+def _init_embedding(embedding: TokenEmbedding, scheme: str, generator: torch.Generator) -> None:
+    if scheme == "gpt2":
+        embedding.token.weight.normal_(0.0, 0.02, generator=generator)
+        embedding.position.weight.normal_(0.0, 0.01, generator=generator)
+    else:  # token + position each N(0, 1/2): x_0 has unit variance per coordinate, norm ~ sqrt(d)
+        embedding.token.weight.normal_(0.0, math.sqrt(0.5), generator=generator)
+        embedding.position.weight.normal_(0.0, math.sqrt(0.5), generator=generator)
+
+
+def _init_linear(linear: nn.Linear, scheme: str, generator: torch.Generator) -> None:
+    if scheme == "gpt2":
+        linear.weight.normal_(0.0, 0.02, generator=generator)
+    elif scheme in ("xavier", "deepnorm"):
+        _xavier_per_square_chunk(linear.weight, generator)
+    else:
+        nn.init.kaiming_uniform_(linear.weight, a=math.sqrt(5), generator=generator)
+        bound = 1.0 / math.sqrt(linear.in_features)
+        if linear.bias is not None:
+            linear.bias.uniform_(-bound, bound, generator=generator)
+        return
+    if linear.bias is not None:
+        linear.bias.zero_()
+
+
+def _xavier_per_square_chunk(weight: torch.Tensor, generator: torch.Generator) -> None:
+    """Xavier-uniform on each of Q, K, V separately when they are fused into one matrix."""
+    rows, cols = weight.shape
+    chunks = rows // cols if rows > cols and rows % cols == 0 and rows // cols == 3 else 1
+    for part in weight.chunk(chunks, dim=0):
+        nn.init.xavier_uniform_(part, generator=generator)
+
+
+def _scale_branch_outputs(model: Stack, scheme: str, depth: int, generator: torch.Generator) -> None:
+    """gpt2: output projections ~ N(0, 0.02/sqrt(2L)) (Radford et al. 2019, sec. 2.3).
+    deepnorm: FFN, value and output projections x beta = (8L)^(-1/4) (Wang et al. 2022, DeepNet, Table 1)."""
+    beta = (8 * depth) ** -0.25
+    for module in model.modules():
+        if scheme == "gpt2" and isinstance(module, CausalSelfAttention):
+            module.out.weight.normal_(0.0, 0.02 / math.sqrt(2 * depth), generator=generator)
+        elif scheme == "gpt2" and isinstance(module, (FeedForward, Dense)):
+            last = module.down if isinstance(module, FeedForward) else module.linear
+            last.weight.normal_(0.0, 0.02 / math.sqrt(2 * depth), generator=generator)
+        elif scheme == "deepnorm" and isinstance(module, CausalSelfAttention):
+            width = module.out.in_features
+            module.qkv.weight[2 * width:].mul_(beta)
+            module.out.weight.mul_(beta)
+        elif scheme == "deepnorm" and isinstance(module, FeedForward):
+            module.up.weight.mul_(beta)
+            module.down.weight.mul_(beta)
+        elif scheme == "deepnorm" and isinstance(module, Dense):
+            module.linear.weight.mul_(beta)
+
+
+
+def build_model(cfg) -> Stack:
+    """Build, initialise and cast the model described by `cfg` (same seed -> same weights)."""
+    from app.models.stack import DTYPES
+
+    model = Stack(cfg)
+    initialise(model, cfg.init, cfg.depth, torch.Generator().manual_seed(cfg.seed))
+    return model.to(DTYPES[cfg.dtype])
