@@ -24,7 +24,7 @@ class ComputePool:
         self.cache_size = cache_size
         self.queue_timeout_s = queue_timeout_s
         self.threads = threads
-        self._semaphore: asyncio.Semaphore | None = None
+        self._semaphores: dict[asyncio.AbstractEventLoop, asyncio.Semaphore] = {}
         self._cache: OrderedDict[str, Any] = OrderedDict()
         self._inflight: dict[str, asyncio.Future] = {}
         self._lock = threading.Lock()
@@ -33,9 +33,11 @@ class ComputePool:
         self.active = 0
 
     def _sem(self) -> asyncio.Semaphore:
-        if self._semaphore is None:
-            self._semaphore = asyncio.Semaphore(self.slots)
-        return self._semaphore
+        """One semaphore per event loop (a server has one loop; tests may start several)."""
+        loop = asyncio.get_running_loop()
+        if loop not in self._semaphores:
+            self._semaphores[loop] = asyncio.Semaphore(self.slots)
+        return self._semaphores[loop]
 
     def cached(self, key: str) -> Any | None:
         with self._lock:

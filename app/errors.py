@@ -73,8 +73,11 @@ def validation_errors(raw: list[dict[str, Any]]) -> list[dict[str, Any]]:
         elif message.startswith("Value error, ") and ":" in message:
             named, _, why = message.removeprefix("Value error, ").partition(":")
             if named.strip().isidentifier():
-                prefix = field.rsplit(".", 1)[0] + "." if "." in field else ""
-                field = prefix + named.strip() if field not in ("body", named.strip()) else named.strip()
+                named = named.strip()
+                if field == "body":
+                    field = named
+                elif field.split(".")[-1] != named:  # a model validator: loc is the model, name the field in it
+                    field = f"{field}.{named}"
                 message, _, allowed = why.strip().partition(" | allowed: ")
         leaf = field.split(".")[-1]
         entry = {"field": field, "message": message,

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ValidationError, ConfigDict, Field, field_validator, model_validator
 
 from app.config import TraceConfig, forward_macs
 
@@ -27,8 +27,11 @@ class SweepRequest(BaseModel):
 
     @model_validator(mode="after")
     def _within_budget(self) -> "SweepRequest":
-        for depth in self.depths:  # each depth must itself be a valid, affordable trace
-            TraceConfig(**{**self.config.model_dump(), "depth": depth})
+        try:  # the deepest depth must itself be a valid, affordable trace
+            TraceConfig(**{**self.config.model_dump(), "depth": max(self.depths)})
+        except ValidationError as exc:
+            why = exc.errors()[0]["msg"].removeprefix("Value error, ").partition(": ")[2]
+            raise ValueError(f"depths: depth {max(self.depths)} with this config: {why}") from None
         total = sum(forward_macs(self.config.with_depth(d)) for d in self.depths)
         if total > MAX_SWEEP_MACS:
             raise ValueError(f"depths: the sweep is too large for this server: {total:.3g} > {MAX_SWEEP_MACS:.3g} "

@@ -1,0 +1,218 @@
+"""Short real training runs of 1-4 model configs side by side on one synthetic task (no FastAPI here).
+
+`train_events(request, cancel)` yields plain dicts: one `start`, then per step and run a `step` event
+(loss, global gradient norm, learning rate; every few steps also per-layer norms), one `done` event per
+run (diverged, final loss, held-out accuracy) and one `end`. Runs are interleaved step by step, so a
+page can draw every loss curve live. A non-finite loss or gradient stops that run and marks it diverged.
+"""
+from __future__ import annotations
+
+import math
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any, Iterator, Literal
+
+import torch
+import torch.nn.functional as F
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from app.config import TraceConfig, forward_macs
+from app.experiments.tasks import TASKS, TaskMismatch, TaskShape, eval_set, task_shape, train_batches
+from app.models.init import build_model
+from app.probes.recorder import StreamRecorder, parameter_grad_norms, stream_statistics, token_norm_means
+
+MAX_STEPS = 2000
+# Budget of one request: sum over runs of steps x (forward + backward ~ 3 forwards) multiply-adds.
+# 6.5e11 is about 4 runs x 600 steps of a 6-block d_model-64 model, roughly 2 minutes on one core.
+MAX_TRAIN_MACS = 6.5e11
+PROBE_POINTS = 30          # per-layer norms are recorded about this many times per run
+EVAL_CHUNK = 64
+
+TaskName = Literal["copy", "reverse", "sort"]
+OptimizerName = Literal["adam", "adamw", "sgd"]
+
+
+class TrainRequest(BaseModel):
+    """POST /api/train: the runs to compare and the training settings they share."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    runs: list[TraceConfig] = Field(default_factory=lambda: [TraceConfig(depth=6)], min_length=1, max_length=4,
+                                    description="1 to 4 model configs (each what /api/trace accepts); weights seeded by each config's seed.")
+    task: TaskName = Field("copy", description="copy | reverse | sort (scored on the second half only).")
+    steps: int = Field(300, ge=1, le=MAX_STEPS, description="Optimizer steps per run.")
+    lr: float = Field(1e-3, gt=0.0, le=10.0, description="Peak learning rate (reached after the warm-up).")
+    warmup_steps: int = Field(0, ge=0, le=MAX_STEPS, description="Linear warm-up from 0 to lr over this many steps; 0 = none.")
+    optimizer: OptimizerName = Field("adam", description="adam | adamw (weight decay 0.01) | sgd (momentum 0.9).")
+    clip: float | None = Field(None, gt=0.0, le=1000.0, description="Max global gradient norm (clipping), or null for none.")
+    seed: int = Field(0, ge=0, le=2**31 - 1, description="Seed of the training batches and the held-out set (same data for every run).")
+
+    @model_validator(mode="after")
+    def _within_budget(self) -> "TrainRequest":
+        total = sum(training_macs(cfg, self.steps) for cfg in self.runs)
+        if total > MAX_TRAIN_MACS:
+            raise ValueError(f"steps: this request is too large for this server: {total:.3g} > {MAX_TRAIN_MACS:.3g} "
+                             "multiply-adds (runs x steps x model size); use fewer steps, fewer runs or smaller models"
+                             f" | allowed: sum over runs of 3 x steps x forward multiply-adds <= {MAX_TRAIN_MACS:.3g}")
+        return self
+
+
+def training_macs(cfg: TraceConfig, steps: int) -> float:
+    return 3.0 * steps * forward_macs(cfg)
+
+
+def check_runs(request: TrainRequest) -> list[TaskShape]:
+    """Each model must read the task's tokens: a token model, long enough, with room for the separator."""
+    shapes = []
+    for index, cfg in enumerate(request.runs):
+        if cfg.arch != "transformer":
+            raise TaskMismatch(f"runs.{index}.arch", "the training tasks are token sequences; "
+                               "an MLP has no token embedding", "transformer")
+        shapes.append(task_shape(cfg.seq_len, cfg.vocab_size, prefix=f"runs.{index}."))
+    return shapes
+
+
+def lr_at(step: int, lr: float, warmup_steps: int) -> float:
+    """Linear warm-up (Goyal et al. 2017; Vaswani et al. 2017 eq. 3 without the decay): lr * min(1, step / warmup)."""
+    if warmup_steps <= 0:
+        return lr
+    return lr * min(1.0, step / warmup_steps)
+
+
+def make_optimizer(name: str, params, lr: float) -> torch.optim.Optimizer:
+    if name == "adamw":
+        return torch.optim.AdamW(params, lr=lr, weight_decay=0.01)
+    if name == "sgd":
+        return torch.optim.SGD(params, lr=lr, momentum=0.9)
+    return torch.optim.Adam(params, lr=lr)
+
+
+@dataclass
+class Run:
+    index: int
+    cfg: TraceConfig
+    shape: TaskShape
+    model: torch.nn.Module
+    optimizer: torch.optim.Optimizer
+    batches: Iterator
+    loss: float = math.nan
+    diverged: bool = False
+    diverged_step: int | None = None
+    steps_done: int = 0
+    started: float = field(default_factory=time.perf_counter)
+
+
+def start_run(index: int, cfg: TraceConfig, shape: TaskShape, request: TrainRequest) -> Run:
+    model = build_model(cfg)
+    model.train()
+    optimizer = make_optimizer(request.optimizer, model.parameters(), lr_at(1, request.lr, request.warmup_steps))
+    batches = train_batches(TASKS[request.task], shape, cfg.batch, request.seed)
+    return Run(index, cfg, shape, model, optimizer, batches)
+
+
+def scored_loss(model: torch.nn.Module, inputs, targets, scored) -> torch.Tensor:
+    """Cross-entropy on the answer positions only (the data half is random and unlearnable)."""
+    logits = model(inputs).float()                              # (B, 2n, V)
+    return F.cross_entropy(logits[scored], targets[scored])
+
+
+def train_step(run: Run, step: int, request: TrainRequest, probe: bool) -> dict[str, Any]:
+    """One optimizer step; the event for it (with per-layer norms when `probe`)."""
+    lr = lr_at(step, request.lr, request.warmup_steps)
+    for group in run.optimizer.param_groups:
+        group["lr"] = lr
+    inputs, targets, scored = next(run.batches)
+    run.optimizer.zero_grad(set_to_none=True)
+    event: dict[str, Any] = {"type": "step", "run": run.index, "step": step}
+    if probe:
+        with StreamRecorder(run.model) as recorder:
+            loss = scored_loss(run.model, inputs, targets, scored)
+            loss.backward()
+        layers = layer_profile(run.model, recorder)
+    else:
+        loss = scored_loss(run.model, inputs, targets, scored)
+        loss.backward()
+    max_norm = request.clip if request.clip is not None else math.inf
+    grad_norm = float(torch.nn.utils.clip_grad_norm_(run.model.parameters(), max_norm))  # norm before clipping
+    run.loss, run.steps_done = float(loss.item()), step
+    event.update({"loss": run.loss, "grad_norm": grad_norm, "lr": lr})
+    if probe:
+        event["layers"] = layers
+    if not (math.isfinite(run.loss) and math.isfinite(grad_norm)):
+        run.diverged, run.diverged_step = True, step
+        event["diverged"] = True
+        return event  # no update: the weights stay as they were before the blow-up
+    run.optimizer.step()
+    return event
+
+
+def layer_profile(model: torch.nn.Module, recorder: StreamRecorder) -> dict[str, Any]:
+    """Per block: stream norm after it, gradient norm of the loss w.r.t. that stream, and of its parameters."""
+    block_outputs = [f"{layer}.{list(block.units)[-1]}" for layer, block in enumerate(model.blocks, start=1)]
+    names = ["embed"] + block_outputs
+    act = stream_statistics([recorder.acts[n] for n in names], with_cosine=False)["norm"]
+    grad = token_norm_means([recorder.grads.get(n) for n in names])
+    return {"act_norm": act[1:], "grad_norm": grad[1:], "param_grad_norm": parameter_grad_norms(list(model.blocks)),
+            "embedding_act_norm": act[0], "embedding_grad_norm": grad[0]}
+
+
+@torch.no_grad()
+def evaluate(run: Run, task: str, seed: int) -> dict[str, Any]:
+    """Held-out loss, token accuracy and whole-answer accuracy on the answer positions."""
+    params_finite = all(torch.isfinite(p).all() for p in run.model.parameters())
+    if not params_finite:
+        return {"eval_loss": None, "accuracy": None, "sequence_accuracy": None}
+    run.model.eval()
+    inputs, targets, scored = eval_set(TASKS[task], run.shape, seed)
+    losses, hits, whole = [], [], []
+    for start in range(0, inputs.shape[0], EVAL_CHUNK):
+        chunk = slice(start, start + EVAL_CHUNK)
+        logits = run.model(inputs[chunk]).float()
+        mask, target = scored[chunk], targets[chunk]
+        losses.append(F.cross_entropy(logits[mask], target[mask], reduction="sum"))
+        correct = (logits.argmax(-1) == target) | ~mask
+        hits.append(correct[:, run.shape.half:].float().sum())
+        whole.append(correct.all(dim=1).float().sum())
+    answers = inputs.shape[0] * run.shape.half
+    run.model.train()
+    return {"eval_loss": float(sum(losses) / answers), "accuracy": float(sum(hits) / answers),
+            "sequence_accuracy": float(sum(whole) / inputs.shape[0])}
+
+
+def done_event(run: Run, request: TrainRequest) -> dict[str, Any]:
+    return {"type": "done", "run": run.index, "done": True, "diverged": run.diverged,
+            "diverged_step": run.diverged_step, "steps_done": run.steps_done, "final_loss": run.loss,
+            **evaluate(run, request.task, request.seed),
+            "elapsed_ms": round((time.perf_counter() - run.started) * 1000, 1)}
+
+
+def probe_every(steps: int) -> int:
+    return max(1, round(steps / PROBE_POINTS))
+
+
+def train_events(request: TrainRequest, cancel: threading.Event | None = None) -> Iterator[dict[str, Any]]:
+    """Train every run of `request`, interleaved step by step; stops early when `cancel` is set."""
+    cancel = cancel or threading.Event()
+    started = time.perf_counter()
+    shapes = check_runs(request)
+    every = probe_every(request.steps)
+    yield {"type": "start", "task": request.task, "steps": request.steps, "probe_every": every,
+           "runs": [{"run": i, "config": cfg.model_dump(), "tokens": shapes[i].length, "answer_tokens": shapes[i].half}
+                    for i, cfg in enumerate(request.runs)]}
+    runs = [start_run(i, cfg, shapes[i], request) for i, cfg in enumerate(request.runs)]
+    for step in range(1, request.steps + 1):
+        probe = step == 1 or step % every == 0 or step == request.steps
+        for run in runs:
+            if cancel.is_set():
+                return
+            if run.diverged:
+                continue
+            yield train_step(run, step, request, probe)
+            if run.diverged:
+                yield done_event(run, request)
+    for run in runs:
+        if not run.diverged:
+            yield done_event(run, request)
+    yield {"type": "end", "elapsed_ms": round((time.perf_counter() - started) * 1000, 1),
+           "diverged": [run.index for run in runs if run.diverged]}

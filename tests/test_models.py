@@ -1,0 +1,170 @@
+"""Physics of the stacks at initialisation: what a careful reader would check by hand."""
+from __future__ import annotations
+
+import itertools
+import json
+import math
+
+import pytest
+import torch
+
+from app.config import PRESETS, TraceConfig, preset_config
+from app.experiments.trace import run_trace
+from app.jsonsafe import strict_dumps
+from app.models.init import build_model
+from app.models.norms import NORMS, DynamicTanh, ScaleNorm
+from app.models.stack import make_batch
+from app.probes.recorder import StreamRecorder
+
+SMALL = dict(d_model=32, n_heads=4, seq_len=16, batch=2, vocab_size=64)
+
+
+def block_outputs(cfg: TraceConfig) -> list[torch.Tensor]:
+    """The residual stream after every block, recorded without the trace's statistics."""
+    model = build_model(cfg)
+    inputs, targets = make_batch(cfg)
+    with StreamRecorder(model) as recorder:
+        model.loss(inputs, targets)
+    return [recorder.acts[f"{l}.{list(b.units)[-1]}"] for l, b in enumerate(model.blocks, start=1)]
+
+
+@pytest.mark.parametrize("norm", ["layernorm", "rmsnorm", "scalenorm"])
+@pytest.mark.parametrize("arch", ["transformer", "mlp"])
+def test_post_norm_pins_every_token_to_sqrt_d(norm, arch):
+    cfg = TraceConfig(arch=arch, norm=norm, norm_position="post", depth=8, **SMALL)
+    for stream in block_outputs(cfg):
+        token_norms = stream.norm(dim=-1)
+        assert torch.allclose(token_norms, torch.full_like(token_norms, math.sqrt(cfg.d_model)), rtol=1e-3)
+
+
+def test_pre_ln_squared_norm_grows_linearly_with_depth():
+    """At init each block adds a roughly independent update, so ||x_l||^2 grows like a + b*l (norm like sqrt(l))."""
+    trace = run_trace(TraceConfig(depth=48, norm_position="pre", init="xavier"))
+    squares = torch.tensor([layer["act_norm"] ** 2 for layer in trace["layers"]], dtype=torch.float64)
+    layers = torch.arange(1, 49, dtype=torch.float64)
+    slope, intercept = torch.linalg.lstsq(torch.stack([layers, torch.ones_like(layers)], 1), squares[:, None]).solution[:, 0]
+    fitted = slope * layers + intercept
+    r_squared = 1 - ((squares - fitted) ** 2).sum() / ((squares - squares.mean()) ** 2).sum()
+    assert slope > 0 and r_squared > 0.97
+    assert trace["summary"]["norm_growth"] > 3.0  # sqrt(48) ~ 6.9 with the embedding's offset
+
+
+def test_plain_tanh_stack_loses_its_gradient_and_the_shortcut_keeps_it():
+    plain = run_trace(TraceConfig(arch="mlp", depth=64, norm="none", residual="none", activation="tanh", init="torch"))
+    shortcut = run_trace(TraceConfig(arch="mlp", depth=64, norm="none", residual="identity", activation="tanh", init="torch"))
+    assert plain["summary"]["grad_survival"] < 1e-6
+    assert 0.1 < shortcut["summary"]["grad_survival"] < 1e3
+    assert shortcut["layers"][0]["grad_norm"] > 1e6 * plain["layers"][0]["grad_norm"]
+
+
+def test_plain_transformer_collapses_tokens_and_the_residual_does_not():
+    plain = run_trace(preset_config("plain", TraceConfig(depth=32)))
+    residual = run_trace(TraceConfig(depth=32))
+    spread_plain = 1 - plain["layers"][-1]["token_cosine"]       # every position says the same thing: rank collapse
+    spread_residual = 1 - residual["layers"][-1]["token_cosine"]  # the shortcut keeps each token's own embedding
+    assert spread_plain < 0.01 and spread_residual > 0.1
+
+
+def test_post_ln_gradient_fades_towards_the_input_and_deepnorm_repairs_it():
+    post = run_trace(preset_config("post_ln", TraceConfig(depth=48)))
+    deep = run_trace(preset_config("deepnorm", TraceConfig(depth=48)))
+    assert post["summary"]["grad_survival"] < 0.2
+    assert abs(math.log(deep["summary"]["grad_survival"])) < abs(math.log(post["summary"]["grad_survival"]))
+
+
+def test_rezero_starts_as_the_identity():
+    trace = run_trace(preset_config("rezero", TraceConfig(depth=10, **SMALL)))
+    norms = [trace["embedding"]["act_norm"]] + [layer["act_norm"] for layer in trace["layers"]]
+    grads = [layer["grad_norm"] for layer in trace["layers"]]
+    assert max(norms) - min(norms) < 1e-5 * norms[0]
+    assert max(grads) - min(grads) < 1e-6 * grads[0]
+
+
+def test_sandwich_output_norm_fixes_every_update_to_sqrt_d():
+    cfg = preset_config("sandwich", TraceConfig(depth=6, **SMALL)).model_copy(update={"init": "xavier"})
+    trace = run_trace(cfg)  # (with GPT-2 init the branch output is so small that eps, not the data, sets its norm)
+    for sub in trace["sublayers"]:
+        assert sub["branch_norm"] == pytest.approx(math.sqrt(SMALL["d_model"]), rel=1e-3)
+
+
+def test_mix_ln_is_post_ln_in_the_first_quarter_only():
+    cfg = TraceConfig(depth=12, norm_position="mix", init="xavier", **SMALL)
+    outs = block_outputs(cfg)
+    first = [o.norm(dim=-1).mean().item() for o in outs[:3]]
+    assert first == pytest.approx([math.sqrt(32)] * 3, rel=1e-3)
+    assert outs[-1].norm(dim=-1).mean().item() > 1.2 * math.sqrt(32)  # Pre-LN blocks after: the stream grows again
+
+
+def test_depth_scaled_norm_slows_the_snowball():
+    plain = run_trace(TraceConfig(depth=32))
+    scaled = run_trace(TraceConfig(depth=32, depth_scaled_norm=True))
+    assert scaled["summary"]["norm_growth"] < plain["summary"]["norm_growth"]
+
+
+def test_norm_layers_match_their_formulas():
+    x = torch.randn(3, 5, 16)
+    scale = ScaleNorm(16)
+    assert torch.allclose(scale(x).norm(dim=-1), torch.full((3, 5), 4.0), atol=1e-5)
+    dyt = DynamicTanh(16)
+    assert dyt.alpha.item() == 0.5 and torch.allclose(dyt(x), torch.tanh(0.5 * x))
+    ln = NORMS["layernorm"](16)(x)
+    assert torch.allclose(ln.mean(-1), torch.zeros(3, 5), atol=1e-5)
+    rms = NORMS["rmsnorm"](16)(x)
+    assert torch.allclose(rms.pow(2).mean(-1), torch.ones(3, 5), atol=1e-3)
+
+
+def test_trace_matches_a_hand_computed_backward_pass():
+    """grad_norm and param_grad_norm equal what retain_grad and .grad give without any probe."""
+    cfg = TraceConfig(depth=5, **SMALL)
+    trace = run_trace(cfg)
+    model = build_model(cfg)
+    inputs, targets = make_batch(cfg)
+    x = model.embed(inputs)
+    outs = []
+    for block in model.blocks:
+        x = block(x)
+        x.retain_grad()
+        outs.append(x)
+    torch.nn.functional.cross_entropy(model.head(model.final_norm(x)).flatten(0, 1), targets.flatten()).backward()
+    for layer, out, block in zip(trace["layers"], outs, model.blocks):
+        assert layer["grad_norm"] == pytest.approx(out.grad.norm(dim=-1).mean().item(), rel=1e-5)
+        assert layer["act_norm"] == pytest.approx(out.norm(dim=-1).mean().item(), rel=1e-5)
+        grads = torch.cat([p.grad.flatten() for p in block.parameters()])
+        assert layer["param_grad_norm"] == pytest.approx(grads.norm().item(), rel=1e-4)
+
+
+def test_same_seed_same_trace_other_seed_other_trace():
+    a, b, c = (run_trace(TraceConfig(depth=4, seed=s, **SMALL)) for s in (7, 7, 8))
+    assert a["layers"] == b["layers"] and a["loss"] == b["loss"]
+    assert a["layers"] != c["layers"]
+
+
+def test_float16_overflow_becomes_null_and_is_flagged():
+    trace = run_trace(TraceConfig(depth=24, dtype="float16", norm="none", init="torch", residual_scale=4.0, **SMALL))
+    assert trace["summary"]["nonfinite"] is True
+    text = strict_dumps(trace)
+    assert "NaN" not in text and "Infinity" not in text
+    body = json.loads(text)
+    assert None in [layer["act_norm"] for layer in body["layers"]] and body["nonfinite_count"] > 0
+
+
+GRID = list(itertools.product(["layernorm", "rmsnorm", "scalenorm", "dyt", "none"], ["pre", "post", "sandwich", "mix"],
+                              ["identity", "none", "rezero", "highway"]))
+
+
+@pytest.mark.parametrize("norm,position,residual", GRID)
+def test_every_variant_traces_to_strict_json(norm, position, residual):
+    cfg = TraceConfig(depth=4, norm=norm, norm_position=position, residual=residual, d_model=16, n_heads=2,
+                      seq_len=8, batch=2, vocab_size=32)
+    trace = run_trace(cfg)
+    assert len(trace["layers"]) == 4 and len(trace["sublayers"]) == 8
+    json.loads(strict_dumps(trace))
+    assert math.isfinite(trace["loss"])
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+@pytest.mark.parametrize("preset", list(PRESETS))
+@pytest.mark.parametrize("arch", ["transformer", "mlp"])
+def test_every_preset_runs_in_every_dtype(preset, dtype, arch):
+    cfg = preset_config(preset, TraceConfig(arch=arch, depth=3, dtype=dtype, **SMALL))
+    json.loads(strict_dumps(run_trace(cfg)))

@@ -1,0 +1,55 @@
+"""The depth sweep: streamed progress, one row per depth, the same numbers as single traces."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+
+def ndjson(text: str) -> list[dict]:
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+def test_sweep_streams_start_progress_and_done(client):
+    response = client.post("/api/sweep", json={"config": {"d_model": 32, "seq_len": 8}, "depths": [3, 1, 2]})
+    assert response.status_code == 200 and response.headers["content-type"].startswith("application/x-ndjson")
+    events = ndjson(response.text)
+    assert events[0]["type"] == "start" and events[0]["depths"] == [1, 2, 3]
+    rows = [e for e in events if e["type"] == "depth"]
+    assert [r["index"] for r in rows] == [1, 2, 3] and all(r["total"] == 3 for r in rows)
+    assert [len(r["grad_norm"]) for r in rows] == [1, 2, 3] == [len(r["act_norm"]) for r in rows]
+    assert events[-1]["type"] == "done"
+
+
+def test_sweep_rows_equal_single_traces(client):
+    rows = client.post("/api/sweep?stream=false", json={"config": {"norm_position": "post"}, "depths": [4, 8]}).json()["results"]
+    for row in rows:
+        trace = client.post("/api/trace", json={"norm_position": "post", "depth": row["depth"]}).json()
+        assert row["grad_norm"] == [layer["grad_norm"] for layer in trace["layers"]]
+
+
+def test_post_ln_sweep_shows_early_layers_losing_signal_with_depth(client):
+    rows = client.post("/api/sweep?stream=false", json={"config": {"norm_position": "post"}, "depths": [2, 24]}).json()["results"]
+    shallow, deep = rows
+    assert deep["grad_norm"][0] / deep["grad_norm"][-1] < shallow["grad_norm"][0] / shallow["grad_norm"][-1]
+
+
+def test_default_sweep_is_1_to_96_and_within_budget():
+    from app.experiments.sweep import SweepRequest
+
+    assert SweepRequest().depths == list(range(1, 97))
+
+
+@pytest.mark.parametrize("body,field", [
+    ({"depths": []}, "depths"),
+    ({"depths": [0, 5]}, "depths"),
+    ({"depths": [200]}, "depths"),
+    ({"depths": list(range(1, 129)), "config": {"d_model": 256, "seq_len": 128}}, "depths"),
+    ({"config": {"depth": 500}}, "config.depth"),
+    ({"config": {"d_model": 66}}, "config.n_heads"),
+    ({"depths": "all"}, "depths"),
+])
+def test_bad_sweeps_get_a_4xx_naming_the_field(client, body, field):
+    response = client.post("/api/sweep", json=body)
+    assert response.status_code == 422
+    assert response.json()["errors"][0]["field"] == field

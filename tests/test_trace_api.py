@@ -1,0 +1,135 @@
+"""The trace API: contract, strict JSON, clear 4xx answers, cache and coalescing."""
+from __future__ import annotations
+
+import asyncio
+import json
+import math
+
+import httpx
+import pytest
+
+from app.config import PRESETS, TraceConfig
+
+LAYER_KEYS = {"layer", "act_norm", "act_rms", "act_max_abs", "branch_norm", "grad_norm", "param_grad_norm",
+              "attn_param_grad_norm", "ffn_param_grad_norm", "token_cosine"}
+
+
+def test_health(client):
+    body = client.get("/api/health").json()
+    assert body["status"] == "ok"
+
+
+def test_default_trace_has_the_documented_shape(client):
+    response = client.post("/api/trace", json={})
+    assert response.status_code == 200
+    body = response.json()
+    assert body["config"] == TraceConfig().model_dump()
+    assert set(body["embedding"]) >= {"act_norm", "grad_norm"}
+    assert [layer["layer"] for layer in body["layers"]] == list(range(1, 13))
+    assert all(LAYER_KEYS <= set(layer) for layer in body["layers"])
+    assert [(s["layer"], s["sublayer"]) for s in body["sublayers"][:2]] == [(1, "attn"), (1, "ffn")]
+    summary = body["summary"]
+    layers = body["layers"]
+    assert summary["grad_survival"] == pytest.approx(layers[0]["grad_norm"] / layers[-1]["grad_norm"])
+    assert summary["norm_growth"] == pytest.approx(layers[-1]["act_norm"] / layers[0]["act_norm"])
+    assert summary["nonfinite"] is False and summary["elapsed_ms"] > 0
+    assert math.isfinite(body["loss"]) and body["loss"] == pytest.approx(math.log(128), rel=0.2)  # random tokens
+
+
+def test_block_parameter_gradient_splits_into_attention_and_ffn(client):
+    for layer in client.post("/api/trace", json={"depth": 3}).json()["layers"]:
+        both = math.hypot(layer["attn_param_grad_norm"], layer["ffn_param_grad_norm"])
+        assert layer["param_grad_norm"] == pytest.approx(both, rel=1e-6)
+
+
+def test_get_with_query_keys_equals_post(client):
+    posted = client.post("/api/trace", json={"depth": 6, "norm_position": "post", "final_norm": False}).json()
+    got = client.get("/api/trace?depth=6&norm_position=post&final_norm=false").json()
+    assert got["layers"] == posted["layers"] and got["config"] == posted["config"]
+
+
+def test_mlp_trace_has_one_sublayer_per_block(client):
+    body = client.post("/api/trace", json={"arch": "mlp", "depth": 5}).json()
+    assert len(body["sublayers"]) == 5 and {s["sublayer"] for s in body["sublayers"]} == {"mlp"}
+
+
+def test_float16_overflow_is_strict_json_with_flags(client):
+    response = client.post("/api/trace", json={"depth": 24, "dtype": "float16", "norm": "none", "init": "torch",
+                                               "residual_scale": 4.0})
+    assert response.status_code == 200
+    assert "NaN" not in response.text and "Infinity" not in response.text
+    body = json.loads(response.text)
+    assert body["summary"]["nonfinite"] is True and body["nonfinite_count"] > 0
+    assert any(path.startswith("layers[") for path in body["nonfinite_fields"])
+
+
+@pytest.mark.parametrize("body,field,allowed", [
+    ({"depth": 0}, "depth", "[1, 128]"),
+    ({"depth": 500}, "depth", "[1, 128]"),
+    ({"depth": "deep"}, "depth", "[1, 128]"),
+    ({"norm": "batchnorm"}, "norm", "layernorm"),
+    ({"norm_position": "middle"}, "norm_position", "sandwich"),
+    ({"residual_scale": -1}, "residual_scale", "(0.0, 16.0]"),
+    ({"d_model": 66}, "n_heads", "divisors of d_model"),
+    ({"dtype": "float64"}, "dtype", "float16"),
+    ({"colour": "red"}, "colour", "known fields"),
+    ({"depth": 128, "d_model": 512}, "depth", "multiply-adds"),
+    ({"depth": 128, "d_model": 256, "seq_len": 256, "batch": 64}, "depth", "multiply-adds"),
+])
+def test_bad_input_names_the_field_and_its_range(client, body, field, allowed):
+    response = client.post("/api/trace", json=body)
+    assert response.status_code == 422
+    error = response.json()["errors"][0]
+    assert error["field"] == field and allowed in error["allowed"]
+
+
+def test_malformed_json_and_wrong_body_type(client):
+    response = client.post("/api/trace", content=b"{depth: 3", headers={"content-type": "application/json"})
+    assert response.status_code == 422 and response.json()["errors"][0]["field"] == "body"
+    assert client.post("/api/trace", json=[1, 2]).status_code == 422
+
+
+def test_bad_query_key_gets_a_4xx(client):
+    response = client.get("/api/trace?depth=129")
+    assert response.status_code == 422 and response.json()["errors"][0]["field"] == "depth"
+    assert client.get("/api/trace?nonsense=1").status_code == 422
+
+
+def test_identical_requests_are_answered_from_the_cache(client):
+    first = client.post("/api/trace", json={"depth": 7, "seed": 11}).json()
+    second = client.post("/api/trace", json={"depth": 7, "seed": 11}).json()
+    assert second["summary"]["cached"] is True and second["layers"] == first["layers"]
+
+
+def test_concurrent_identical_requests_compute_once():
+    from app.compute import ComputePool, get_pool
+    from app.main import app
+
+    async def fire() -> list[httpx.Response]:
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://test") as http:
+            return await asyncio.gather(*(http.post("/api/trace", json={"depth": 9, "seed": 1234}) for _ in range(6)))
+
+    pool: ComputePool = get_pool()
+    before = pool.computed
+    responses = asyncio.run(fire())
+    assert all(r.status_code == 200 for r in responses)
+    assert pool.computed - before == 1
+    assert sum(not r.json()["summary"]["cached"] for r in responses) == 1
+
+
+def test_presets_are_bilingual_and_valid(client):
+    body = client.get("/api/presets?depth=48").json()
+    keys = [p["key"] for p in body["presets"]]
+    assert keys == list(PRESETS)
+    for preset in body["presets"]:
+        assert preset["name"] and preset["name_zh"] and preset["description"] and preset["description_zh"]
+        TraceConfig(**{**TraceConfig(depth=48).model_dump(), **preset["config"]})
+    deepnorm = next(p for p in body["presets"] if p["key"] == "deepnorm")
+    assert deepnorm["config"]["residual_scale"] == pytest.approx((2 * 48) ** 0.25, rel=1e-5)
+
+
+def test_schema_carries_bounds_and_both_languages(client):
+    props = client.get("/api/schema").json()["properties"]
+    assert props["depth"]["maximum"] == 128 and props["depth"]["default"] == 12
+    assert all(p.get("label") and p.get("label_zh") and p.get("description") and p.get("help_zh") for p in props.values())
