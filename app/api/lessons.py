@@ -1,4 +1,107 @@
-"""Placeholder router: filled in by its own issue."""
-from fastapi import APIRouter
+"""The lesson endpoints: GET /api/chain, POST /api/layernorm, POST /api/softmax, GET /api/precision.
 
-router = APIRouter()
+Thin: validate against the lesson's request model, compute off the event loop (cached), answer strict JSON.
+"""
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from fastapi import APIRouter, Request
+from pydantic import BaseModel, ValidationError
+
+from app.compute import get_pool
+from app.errors import FieldError, validation_errors
+from app.experiments.lessons import allowed_range
+from app.experiments.lessons.chain import ChainRequest, chain_lesson
+from app.experiments.lessons.layernorm import LayerNormRequest, layernorm_lesson
+from app.experiments.lessons.precision import PrecisionRequest, precision_lesson, snowball_config
+from app.experiments.lessons.softmax import SoftmaxRequest, softmax_lesson
+from app.experiments.trace import run_trace
+from app.jsonsafe import StrictJSONResponse
+
+router = APIRouter(tags=["lessons"])
+
+PAGE_KEYS = ("lang", "hide", "theme", "format", "embed")  # URL-state keys of the pages, not inputs
+
+
+@router.get("/api/chain", response_class=StrictJSONResponse)
+async def chain(request: Request) -> StrictJSONResponse:
+    """Cumulative products g^l and (1+g)^l for l = 1..depth, e.g. ?derivative=0.9&depth=96."""
+    req = parse(ChainRequest, _query(request), from_strings=True)
+    return await _answer("chain", req, chain_lesson)
+
+
+@router.post("/api/layernorm", response_class=StrictJSONResponse)
+async def layernorm(request: Request) -> StrictJSONResponse:
+    """LayerNorm or RMSNorm of `x`, step by step, checked against torch."""
+    req = parse(LayerNormRequest, await _json_body(request))
+    return await _answer("layernorm", req, layernorm_lesson)
+
+
+@router.post("/api/softmax", response_class=StrictJSONResponse)
+async def softmax(request: Request) -> StrictJSONResponse:
+    """softmax(scale·logits): probabilities, entropy and the Jacobian's spectral norm (optionally per scale)."""
+    req = parse(SoftmaxRequest, await _json_body(request))
+    return await _answer("softmax", req, softmax_lesson)
+
+
+@router.get("/api/precision", response_class=StrictJSONResponse)
+async def precision(request: Request) -> StrictJSONResponse:
+    """Format limits and a + b per format (?big=&small=), plus where a float16 stack overflows
+    (any TraceConfig field as a query key, e.g. ?depth=64&residual_scale=1.1; dtype is always float16)."""
+    query = _query(request)
+    numbers = {k: query.pop(k) for k in list(query) if k in PrecisionRequest.model_fields}
+    req = parse(PrecisionRequest, numbers, from_strings=True)
+    if "dtype" in query:
+        raise FieldError("dtype", "the overflow lesson always traces the stack in float16", "omit dtype (float16)")
+    cfg16 = _stack_config(query)
+    cfg32 = cfg16.model_copy(update={"dtype": "float32"})
+    pool = get_pool()
+    # Same keys as /api/trace: a stack traced here is a cache hit in the explorer and the other way round.
+    trace16, _ = await pool.run_cached(cfg16.cache_key(), run_trace, cfg16)
+    trace32, _ = await pool.run_cached(cfg32.cache_key(), run_trace, cfg32)
+    return StrictJSONResponse(precision_lesson(req, trace16, trace32))
+
+
+async def _answer(name: str, req: BaseModel, lesson: Any) -> StrictJSONResponse:
+    result, cached = await get_pool().run_cached(f"lesson:{name}:{req.model_dump_json()}", lesson, req)
+    return StrictJSONResponse({**result, "cached": cached})
+
+
+def parse(model: type[BaseModel], data: Any, from_strings: bool = False) -> BaseModel:
+    """Validate, or raise a 4xx naming the first bad field and the range this lesson allows."""
+    try:
+        return model.model_validate_strings(data) if from_strings else model.model_validate(data)
+    except ValidationError as exc:
+        raw = list(exc.errors())
+        first = validation_errors(raw)[:1][0]
+        leaf = first["field"].split(".")[0]
+        explicit = " | allowed: " in str(raw[0].get("msg", ""))  # a model validator already named the range
+        allowed = first["allowed"] if explicit else allowed_range(model, leaf)
+        raise FieldError(first["field"], first["message"], allowed) from None
+
+
+def _stack_config(query: dict[str, str]):
+    try:
+        return snowball_config(query)
+    except ValidationError as exc:
+        first = validation_errors(list(exc.errors()))[0]
+        raise FieldError(first["field"], first["message"], first["allowed"]) from None
+
+
+def _query(request: Request) -> dict[str, str]:
+    return {k: v for k, v in request.query_params.items() if k not in PAGE_KEYS}
+
+
+async def _json_body(request: Request) -> Any:
+    raw = await request.body()
+    if not raw.strip():
+        return {}  # no body: every field takes its default, like POST /api/trace
+    try:
+        data = json.loads(raw)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise FieldError("body", f"malformed JSON ({exc})", "a valid JSON object") from None
+    if not isinstance(data, dict):
+        raise FieldError("body", f"expected a JSON object, got {type(data).__name__}", "a JSON object")
+    return data
