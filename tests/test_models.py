@@ -168,3 +168,23 @@ def test_every_variant_traces_to_strict_json(norm, position, residual):
 def test_every_preset_runs_in_every_dtype(preset, dtype, arch):
     cfg = preset_config(preset, TraceConfig(arch=arch, depth=3, dtype=dtype, **SMALL))
     json.loads(strict_dumps(run_trace(cfg)))
+
+
+@pytest.mark.parametrize("norm,position,residual", GRID[::3])
+@pytest.mark.parametrize("init", ["xavier", "gpt2", "deepnorm", "torch"])
+def test_initialise_sets_every_parameter(norm, position, residual, init):
+    """Layers skip PyTorch's default init, so `initialise` must set every tensor: poison them all first."""
+    from app.models.init import initialise
+    from app.models.stack import Stack
+
+    cfg = TraceConfig(depth=3, norm=norm, norm_position=position, residual=residual, init=init, d_model=16, n_heads=2,
+                      seq_len=8, batch=2, vocab_size=32)
+    model = Stack(cfg)
+    with torch.no_grad():
+        for p in model.parameters():
+            p.fill_(float("nan"))
+    initialise(model, cfg.init, cfg.depth, torch.Generator().manual_seed(cfg.seed))
+    for name, p in model.named_parameters():
+        assert torch.isfinite(p).all(), name
+    for a, b in zip(model.parameters(), build_model(cfg).parameters(), strict=True):
+        assert torch.equal(a, b)

@@ -34,8 +34,7 @@ def _assemble(cfg: TraceConfig, model, recorder: StreamRecorder, loss: float) ->
     grads = token_norm_means([recorder.grads.get(n) for n in names])
     units = names[1:]
     unit_branches = token_norm_means([recorder.branches[n] for n in units])
-    unit_modules = [unit for block in model.blocks for unit in block.units.values()]
-    unit_param_grads = parameter_grad_norms(unit_modules)
+    unit_param_grads = parameter_grad_norms(model, [f"blocks.{int(n.split('.')[0]) - 1}.units.{n.split('.')[1]}." for n in units])
     block_branches = token_norm_means([sum(recorder.branches[f"{l}.{u}"] for u in block.units)
                                        for l, block in enumerate(model.blocks, start=1)])
     row = {n: i for i, n in enumerate(names)}

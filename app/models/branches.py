@@ -5,6 +5,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from app.models.linear import Linear
+
 ACTIVATIONS: dict[str, type[nn.Module]] = {
     "gelu": nn.GELU,
     "relu": nn.ReLU,
@@ -19,8 +21,8 @@ class CausalSelfAttention(nn.Module):
     def __init__(self, d_model: int, n_heads: int) -> None:
         super().__init__()
         self.n_heads = n_heads
-        self.qkv = nn.Linear(d_model, 3 * d_model)
-        self.out = nn.Linear(d_model, d_model)
+        self.qkv = Linear(d_model, 3 * d_model)
+        self.out = Linear(d_model, d_model)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         batch, tokens, width = x.shape  # (B, T, C)
@@ -35,9 +37,9 @@ class FeedForward(nn.Module):
 
     def __init__(self, d_model: int, activation: str) -> None:
         super().__init__()
-        self.up = nn.Linear(d_model, 4 * d_model)
+        self.up = Linear(d_model, 4 * d_model)
         self.act = ACTIVATIONS[activation]()
-        self.down = nn.Linear(4 * d_model, d_model)
+        self.down = Linear(4 * d_model, d_model)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.down(self.act(self.up(x)))
@@ -48,7 +50,7 @@ class Dense(nn.Module):
 
     def __init__(self, d_model: int, activation: str) -> None:
         super().__init__()
-        self.linear = nn.Linear(d_model, d_model)
+        self.linear = Linear(d_model, d_model)
         self.act = ACTIVATIONS[activation]()
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:

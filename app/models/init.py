@@ -23,6 +23,8 @@ def initialise(model: Stack, scheme: str, depth: int, generator: torch.Generator
             module.bias.fill_(-1.0)  # favour the carry path at init (Srivastava et al. 2015, sec. 2.2)
         elif isinstance(module, nn.Linear):
             _init_linear(module, scheme, generator)
+        elif not isinstance(module, nn.Embedding) and hasattr(module, "reset_parameters"):
+            module.reset_parameters()  # norms, gates: deterministic constants
     if scheme in ("gpt2", "deepnorm"):
         _scale_branch_outputs(model, scheme, depth, generator)
 
@@ -87,4 +89,4 @@ def build_model(cfg) -> Stack:
 
     model = Stack(cfg)
     initialise(model, cfg.init, cfg.depth, torch.Generator().manual_seed(cfg.seed))
-    return model.to(DTYPES[cfg.dtype])
+    return model if cfg.dtype == "float32" else model.to(DTYPES[cfg.dtype])

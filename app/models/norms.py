@@ -26,8 +26,14 @@ class ScaleNorm(nn.Module):
 
     def __init__(self, d_model: int, eps: float = 1e-5) -> None:
         super().__init__()
-        self.gain = nn.Parameter(torch.tensor(math.sqrt(d_model)))
+        self.gain = nn.Parameter(torch.empty(()))
         self.eps = eps
+        self.d_model = d_model
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        with torch.no_grad():
+            self.gain.fill_(math.sqrt(self.d_model))
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.gain * x / x.norm(dim=-1, keepdim=True).clamp_min(self.eps)
@@ -38,9 +44,17 @@ class DynamicTanh(nn.Module):
 
     def __init__(self, d_model: int, alpha_init: float = 0.5) -> None:
         super().__init__()
-        self.alpha = nn.Parameter(torch.tensor(alpha_init))
-        self.weight = nn.Parameter(torch.ones(d_model))
-        self.bias = nn.Parameter(torch.zeros(d_model))
+        self.alpha_init = alpha_init
+        self.alpha = nn.Parameter(torch.empty(()))
+        self.weight = nn.Parameter(torch.empty(d_model))
+        self.bias = nn.Parameter(torch.empty(d_model))
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        with torch.no_grad():
+            self.alpha.fill_(self.alpha_init)
+            self.weight.fill_(1.0)
+            self.bias.fill_(0.0)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.weight * torch.tanh(self.alpha * x) + self.bias

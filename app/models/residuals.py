@@ -4,6 +4,8 @@ from __future__ import annotations
 import torch
 from torch import nn
 
+from app.models.linear import Linear
+
 
 class IdentityShortcut(nn.Module):
     """alpha * x + f (He et al. 2016; alpha > 1 is DeepNorm's up-weighted shortcut, Wang et al. 2022)."""
@@ -32,7 +34,12 @@ class ReZero(nn.Module):
     def __init__(self, d_model: int, scale: float) -> None:
         super().__init__()
         self.scale = scale
-        self.gate = nn.Parameter(torch.zeros(()))
+        self.gate = nn.Parameter(torch.empty(()))
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        with torch.no_grad():
+            self.gate.fill_(0.0)
 
     def forward(self, x: torch.Tensor, f: torch.Tensor) -> torch.Tensor:
         return self.scale * x + self.gate * f
@@ -44,8 +51,7 @@ class Highway(nn.Module):
     def __init__(self, d_model: int, scale: float) -> None:
         super().__init__()
         self.scale = scale
-        self.transform = nn.Linear(d_model, d_model)
-        nn.init.constant_(self.transform.bias, -1.0)
+        self.transform = Linear(d_model, d_model)  # initialised in app.models.init (bias -1)
 
     def forward(self, x: torch.Tensor, f: torch.Tensor) -> torch.Tensor:
         gate = torch.sigmoid(self.transform(x))

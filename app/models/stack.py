@@ -5,6 +5,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from app.models.linear import Embedding, Linear
+
 from app.config import TraceConfig
 from app.models.branches import CausalSelfAttention, Dense, FeedForward
 from app.models.norms import NORMS, DepthScaled
@@ -19,8 +21,8 @@ class TokenEmbedding(nn.Module):
 
     def __init__(self, vocab_size: int, seq_len: int, d_model: int) -> None:
         super().__init__()
-        self.token = nn.Embedding(vocab_size, d_model)
-        self.position = nn.Embedding(seq_len, d_model)
+        self.token = Embedding(vocab_size, d_model)
+        self.position = Embedding(seq_len, d_model)
 
     def forward(self, tokens: torch.Tensor) -> torch.Tensor:
         positions = torch.arange(tokens.shape[1], device=tokens.device)
@@ -53,7 +55,7 @@ class Stack(nn.Module):
         width = cfg.d_model
         if cfg.arch == "transformer":
             self.embed: nn.Module = TokenEmbedding(cfg.vocab_size, cfg.seq_len, width)
-            self.head: nn.Module = nn.Linear(width, cfg.vocab_size)
+            self.head: nn.Module = Linear(width, cfg.vocab_size)
         else:
             self.embed, self.head = InputStream(), nn.Identity()
         self.blocks = nn.ModuleList(_build_block(cfg, layer) for layer in range(1, cfg.depth + 1))

@@ -13,7 +13,7 @@ from torch import nn
 
 from app.models.stack import Stack
 
-CHUNK = 16  # stream snapshots reduced at once: bounds the memory of the T x T cosine matrices
+CHUNK = 64  # stream snapshots reduced at once: bounds the memory of the float32 copies
 
 
 @dataclass
@@ -65,7 +65,7 @@ def stream_statistics(tensors: list[torch.Tensor], with_cosine: bool = True) -> 
         x = torch.stack([t.float() for t in tensors[start:start + CHUNK]])  # (N, B, T, C)
         token_norm = torch.linalg.vector_norm(x, dim=-1)                     # (N, B, T)
         out["norm"] += token_norm.mean(dim=(1, 2)).tolist()
-        out["rms"] += x.pow(2).mean(dim=(1, 2, 3)).sqrt().tolist()
+        out["rms"] += (token_norm.pow(2).mean(dim=(1, 2)) / x.shape[-1]).sqrt().tolist()
         out["max_abs"] += x.abs().amax(dim=(1, 2, 3)).tolist()
         if with_cosine:
             out["cosine"] += _mean_pairwise_cosine(x, token_norm).tolist()
@@ -73,14 +73,17 @@ def stream_statistics(tensors: list[torch.Tensor], with_cosine: bool = True) -> 
 
 
 def _mean_pairwise_cosine(x: torch.Tensor, token_norm: torch.Tensor) -> torch.Tensor:
-    """Mean cosine similarity over pairs of distinct positions of one sequence, averaged over the batch."""
+    """Mean cosine similarity over pairs of distinct positions of one sequence, averaged over the batch.
+
+    With unit vectors u_t, the sum over pairs s != t of u_s.u_t is ||sum_t u_t||^2 - sum_t ||u_t||^2,
+    so no T x T matrix is needed.
+    """
     tokens = x.shape[-2]
     if tokens < 2:
         return torch.full(x.shape[:1], float("nan"))
-    unit = x / token_norm.clamp_min(1e-30).unsqueeze(-1)
-    gram = unit @ unit.transpose(-1, -2)                                      # (N, B, T, T)
-    off_diagonal = gram.sum(dim=(-1, -2)) - gram.diagonal(dim1=-2, dim2=-1).sum(dim=-1)
-    return (off_diagonal / (tokens * (tokens - 1))).mean(dim=1)
+    unit = x / token_norm.clamp_min(1e-30).unsqueeze(-1)                     # (N, B, T, C)
+    pairs = unit.sum(dim=-2).pow(2).sum(dim=-1) - unit.pow(2).sum(dim=(-1, -2))  # (N, B)
+    return (pairs / (tokens * (tokens - 1))).mean(dim=1)
 
 
 def token_norm_means(tensors: list[torch.Tensor | None]) -> list[float]:
@@ -90,10 +93,20 @@ def token_norm_means(tensors: list[torch.Tensor | None]) -> list[float]:
     return [next(values) if t is not None else 0.0 for t in tensors]
 
 
-def parameter_grad_norms(modules: list[nn.Module]) -> list[float]:
-    """L2 norm of the gradient of all parameters of each module (float32 accumulation)."""
-    squares = []
-    for module in modules:
-        grads = [p.grad.float() for p in module.parameters() if p.grad is not None]
-        squares.append(torch.stack(torch._foreach_norm(grads)).pow(2).sum() if grads else torch.zeros(()))
-    return torch.stack(squares).sqrt().tolist() if squares else []
+def parameter_grad_norms(model: nn.Module, prefixes: list[str]) -> list[float]:
+    """L2 norm of the gradient of all parameters under each name prefix (e.g. "blocks.0.units.attn."),
+    from one pass over the parameters and one fused norm."""
+    index = {prefix: i for i, prefix in enumerate(prefixes)}
+    grads, owner = [], []
+    for name, p in model.named_parameters():
+        if p.grad is None:
+            continue
+        unit = index.get(".".join(name.split(".")[:4]) + ".")
+        if unit is not None:
+            grads.append(p.grad if p.grad.dtype == torch.float32 else p.grad.float())
+            owner.append(unit)
+    squares = torch.zeros(len(prefixes), dtype=torch.float64)
+    if grads:
+        norms = torch.stack(torch._foreach_norm(grads)).double()
+        squares.index_add_(0, torch.tensor(owner), norms.pow(2))
+    return squares.sqrt().tolist()
