@@ -1,4 +1,148 @@
-"""HTML routes (filled in by the pages work)."""
-from fastapi import APIRouter
+"""HTML routes: the explorer pages, one embed route for every chart, and Plotly.js from the installed package.
 
-router = APIRouter()
+A page is a `Page` in the `PAGES` registry: one template, one ES module under static/js/pages/, the charts
+it draws. Other modules add pages with `register_page(Page(...), their_router)` (see notes/FRONTEND.md);
+`/embed/{chart}` then works for their charts too, and the navigation lists them.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import plotly
+from fastapi import APIRouter, HTTPException, Request
+from fastapi.responses import FileResponse, HTMLResponse
+from fastapi.templating import Jinja2Templates
+
+from app.config import TraceConfig, presets_payload
+from app.i18n import client_table, pick_lang, t
+from app.settings import get_settings
+
+ROOT = Path(__file__).resolve().parent.parent
+PLOTLY_JS = Path(plotly.__file__).resolve().parent / "package_data" / "plotly.min.js"
+templates = Jinja2Templates(directory=ROOT / "templates")
+templates.env.globals["t"] = t
+# Keep the request model's field order (Jinja sorts JSON keys by default): controls follow it.
+templates.env.policies["json.dumps_kwargs"] = {"sort_keys": False}
+
+router = APIRouter(include_in_schema=False)
+
+
+@dataclass(frozen=True)
+class Page:
+    """One page: route, template, JS module (static/js/pages/<module>.js), charts it draws, nav entry."""
+
+    key: str
+    path: str
+    title_key: str
+    charts: tuple[str, ...] = ()
+    template: str = ""           # default: <key>.html
+    module: str = ""             # default: <key>
+    nav_key: str = ""            # i18n key of the nav label; empty: not in the navigation
+    nav_order: int = 100
+    model_controls: bool = True  # controls for every TraceConfig field (presets first)
+    extra: dict[str, Any] = field(default_factory=dict)  # anything else the template or module needs
+
+    @property
+    def template_name(self) -> str:
+        return self.template or f"{self.key}.html"
+
+    @property
+    def module_name(self) -> str:
+        return self.module or self.key
+
+
+PAGES: dict[str, Page] = {}
+CHARTS: dict[str, str] = {}  # chart key -> page key, for /embed/{chart}
+
+
+def register_page(page: Page, on_router: APIRouter | None = None) -> Page:
+    """Add a page to the registry and, if a router is given, a GET route for it on that router."""
+    if page.key in PAGES:
+        raise ValueError(f"page registered twice: {page.key}")
+    for chart in page.charts:
+        if chart in CHARTS:
+            raise ValueError(f"chart key {chart} already belongs to page {CHARTS[chart]}")
+    PAGES[page.key] = page
+    CHARTS.update({chart: page.key for chart in page.charts})
+    target = on_router if on_router is not None else router
+
+    async def show(request: Request) -> HTMLResponse:
+        return render_page(request, page.key)
+
+    target.add_api_route(page.path, show, methods=["GET"], response_class=HTMLResponse,
+                         include_in_schema=False, name=f"page_{page.key}")
+    return page
+
+
+def request_lang(request: Request) -> str:
+    return pick_lang(request.query_params.get("lang"), request.headers.get("accept-language"),
+                     get_settings().default_lang)
+
+
+def _query_depth(request: Request) -> int:
+    """The depth the presets are resolved for (DeepNorm's α); a bad value falls back to the default."""
+    try:
+        depth = int(request.query_params.get("depth", ""))
+    except ValueError:
+        return TraceConfig().depth
+    return depth if 1 <= depth <= 128 else TraceConfig().depth
+
+
+def page_data(request: Request, page: Page, lang: str, embed_chart: str | None) -> dict[str, Any]:
+    """Everything the page's JS needs, handed over as one JSON block (no inline script code)."""
+    depth = _query_depth(request)
+    return {
+        "page": page.key, "lang": lang, "embed": embed_chart, "charts": list(page.charts),
+        "model_controls": page.model_controls,
+        "schema": TraceConfig.model_json_schema() if page.model_controls else None,
+        "presets": {"depth": depth, "presets": presets_payload(TraceConfig(depth=depth))} if page.model_controls else None,
+        "strings": client_table(lang), "extra": page.extra,
+        "nav": {p.key: p.path for p in PAGES.values()},
+    }
+
+
+def render_page(request: Request, key: str, embed_chart: str | None = None) -> HTMLResponse:
+    page = PAGES[key]
+    lang = request_lang(request)
+    nav = sorted((p for p in PAGES.values() if p.nav_key), key=lambda p: p.nav_order)
+    context = {"page": page, "lang": lang, "html_lang": "zh-CN" if lang == "zh" else "en", "nav": nav,
+               "embed_chart": embed_chart, "data": page_data(request, page, lang, embed_chart),
+               "other_lang_query": _other_lang_query(request, lang)}
+    template = "embed.html" if embed_chart else page.template_name
+    response = templates.TemplateResponse(request, template, context)
+    response.headers["Vary"] = "Accept-Language"
+    return response
+
+
+def _other_lang_query(request: Request, lang: str) -> str:
+    """The same URL state with the other language, for the language switch link."""
+    params = [(k, v) for k, v in request.query_params.multi_items() if k != "lang"]
+    params.append(("lang", "en" if lang == "zh" else "zh"))
+    from urllib.parse import urlencode
+
+    return "?" + urlencode(params)
+
+
+@router.get("/embed/{chart}", response_class=HTMLResponse)
+async def embed(request: Request, chart: str) -> HTMLResponse:
+    """One chart alone, no navigation, sized to its frame; same URL state as its page."""
+    if chart not in CHARTS:
+        raise HTTPException(status_code=404, detail=f"chart: unknown chart {chart!r}; allowed: {', '.join(sorted(CHARTS))}")
+    return render_page(request, CHARTS[chart], embed_chart=chart)
+
+
+@router.get("/vendor/plotly.min.js")
+async def plotly_js() -> FileResponse:
+    """Plotly.js as shipped inside the installed `plotly` Python package: no CDN, works offline."""
+    return FileResponse(PLOTLY_JS, media_type="text/javascript",
+                        headers={"Cache-Control": "public, max-age=86400"})
+
+
+register_page(Page("home", "/", "home.title", charts=("tour",), template="index.html", nav_key="nav.home",
+                   nav_order=0, model_controls=False))
+register_page(Page("norms", "/norms", "norms.title", charts=("norms",), nav_key="nav.norms", nav_order=10))
+register_page(Page("gradients", "/gradients", "gradients.title", charts=("grad-profile", "grad-heatmap"),
+                   nav_key="nav.gradients", nav_order=20))
+register_page(Page("compare", "/compare", "compare.title", charts=("compare",), nav_key="nav.compare", nav_order=30))

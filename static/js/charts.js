@@ -1,0 +1,168 @@
+// All Plotly drawing lives here: palette, themes, layouts, common marks, drawing and every export.
+// Page modules only map API answers to series with these helpers.
+import { t, lang, fmt } from './i18n.js';
+
+// Okabe & Ito (2008), "Color Universal Design": distinguishable with every common colour-vision deficiency.
+export const PALETTE = {
+  blue: '#0072B2', vermillion: '#D55E00', green: '#009E73', purple: '#CC79A7',
+  orange: '#E69F00', sky: '#56B4E9', yellow: '#F0E442', black: '#000000',
+};
+export const SERIES = [PALETTE.blue, PALETTE.vermillion, PALETTE.green, PALETTE.purple, PALETTE.orange, PALETTE.sky, PALETTE.black];
+export const FLOAT16_MAX = 65504;
+
+export const THEMES = {
+  normal: { font: 14, title: 17, line: 2.5, marker: 6, grid: '#e2e5e9', axis: '#444', margin: 62 },
+  slide: { font: 22, title: 28, line: 5, marker: 11, grid: '#cfd3d8', axis: '#000', margin: 90 },
+};
+const FONT = 'system-ui, "Segoe UI", "Noto Sans", "Noto Sans CJK SC", "PingFang SC", "Microsoft YaHei", sans-serif';
+
+export function themeOf(name) {
+  return THEMES[name] || THEMES.normal;
+}
+
+/** One axis in the theme; log axes show powers of ten. */
+export function axis(theme, title, { log = false, ...more } = {}) {
+  return {
+    title: { text: title, font: { size: theme.font + 1 } }, type: log ? 'log' : 'linear',
+    gridcolor: theme.grid, linecolor: theme.axis, linewidth: theme === THEMES.slide ? 2 : 1, showline: true,
+    zeroline: false, ticks: 'outside', tickfont: { size: theme.font }, automargin: true,
+    exponentformat: log ? 'power' : 'B', ...more,
+  };
+}
+
+/** The base layout of every chart. */
+export function layout(themeName, { title, x, y, xlog = false, ylog = false, legendBelow = false } = {}) {
+  const theme = themeOf(themeName);
+  return {
+    title: { text: title, font: { size: theme.title }, x: 0.01, xanchor: 'left' },
+    font: { family: FONT, size: theme.font, color: '#111' },
+    paper_bgcolor: '#ffffff', plot_bgcolor: '#ffffff',
+    margin: { l: theme.margin, r: 24, t: theme.title * 2.6, b: theme.margin },
+    xaxis: axis(theme, x, { log: xlog }), yaxis: axis(theme, y, { log: ylog }),
+    legend: legendBelow
+      ? { orientation: 'h', x: 0, y: -0.22, font: { size: theme.font } }
+      : { x: 0.01, y: 0.99, bgcolor: 'rgba(255,255,255,0.85)', bordercolor: '#bbb', borderwidth: 1, font: { size: theme.font } },
+    hovermode: 'x unified', hoverlabel: { font: { size: theme.font } },
+    shapes: [], annotations: [],
+  };
+}
+
+/** A line series; null values stay gaps (they are overflowed values, strict JSON turns inf/NaN into null). */
+export function line(themeName, { name, x, y, color = SERIES[0], dash = 'solid', width = 1, markers = true, ...more }) {
+  const theme = themeOf(themeName);
+  return {
+    type: 'scatter', mode: markers ? 'lines+markers' : 'lines', name, x, y,
+    line: { color, dash, width: theme.line * width }, marker: { size: theme.marker, color },
+    hovertemplate: `%{y:.4g}<extra>${escapeText(name)}</extra>`, ...more,
+  };
+}
+
+/** A horizontal reference line across the plot with a label at its right end. */
+export function hline(themeName, fig, value, text, { color = PALETTE.black, dash = 'dash', yref = 'y', xref = 'x' } = {}) {
+  const theme = themeOf(themeName);
+  const domain = xref === 'x' ? 'x domain' : `${xref} domain`;
+  fig.layout.shapes.push({ type: 'line', xref: domain, x0: 0, x1: 1, yref, y0: value, y1: value,
+    line: { color, dash, width: Math.max(1.5, theme.line * 0.6) } });
+  fig.layout.annotations.push({ xref: domain, x: 1, yref, y: value, text, showarrow: false, xanchor: 'right',
+    yanchor: 'bottom', font: { size: theme.font - 1, color }, bgcolor: 'rgba(255,255,255,0.8)' });
+}
+
+/** Shade the layers from `from` on, where values overflowed to inf/NaN, and say so. */
+export function overflowBand(themeName, fig, from, to, text) {
+  const theme = themeOf(themeName);
+  fig.layout.shapes.push({ type: 'rect', xref: 'x', x0: from - 0.5, x1: to + 0.5, yref: 'paper', y0: 0, y1: 1,
+    fillcolor: 'rgba(213,94,0,0.16)', line: { color: PALETTE.vermillion, width: 2, dash: 'dot' } });
+  fig.layout.annotations.push({ xref: 'x', x: from - 0.5, yref: 'paper', y: 0.96, xanchor: 'left', text: `✕ ${text}`,
+    showarrow: false, font: { size: theme.font, color: PALETTE.vermillion }, bgcolor: 'rgba(255,255,255,0.9)' });
+}
+
+/** Log10 colour heatmap (Plotly has no log colour scale): z holds log10 values, hover shows the real ones. */
+export function logHeatmap(themeName, { x, y, values, colorbarTitle }) {
+  const theme = themeOf(themeName);
+  const z = values.map((row) => row.map((v) => (v > 0 && Number.isFinite(v) ? Math.log10(v) : null)));
+  const flat = z.flat().filter((v) => v !== null);
+  const low = Math.floor(Math.min(...flat, 0)), high = Math.ceil(Math.max(...flat, 0));
+  const step = Math.max(1, Math.ceil((high - low) / 8));
+  const tickvals = [];
+  for (let v = low; v <= high; v += step) tickvals.push(v);
+  return {
+    type: 'heatmap', x, y, z, customdata: values, colorscale: 'Viridis', zmin: low, zmax: high, hoverongaps: false,
+    hovertemplate: `L=%{y}, l=%{x}: %{customdata:.3g}<extra></extra>`,
+    colorbar: { title: { text: colorbarTitle, side: 'right', font: { size: theme.font } }, tickvals,
+      ticktext: tickvals.map((v) => `1e${v}`), tickfont: { size: theme.font }, thickness: theme.font + 4 },
+  };
+}
+
+export function plotlyConfig() {
+  return { responsive: true, displaylogo: false, modeBarButtonsToRemove: ['toImage', 'lasso2d', 'select2d'] };
+}
+
+/** Draw (or redraw in place) a figure into a chart element and count the draws for tests. */
+export async function draw(element, figure) {
+  await window.Plotly.react(element, figure.data, figure.layout, plotlyConfig());
+  element.dataset.drawn = String(Number(element.dataset.drawn || 0) + 1);
+}
+
+// ---- Exports -------------------------------------------------------------------------------------
+
+function escapeText(text) {
+  return String(text).replace(/[<>&]/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;' })[c]);
+}
+
+function saveBlob(blob, filename) {
+  const link = document.createElement('a');
+  link.href = URL.createObjectURL(blob);
+  link.download = filename;
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(link.href), 10000);
+}
+
+/** PNG at 1920x1080 pixels (a 1280x720 layout rendered at 1.5x, so text stays slide-sized), or SVG. */
+export function downloadImage(element, format, filename) {
+  const size = format === 'png' ? { width: 1280, height: 720, scale: 1.5 } : { width: 1280, height: 720 };
+  return window.Plotly.downloadImage(element, { format, filename, ...size });
+}
+
+/** A standalone HTML file: Plotly.js inlined and the data baked in, so it opens offline from a USB stick. */
+export async function downloadHtml(figure, { filename, title, caption, sourceUrl }) {
+  const plotly = await (await fetch('/vendor/plotly.min.js')).text();
+  const safe = (s) => s.replace(/<\/script/gi, '<\\/script');
+  const data = JSON.stringify({ data: figure.data, layout: { ...figure.layout, autosize: true, width: null, height: null } })
+    .replace(/</g, '\\u003c');
+  const html = `<!doctype html>
+<html lang="${lang === 'zh' ? 'zh-CN' : 'en'}"><head><meta charset="utf-8"><title>${escapeText(title)}</title>
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<style>html,body{margin:0;height:100%;font-family:system-ui,sans-serif}#chart{width:100vw;height:88vh}p{margin:.5rem 1rem;font-size:16px}</style>
+</head><body><div id="chart"></div><p>${escapeText(caption || '')}</p><p><small>${escapeText(sourceUrl || '')}</small></p>
+<script>${safe(plotly)}</script>
+<script>var figure = ${data}; Plotly.newPlot('chart', figure.data, figure.layout, {responsive: true, displaylogo: false});</script>
+</body></html>`;
+  saveBlob(new Blob([html], { type: 'text/html' }), `${filename}.html`);
+}
+
+export function downloadJson(object, filename) {
+  saveBlob(new Blob([JSON.stringify(object, null, 1)], { type: 'application/json' }), `${filename}.json`);
+}
+
+/** CSV from a list of flat objects (columns: the union of keys, in first-seen order); null stays empty. */
+export function toCsv(rows) {
+  const columns = [];
+  rows.forEach((row) => Object.keys(row).forEach((k) => columns.includes(k) || columns.push(k)));
+  const cell = (v) => (v === null || v === undefined ? '' : /[",\n]/.test(String(v)) ? `"${String(v).replace(/"/g, '""')}"` : String(v));
+  return [columns.join(','), ...rows.map((row) => columns.map((c) => cell(row[c])).join(','))].join('\n') + '\n';
+}
+
+export function downloadCsv(rows, filename) {
+  saveBlob(new Blob([toCsv(rows)], { type: 'text/csv' }), `${filename}.csv`);
+}
+
+/** The iframe snippet for /embed/<chart> with the same state. */
+export function embedSnippet(chartKey, query, title) {
+  const src = `${window.location.origin}/embed/${chartKey}${query}`;
+  return `<iframe src="${escapeText(src)}" width="960" height="540" style="border:0" loading="lazy" title="${escapeText(title)}"></iframe>`;
+}
+
+/** Title + caption + value formatting helpers re-exported so page modules import one place. */
+export { t, fmt };

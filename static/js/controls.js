@@ -1,0 +1,206 @@
+// The settings panel, generated from the specs (TraceConfig's schema + the page's own view keys).
+// Presets come first; `hide=` in the URL leaves chosen controls out (classroom links).
+import { t, lang, has } from './i18n.js';
+import { sameValue } from './state.js';
+
+const GROUP_ORDER = ['page', 'model', 'norm', 'residual', 'size', 'numerics', 'view'];
+
+function labelOf(spec) {
+  if (spec.model) return lang === 'zh' ? spec.label_zh || spec.label : spec.label;
+  return t(spec.label);
+}
+
+function helpOf(spec) {
+  if (spec.model) return lang === 'zh' ? spec.help_zh || spec.help : spec.help;
+  return spec.help ? t(spec.help) : '';
+}
+
+export function optionLabel(spec, value) {
+  if (spec.optionLabel) return spec.optionLabel(value);
+  const key = `enum.${spec.name}.${value}`;
+  return has(key) ? t(key) : String(value);
+}
+
+function element(tag, attributes = {}, children = []) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attributes)) if (v !== undefined && v !== null) node.setAttribute(k, v);
+  node.append(...children);
+  return node;
+}
+
+function selectFor(spec, id, value, values, { optional = false } = {}) {
+  const select = element('select', { id, name: spec.name });
+  if (optional) select.append(element('option', { value: '' }, [t('controls.variant_none')]));
+  for (const v of values) select.append(element('option', { value: v }, [optionLabel(spec, v)]));
+  select.value = value ?? '';
+  return select;
+}
+
+function inputFor(spec, value) {
+  const id = `ctl-${spec.name}`;
+  if (spec.enum && spec.type !== 'list') return selectFor(spec, id, value, spec.enum);
+  if (spec.type === 'boolean') {
+    const box = element('input', { id, name: spec.name, type: 'checkbox' });
+    box.checked = Boolean(value);
+    return box;
+  }
+  const step = spec.type === 'integer' ? '1' : 'any';
+  const input = element('input', { id, name: spec.name, type: 'number', step, inputmode: 'decimal',
+    min: spec.exclusiveMin ? undefined : spec.min, max: spec.exclusiveMax ? undefined : spec.max });
+  input.value = value;
+  return input;
+}
+
+function readInput(spec, input) {
+  if (spec.type === 'boolean') return input.checked;
+  if (spec.enum) return input.value;
+  const n = Number(input.value);
+  return input.value.trim() === '' ? NaN : n;
+}
+
+/** One labelled row; a list spec (compare's variants) becomes one select per slot. */
+function controlRow(spec, value, onInput) {
+  const help = helpOf(spec);
+  if (spec.type === 'list') {
+    const box = element('div', { class: 'control wide', 'data-control': spec.name });
+    box.append(element('span', { class: 'list-label', id: `lbl-${spec.name}` }, [labelOf(spec)]));
+    for (let i = 0; i < spec.maxItems; i += 1) {
+      const id = `ctl-${spec.name}-${i}`;
+      const select = selectFor(spec, id, value[i], spec.enum, { optional: i >= spec.minItems });
+      const row = element('div', { class: 'control' }, [element('label', { for: id }, [t('controls.variant_n', { n: i + 1 })]), select]);
+      select.addEventListener('change', () => onInput(spec));
+      box.append(row);
+    }
+    return box;
+  }
+  const input = inputFor(spec, value);
+  const label = element('label', { for: input.id, title: help }, [labelOf(spec)]);
+  if (help) input.setAttribute('title', help);
+  input.addEventListener('change', () => onInput(spec));
+  return element('div', { class: 'control', 'data-control': spec.name }, [label, input]);
+}
+
+/** Build the panel into `container`; returns {sync(state), markInvalid(fields)}. */
+export function buildControls(container, url, { presets = null, onPreset = null } = {}) {
+  const hidden = url.hidden();
+  const visible = url.specs.filter((s) => !hidden.has(s.name) && !s.internal);
+  container.replaceChildren();
+  let presetSelect = null;
+  if (presets && !hidden.has('preset')) presetSelect = presetPanel(container, presets, onPreset);
+
+  const onInput = (spec) => {
+    const value = spec.type === 'list' ? readList(container, spec) : readInput(spec, container.querySelector(`#ctl-${spec.name}`));
+    const input = container.querySelector(`#ctl-${spec.name}`);
+    const valid = spec.type === 'list' ? value.length >= spec.minItems : isValid(spec, value);
+    input?.setAttribute('aria-invalid', valid ? 'false' : 'true');
+    if (valid) url.update({ [spec.name]: value });
+  };
+  for (const group of GROUP_ORDER) {
+    const members = visible.filter((s) => (s.group || 'page') === group);
+    if (!members.length) continue;
+    const fieldset = element('fieldset', {}, [element('legend', {}, [t(`controls.group.${group}`)])]);
+    members.forEach((spec) => fieldset.append(controlRow(spec, url.state[spec.name], onInput)));
+    container.append(fieldset);
+  }
+  container.append(buttons(url));
+  if (hidden.size) container.append(element('p', { class: 'hidden-note' }, [t('controls.hidden_note')]));
+  else container.append(classroomPanel(url));
+
+  return {
+    sync(state) {
+      for (const spec of visible) writeInput(container, spec, state[spec.name]);
+      if (presetSelect && presets) presetSelect.value = presets.current() || '';
+    },
+    markInvalid(fields) {
+      container.querySelectorAll('[aria-invalid="true"]').forEach((n) => n.setAttribute('aria-invalid', 'false'));
+      fields.forEach((f) => container.querySelector(`#ctl-${f.split('.').pop()}`)?.setAttribute('aria-invalid', 'true'));
+    },
+  };
+}
+
+function isValid(spec, value) {
+  if (spec.type === 'integer' && !Number.isInteger(value)) return false;
+  if (spec.type === 'integer' || spec.type === 'number') {
+    if (!Number.isFinite(value)) return false;
+    if (spec.min !== undefined && (spec.exclusiveMin ? value <= spec.min : value < spec.min)) return false;
+    if (spec.max !== undefined && (spec.exclusiveMax ? value >= spec.max : value > spec.max)) return false;
+  }
+  return true;
+}
+
+function readList(container, spec) {
+  const values = [];
+  for (let i = 0; i < spec.maxItems; i += 1) {
+    const v = container.querySelector(`#ctl-${spec.name}-${i}`)?.value;
+    if (v) values.push(v);
+  }
+  return values;
+}
+
+function writeInput(container, spec, value) {
+  if (spec.type === 'list') {
+    for (let i = 0; i < spec.maxItems; i += 1) {
+      const select = container.querySelector(`#ctl-${spec.name}-${i}`);
+      if (select) select.value = value[i] ?? '';
+    }
+    return;
+  }
+  const input = container.querySelector(`#ctl-${spec.name}`);
+  if (!input) return;
+  if (spec.type === 'boolean') input.checked = Boolean(value);
+  else if (!(document.activeElement === input && sameValue(spec, readInput(spec, input), value))) input.value = value;
+  input.setAttribute('aria-invalid', 'false');
+}
+
+function presetPanel(container, presets, onPreset) {
+  const select = element('select', { id: 'ctl-preset', name: 'preset' });
+  select.append(element('option', { value: '' }, [t('controls.custom')]));
+  for (const p of presets.list()) select.append(element('option', { value: p.key, title: presets.description(p) }, [presets.name(p)]));
+  select.value = presets.current() || '';
+  select.addEventListener('change', () => select.value && onPreset(select.value));
+  const label = element('label', { for: 'ctl-preset' }, [t('controls.preset')]);
+  container.append(element('fieldset', { class: 'presets' }, [
+    element('div', { class: 'control', 'data-control': 'preset' }, [label, select]),
+    element('p', { class: 'preset-help' }, [t('controls.preset_help')]),
+  ]));
+  return select;
+}
+
+function buttons(url) {
+  const reset = element('button', { type: 'button', id: 'reset' }, [t('controls.reset')]);
+  reset.addEventListener('click', () => {
+    const hidden = url.hidden();
+    const patch = Object.fromEntries(url.specs.filter((s) => !hidden.has(s.name)).map((s) => [s.name, structuredClone(s.default)]));
+    url.update(patch);
+  });
+  return element('div', { class: 'row-buttons' }, [reset]);
+}
+
+/** A lecturer ticks controls to hide and copies a link that keeps the current settings. */
+function classroomPanel(url) {
+  const details = element('details', { class: 'classroom' }, [element('summary', {}, [t('controls.classroom')]),
+    element('p', {}, [t('controls.classroom_help')])]);
+  const output = element('input', { type: 'text', readonly: '', 'aria-label': t('controls.classroom') });
+  const names = ['preset', ...url.specs.filter((s) => !s.internal).map((s) => s.name)];
+  const boxes = names.map((name) => {
+    const box = element('input', { type: 'checkbox', value: name, id: `hide-${name}` });
+    box.addEventListener('change', refresh);
+    details.append(element('label', { for: `hide-${name}` }, [box, name]));
+    return box;
+  });
+  function refresh() {
+    const hide = boxes.filter((b) => b.checked).map((b) => b.value).join(',');
+    output.value = `${window.location.origin}${window.location.pathname}${url.query({ ...url.extra, hide })}`;
+  }
+  const copy = element('button', { type: 'button' }, [t('controls.copy_link')]);
+  const note = element('span', { role: 'status' });
+  copy.addEventListener('click', async () => {
+    refresh();
+    output.select();
+    try { await navigator.clipboard.writeText(output.value); note.textContent = t('controls.copied'); } catch { note.textContent = t('controls.copy_failed'); }
+  });
+  details.addEventListener('toggle', refresh);
+  url.onChange(refresh);
+  details.append(output, element('div', { class: 'row-buttons' }, [copy, note]));
+  return details;
+}

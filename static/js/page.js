@@ -1,0 +1,200 @@
+// The page framework: every explorer, lesson and training page runs through runPage(definition).
+// It builds the URL state from the schema, the controls, the chart cards (busy overlay, caption, exports,
+// embed code), and redraws each chart when the state changes; it reloads data only when a chart's dataKey changes.
+import { pageData, t, lang } from './i18n.js';
+import { specsFromSchema, UrlState, toQuery } from './state.js';
+import { buildControls } from './controls.js';
+import { Presets } from './presets.js';
+import { describeError } from './api.js';
+import * as charts from './charts.js';
+
+const BUSY_DELAY_MS = 300;
+
+/** View keys every page shares. */
+export const THEME_PARAM = { name: 'theme', type: 'string', enum: ['normal', 'slide'], default: 'normal', group: 'view', label: 'controls.theme' };
+
+/** A y-axis scale key, e.g. scaleParam('norm_scale', 'linear'). */
+export function scaleParam(name, fallback, label = 'controls.yscale') {
+  return { name, type: 'string', enum: ['linear', 'log'], default: fallback, group: 'view', label, optionLabel: (v) => t(`enum.yscale.${v}`) };
+}
+
+export function status(text, { error = false } = {}) {
+  const node = document.getElementById('status');
+  if (!node) return;
+  node.textContent = text;
+  node.classList.toggle('error', error);
+}
+
+function chartTitle(key) {
+  return t(`chart.${key.replace(/-/g, '_')}.title`);
+}
+
+/**
+ * definition = {params: [spec...], charts: [{key, dataKey(state, ctx), load(state, ctx), figure(data, state, ctx),
+ *               caption?(data, state, ctx), table?(data, state), json?(data, state)}], modelControls?: bool}
+ */
+export async function runPage(definition) {
+  const modelControls = definition.modelControls ?? pageData.model_controls;
+  const specs = [...(definition.params || []), ...(modelControls ? specsFromSchema(pageData.schema) : []), THEME_PARAM];
+  const url = new UrlState(specs);
+  const presets = modelControls && pageData.presets ? new Presets(pageData.presets, url) : null;
+  const ctx = { url, presets, t, lang, embed: pageData.embed, config: (state) => url.modelConfig(state), charts };
+  if (url.invalid.length) status(t('status.invalid_url', { names: url.invalid.join(', ') }), { error: true });
+
+  const panel = document.getElementById('controls');
+  const controls = panel && !pageData.embed
+    ? buildControls(panel, url, { presets, onPreset: (key) => presets.apply(key) })
+    : { sync() {}, markInvalid() {} };
+  const cards = definition.charts.filter((c) => document.querySelector(`[data-chart="${c.key}"]`)).map((c) => new ChartCard(c, ctx, controls));
+  cards.forEach((card) => card.wireExports());
+
+  let previousDepth = url.state.depth;
+  const refresh = async (state, reason) => {
+    document.body.classList.toggle('theme-slide', state.theme === 'slide');
+    if (presets && reason === 'update' && state.depth !== previousDepth) {
+      const oldDepth = previousDepth;
+      previousDepth = state.depth;
+      await followPreset(presets, state, oldDepth);
+    }
+    previousDepth = url.state.depth;
+    if (presets) await presets.load(url.state.depth).catch(() => null);
+    controls.sync(url.state);
+    carryStateToNav(url);
+    await Promise.all(cards.map((card) => card.update(url.state)));
+  };
+  url.onChange(refresh);
+  await refresh(url.state, 'start');
+  document.body.dataset.ready = '1';
+}
+
+/** Navigation links keep the model settings, so /norms?depth=48 leads to /gradients?depth=48. */
+function carryStateToNav(url) {
+  const modelSpecs = url.specs.filter((s) => s.model);
+  if (!modelSpecs.length) return;
+  const query = toQuery(modelSpecs, url.state, { lang });
+  document.querySelectorAll('a[data-nav]').forEach((link) => {
+    link.href = `${pageData.nav[link.dataset.nav]}${query}`;
+  });
+}
+
+/** If the old state was a preset, re-apply it at the new depth (DeepNorm's α follows L). */
+async function followPreset(presets, state, oldDepth) {
+  await presets.load(oldDepth).catch(() => null);
+  const key = presets.current({ ...state, depth: oldDepth });
+  if (key) presets.url.update(await presets.patchFor(key, state.depth), { push: false });
+}
+
+class ChartCard {
+  constructor(def, ctx, controls) {
+    this.def = def;
+    this.ctx = ctx;
+    this.controls = controls;
+    this.element = document.querySelector(`[data-chart="${def.key}"]`);
+    this.busy = document.querySelector(`[data-busy="${def.key}"]`);
+    this.progressBar = document.querySelector(`[data-progress="${def.key}"]`);
+    this.caption = document.querySelector(`[data-caption="${def.key}"]`);
+    this.dataKey = null;
+    this.data = null;
+    this.figure = null;
+    this.abort = null;
+  }
+
+  async update(state) {
+    const key = JSON.stringify(this.def.dataKey ? this.def.dataKey(state, this.ctx) : this.ctx.config(state));
+    if (key !== this.dataKey) {
+      this.dataKey = key;
+      this.abort?.abort();
+      this.abort = new AbortController();
+      this.pending = this.load(state, this.abort.signal, key);
+    }
+    const ok = await this.pending;
+    if (ok && key === this.dataKey) await this.render(this.data, this.ctx.url.state);
+  }
+
+  async load(state, signal, key) {
+    const timer = setTimeout(() => { this.busy.hidden = false; }, BUSY_DELAY_MS);
+    this.element.setAttribute('aria-busy', 'true');
+    const loadCtx = { ...this.ctx, signal,
+      progress: (fraction, text) => this.progress(fraction, text),
+      partial: (data) => key === this.dataKey && this.render(data, this.ctx.url.state) };
+    try {
+      const result = await this.def.load(state, loadCtx);
+      if (key !== this.dataKey) return false;
+      this.data = result;
+      status('');
+      this.controls.markInvalid([]);
+      return true;
+    } catch (error) {
+      if (error.name === 'AbortError' || key !== this.dataKey) return false;
+      this.data = null;
+      status(describeError(error), { error: true });
+      this.controls.markInvalid(error.fields || []);
+      return false;
+    } finally {
+      if (key === this.dataKey) {
+        clearTimeout(timer);
+        this.busy.hidden = true;
+        this.progressBar.hidden = true;
+        this.element.removeAttribute('aria-busy');
+      }
+    }
+  }
+
+  progress(fraction, text) {
+    this.busy.hidden = false;
+    this.progressBar.hidden = false;
+    this.progressBar.value = fraction;
+    if (text) this.busy.querySelector('.busy-text').textContent = text;
+  }
+
+  async render(data, state) {
+    this.figure = this.def.figure(data, state, this.ctx);
+    await charts.draw(this.element, this.figure);
+    if (this.caption && this.def.caption) this.caption.textContent = this.def.caption(data, state, this.ctx);
+  }
+
+  filename() {
+    return `resnorm-${this.def.key}`;
+  }
+
+  wireExports() {
+    document.querySelectorAll(`[data-export][data-chart-key="${this.def.key}"]`).forEach((button) => {
+      button.addEventListener('click', () => this.export(button.dataset.export));
+    });
+  }
+
+  async export(kind) {
+    if (!this.data || !this.figure) return;
+    const state = this.ctx.url.state;
+    const name = this.filename();
+    if (kind === 'png' || kind === 'svg') return charts.downloadImage(this.element, kind, name);
+    if (kind === 'html') {
+      return charts.downloadHtml(this.figure, { filename: name, title: chartTitle(this.def.key),
+        caption: this.caption?.textContent, sourceUrl: window.location.href });
+    }
+    if (kind === 'json') return charts.downloadJson(this.def.json ? this.def.json(this.data, state) : this.data, name);
+    if (kind === 'csv') return charts.downloadCsv(this.def.table(this.data, state), name);
+    if (kind === 'embed') return this.copyEmbed();
+  }
+
+  async copyEmbed() {
+    const snippet = charts.embedSnippet(this.def.key, this.ctx.url.query({ lang }), chartTitle(this.def.key));
+    const box = document.querySelector(`[data-embed-code="${this.def.key}"]`);
+    const area = box.querySelector('textarea');
+    area.value = snippet;
+    box.hidden = false;
+    area.select();
+    try {
+      await navigator.clipboard.writeText(snippet);
+      status(t('controls.copied'));
+    } catch {
+      status(t('controls.copy_failed'));
+    }
+  }
+}
+
+/** Rows of a trace for CSV: the embedding as layer 0, then every block. */
+export function traceRows(trace, extra = {}) {
+  const head = { ...extra, layer: 0, ...trace.embedding };
+  return [head, ...trace.layers.map((layer) => ({ ...extra, ...layer }))];
+}

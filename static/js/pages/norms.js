@@ -1,0 +1,73 @@
+// /norms: the snowball. Per-layer mean token norm of the residual stream and of each block's output,
+// with the theory curve where one exists, the float16 limit when it matters, and overflow marked.
+import { runPage, scaleParam, traceRows } from '../page.js';
+import { fetchTrace } from '../api.js';
+import { layout, line, hline, overflowBand, PALETTE, FLOAT16_MAX, t, fmt } from '../charts.js';
+
+/** Pre-LN at init adds roughly independent updates: E‖x_l‖² ≈ ‖x₀‖² + c·l (Xiong et al. 2020, Lemma 2),
+ *  so ‖x_l‖ ≈ √(‖x₀‖² + c·l). c is the least-squares slope of ‖x_l‖² − ‖x₀‖² against l on this trace. */
+export function fitSqrtGrowth(norms) {
+  const base = norms[0] ** 2;
+  let top = 0, bottom = 0;
+  norms.forEach((n, l) => { if (l > 0 && Number.isFinite(n)) { top += l * (n * n - base); bottom += l * l; } });
+  const c = bottom > 0 ? top / bottom : 0;
+  return { c, curve: norms.map((_, l) => Math.sqrt(Math.max(0, base + c * l))) };
+}
+
+function hasGrowthTheory(cfg) {
+  return ['pre', 'sandwich'].includes(cfg.norm_position) && cfg.norm !== 'none' && cfg.residual === 'identity'
+    && Math.abs(cfg.residual_scale - 1) < 1e-9 && !cfg.depth_scaled_norm;
+}
+
+function isPinned(cfg) {
+  return cfg.norm_position === 'post' && ['layernorm', 'rmsnorm'].includes(cfg.norm);
+}
+
+function normsFigure(trace, state) {
+  const cfg = trace.config;
+  const x = [0, ...trace.layers.map((l) => l.layer)];
+  const act = [trace.embedding.act_norm, ...trace.layers.map((l) => l.act_norm)];
+  const maxAbs = [trace.embedding.act_max_abs, ...trace.layers.map((l) => l.act_max_abs)];
+  const theme = state.theme;
+  const fig = { data: [], layout: layout(theme, { title: t('chart.norms.title'), x: t('axis.layer'), y: t('chart.norms.y'),
+    ylog: state.norm_scale === 'log' }) };
+  fig.data.push(line(theme, { name: t('series.act_norm'), x, y: act, color: PALETTE.blue }));
+  fig.data.push(line(theme, { name: t('series.branch_norm'), x: x.slice(1), y: trace.layers.map((l) => l.branch_norm),
+    color: PALETTE.vermillion, width: 0.8 }));
+  if (hasGrowthTheory(cfg)) {
+    const { c, curve } = fitSqrtGrowth(act);
+    fig.data.push(line(theme, { name: t('series.theory_pre', { c: fmt(c) }), x, y: curve, color: PALETTE.black, dash: 'dash', markers: false, width: 0.6 }));
+  }
+  if (isPinned(cfg)) hline(theme, fig, Math.sqrt(cfg.d_model), t('series.theory_post', { value: fmt(Math.sqrt(cfg.d_model)) }));
+  const peak = Math.max(...maxAbs.filter(Number.isFinite), ...act.filter(Number.isFinite));
+  const lowPrecision = cfg.dtype !== 'float32';
+  if (lowPrecision || peak > FLOAT16_MAX / 10) {
+    fig.data.push(line(theme, { name: t('series.max_abs'), x, y: maxAbs, color: PALETTE.green, dash: 'dot', width: 0.7 }));
+  }
+  if (peak > FLOAT16_MAX / 10 || (cfg.dtype === 'float16' && trace.summary.nonfinite)) {
+    hline(theme, fig, FLOAT16_MAX, t('series.fp16_max'), { color: PALETTE.vermillion });
+  }
+  const first = trace.summary.first_nonfinite_layer;
+  if (first !== null && first !== undefined) overflowBand(theme, fig, first, cfg.depth, t('mark.overflow', { layer: first }));
+  return fig;
+}
+
+function normsCaption(trace) {
+  const cfg = trace.config;
+  const values = { growth: fmt(trace.summary.norm_growth), depth: cfg.depth };
+  let text = t(isPinned(cfg) ? 'caption.norms.post' : hasGrowthTheory(cfg) && cfg.norm_position === 'pre' ? 'caption.norms.pre' : 'caption.norms.other', values);
+  const first = trace.summary.first_nonfinite_layer;
+  if (first !== null && first !== undefined) text += t('caption.norms.overflow', { dtype: cfg.dtype, layer: first });
+  return text;
+}
+
+runPage({
+  params: [scaleParam('norm_scale', 'linear')],
+  charts: [{
+    key: 'norms',
+    load: (state, ctx) => fetchTrace(ctx.config(state)),
+    figure: normsFigure,
+    caption: normsCaption,
+    table: (trace) => traceRows(trace),
+  }],
+});

@@ -1,0 +1,135 @@
+"""Browser-test fixtures: a live uvicorn server on 127.0.0.1 and Debian's Chromium driven by Playwright.
+
+Without /usr/bin/chromium the tests skip locally but FAIL when the CI environment variable is set.
+Screenshots land in artifacts/screenshots/ (gitignored) for a human to look at.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+from urllib.parse import urlparse
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+SCREENSHOTS = ROOT / "artifacts" / "screenshots"
+CHROMIUM = os.environ.get("RESNORM_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        if "tests/browser" in str(item.fspath).replace(os.sep, "/"):
+            item.add_marker(pytest.mark.browser)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _chromium_present():
+    if not Path(CHROMIUM).exists():
+        message = f"Chromium not found at {CHROMIUM}: install Debian's chromium package"
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+
+
+@pytest.fixture(scope="session")
+def browser_type_launch_args(browser_type_launch_args):
+    return {**browser_type_launch_args, "executable_path": CHROMIUM, "args": CHROMIUM_ARGS, "headless": True}
+
+
+@pytest.fixture(scope="session")
+def browser_context_args(browser_context_args):
+    return {**browser_context_args, "viewport": {"width": 1280, "height": 720}, "locale": "en-US",
+            "accept_downloads": True}
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def live_server():
+    """The real app under uvicorn in a child process; yields its base URL."""
+    port = _free_port()
+    env = {**os.environ, "RESNORM_COMPUTE_SLOTS": os.environ.get("RESNORM_COMPUTE_SLOTS", "2")}
+    process = subprocess.Popen([sys.executable, "-m", "uvicorn", "app.main:app", "--host", "127.0.0.1",
+                                "--port", str(port), "--log-level", "warning"], cwd=ROOT, env=env)
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            urllib.request.urlopen(base + "/api/health", timeout=2)
+            break
+        except OSError:
+            if process.poll() is not None or time.monotonic() > deadline:
+                process.kill()
+                pytest.fail("the live server did not start")
+            time.sleep(0.3)
+    yield base
+    process.terminate()
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+
+
+class PageWatch:
+    """Collects console errors, page errors and requests to any host but the test server."""
+
+    def __init__(self, page, base_url: str):
+        self.page, self.base = page, base_url
+        self.errors: list[str] = []
+        self.foreign: list[str] = []
+        host = urlparse(base_url).netloc
+        page.on("console", lambda m: m.type == "error" and self.errors.append(f"console: {m.text}"))
+        page.on("pageerror", lambda e: self.errors.append(f"pageerror: {e}"))
+
+        def on_request(request):
+            parsed = urlparse(request.url)
+            if parsed.scheme in ("http", "https", "ws", "wss") and parsed.netloc != host:
+                self.foreign.append(request.url)
+        page.on("request", on_request)
+
+    def open(self, path: str, charts: tuple[str, ...] = (), timeout: float = 60_000):
+        """Go to path and wait until the page is ready and every named chart has been drawn."""
+        self.page.goto(self.base + path)
+        self.wait_ready(charts, timeout)
+
+    def wait_ready(self, charts: tuple[str, ...] = (), timeout: float = 60_000):
+        self.page.wait_for_selector("body[data-ready='1']", state="attached", timeout=timeout)
+        for chart in charts:
+            self.page.wait_for_selector(f"[data-chart='{chart}'][data-drawn] .main-svg", state="attached", timeout=timeout)
+
+    def drawn(self, chart: str) -> int:
+        return int(self.page.get_attribute(f"[data-chart='{chart}']", "data-drawn") or 0)
+
+    def figure(self, chart: str) -> dict:
+        """The drawn figure's data (x/y of every trace), to compare charts across reloads."""
+        return self.page.evaluate(
+            """key => { const gd = document.querySelector(`[data-chart="${key}"]`);
+                        return {data: gd.data.map(t => ({name: t.name, x: t.x, y: t.y, z: t.z})),
+                                title: gd.layout.title && gd.layout.title.text}; }""", chart)
+
+    def screenshot(self, name: str):
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        self.page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=True)
+
+    def assert_clean(self):
+        assert not self.errors, self.errors
+        assert not self.foreign, f"requests to other hosts: {self.foreign}"
+
+
+@pytest.fixture
+def watch(page, live_server):
+    w = PageWatch(page, live_server)
+    yield w
+    w.assert_clean()

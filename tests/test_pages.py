@@ -1,0 +1,123 @@
+"""Route tests for the HTML pages: every page and embed renders in both languages, with its data block."""
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from fastapi.testclient import TestClient
+
+from app.config import TraceConfig
+from app.i18n import STRINGS, pick_lang, t
+from app.main import app
+from app.pages import CHARTS, PAGES
+
+client = TestClient(app)
+EXPLORER = ["/", "/norms", "/gradients", "/compare"]
+
+
+def page_data(html: str) -> dict:
+    match = re.search(r'<script type="application/json" id="page-data">(.*?)</script>', html, re.S)
+    assert match, "page-data block missing"
+    return json.loads(match.group(1))
+
+
+@pytest.mark.parametrize("path", EXPLORER)
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_page_renders_in_both_languages(path, lang):
+    response = client.get(path, params={"lang": lang})
+    assert response.status_code == 200
+    html = response.text
+    assert f'<html lang="{"zh-CN" if lang == "zh" else "en"}">' in html
+    data = page_data(html)
+    assert data["lang"] == lang
+    assert data["strings"]["app.name"] == t("app.name", lang)
+    page = PAGES[data["page"]]
+    assert t(page.title_key, lang) in html
+    for chart in page.charts:
+        assert f'data-chart="{chart}"' in html
+
+
+@pytest.mark.parametrize("chart", sorted(CHARTS))
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_embed_renders_one_chart_without_navigation(chart, lang):
+    response = client.get(f"/embed/{chart}", params={"lang": lang, "depth": 6})
+    assert response.status_code == 200
+    html = response.text
+    assert html.count("data-chart=") == 1 and f'data-chart="{chart}"' in html
+    assert "<nav" not in html and 'id="controls"' not in html
+    assert page_data(html)["embed"] == chart
+
+
+def test_unknown_embed_is_a_json_404_naming_the_field():
+    response = client.get("/embed/nope")
+    assert response.status_code == 404
+    assert "chart" in response.json()["error"]
+
+
+def test_no_inline_script_code_or_handlers_or_remote_hosts():
+    """A CSP of 'self' must hold: scripts are external modules or JSON data blocks, nothing inline."""
+    for path in EXPLORER + [f"/embed/{c}" for c in CHARTS]:
+        html = client.get(path).text
+        for attrs, body in re.findall(r"<script([^>]*)>(.*?)</script>", html, re.S):
+            assert "src=" in attrs or 'type="application/json"' in attrs, (path, attrs)
+            assert "src=" not in attrs or not body.strip()
+        assert not re.search(r"\son[a-z]+=", html), path
+        assert not re.search(r"(src|href)=\"(https?:)?//", html), path
+        assert '<link rel="icon" href="data:,">' in html
+
+
+def test_controls_come_from_the_request_model_in_field_order():
+    data = page_data(client.get("/norms").text)
+    assert list(data["schema"]["properties"]) == list(TraceConfig.model_fields)
+    assert data["presets"]["presets"][0]["key"] and data["presets"]["depth"] == 12
+
+
+def test_presets_are_resolved_for_the_linked_depth():
+    """DeepNorm's alpha = (2L)^(1/4) depends on the depth in the URL (Wang et al. 2022)."""
+    data = page_data(client.get("/norms", params={"depth": 48}).text)
+    deepnorm = next(p for p in data["presets"]["presets"] if p["key"] == "deepnorm")
+    assert deepnorm["config"]["residual_scale"] == pytest.approx((2 * 48) ** 0.25, rel=1e-5)
+    bad = page_data(client.get("/norms", params={"depth": "999"}).text)  # the page still renders
+    assert bad["presets"]["depth"] == 12
+
+
+@pytest.mark.parametrize("header,expected", [("zh-CN,zh;q=0.9,en;q=0.8", "zh"), ("en-US,en;q=0.9", "en"),
+                                             ("fr-FR, en;q=0.5, zh;q=0.7", "zh"), ("", "en")])
+def test_language_follows_accept_language(header, expected):
+    data = page_data(client.get("/norms", headers={"Accept-Language": header}).text)
+    assert data["lang"] == expected
+    assert pick_lang("zh-CN", "en") == "zh" and pick_lang("en", "zh") == "en"
+
+
+def test_language_switch_keeps_the_state():
+    html = client.get("/norms", params={"depth": 48, "norm_position": "post"}).text
+    switch = re.search(r'id="lang-switch" href="([^"]+)"', html).group(1)
+    assert "depth=48" in switch and "norm_position=post" in switch and "lang=zh" in switch
+
+
+def test_every_string_has_both_languages():
+    for key, (english, chinese) in STRINGS.items():
+        assert english.strip() and chinese.strip(), key
+        assert re.findall(r"\{(\w+)\}", english) == re.findall(r"\{(\w+)\}", chinese) or \
+            sorted(re.findall(r"\{(\w+)\}", english)) == sorted(re.findall(r"\{(\w+)\}", chinese)), key
+
+
+def test_every_enum_value_has_a_label():
+    for name, prop in TraceConfig.model_json_schema()["properties"].items():
+        for value in prop.get("enum", []):
+            assert f"enum.{name}.{value}" in STRINGS, (name, value)
+
+
+def test_plotly_is_served_from_the_python_package():
+    response = client.get("/vendor/plotly.min.js")
+    assert response.status_code == 200
+    assert response.headers["content-type"].startswith("text/javascript")
+    assert len(response.content) > 1_000_000
+
+
+def test_static_modules_exist_for_every_page():
+    for page in PAGES.values():
+        assert client.get(f"/static/js/pages/{page.module_name}.js").status_code == 200, page.key
+    for module in ("state", "charts", "page", "controls", "api", "i18n", "presets"):
+        assert client.get(f"/static/js/{module}.js").status_code == 200
