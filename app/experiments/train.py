@@ -24,8 +24,8 @@ from app.probes.recorder import StreamRecorder, parameter_grad_norms, stream_sta
 
 MAX_STEPS = 2000
 # Budget of one request: sum over runs of steps x (forward + backward ~ 3 forwards) multiply-adds.
-# 6.5e11 is about 4 runs x 600 steps of a 6-block d_model-64 model, roughly 2 minutes on one core.
-MAX_TRAIN_MACS = 6.5e11
+# 1.2e12 is 4 runs x 300 steps of a 24-block d_model-64 model (batch 16 x 16 tokens): about 75 s on one core.
+MAX_TRAIN_MACS = 1.2e12
 PROBE_POINTS = 30          # per-layer norms are recorded about this many times per run
 EVAL_CHUNK = 64
 
@@ -153,7 +153,12 @@ def layer_profile(model: torch.nn.Module, recorder: StreamRecorder) -> dict[str,
     names = ["embed"] + block_outputs
     act = stream_statistics([recorder.acts[n] for n in names], with_cosine=False)["norm"]
     grad = token_norm_means([recorder.grads.get(n) for n in names])
-    return {"act_norm": act[1:], "grad_norm": grad[1:], "param_grad_norm": parameter_grad_norms(list(model.blocks)),
+    units = [(index, f"blocks.{index}.units.{unit}.") for index, block in enumerate(model.blocks) for unit in block.units]
+    unit_norms = parameter_grad_norms(model, [prefix for _, prefix in units])
+    block_squares = [0.0] * len(model.blocks)
+    for (index, _), norm in zip(units, unit_norms):
+        block_squares[index] += norm**2
+    return {"act_norm": act[1:], "grad_norm": grad[1:], "param_grad_norm": [math.sqrt(s) for s in block_squares],
             "embedding_act_norm": act[0], "embedding_grad_norm": grad[0]}
 
 

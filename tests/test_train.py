@@ -1,0 +1,192 @@
+"""The training lab: it really learns, it reports divergence in strict JSON, it stops when the client leaves,
+it refuses what it cannot afford, and its presets are valid requests."""
+from __future__ import annotations
+
+import json
+import math
+import socket
+import threading
+import time
+
+import httpx
+import pytest
+
+from app.config import TraceConfig, preset_config
+from app.experiments.tasks import TASKS, make_sequences, split, task_shape
+from app.experiments.train import MAX_TRAIN_MACS, TrainRequest, lr_at, train_events, training_macs
+from app.experiments.train_presets import TRAIN_PRESETS, preset_request
+
+SMALL = TraceConfig(depth=2, d_model=32, n_heads=2, seq_len=8, vocab_size=8, batch=16)
+
+
+def strict_lines(text: str) -> list[dict]:
+    """Parse NDJSON, refusing NaN / Infinity tokens (which Python's json would otherwise accept)."""
+    def refuse(token: str):
+        raise AssertionError(f"non-strict JSON token {token}")
+    return [json.loads(line, parse_constant=refuse) for line in text.splitlines() if line.strip()]
+
+
+@pytest.mark.parametrize("task", list(TASKS))
+def test_tasks_put_the_answer_after_the_separator(task):
+    import torch
+
+    shape = task_shape(seq_len=9, vocab_size=6)
+    sequences = make_sequences(TASKS[task], shape, 5, torch.Generator().manual_seed(1))
+    assert sequences.shape == (5, 2 * 4 + 1) and (sequences[:, 4] == 5).all() and (sequences[:, :4] < 5).all()
+    answer = {"copy": sequences[:, :4], "reverse": sequences[:, :4].flip(-1),
+              "sort": sequences[:, :4].sort(-1).values}[task]
+    assert torch.equal(sequences[:, 5:], answer)
+    inputs, targets, scored = split(sequences, shape)
+    assert inputs.shape == (5, 8) and torch.equal(targets[scored].view(5, 4), answer)
+
+
+def test_warmup_is_linear_then_flat():
+    assert [lr_at(s, 1.0, 4) for s in (1, 2, 4, 5, 100)] == [0.25, 0.5, 1.0, 1.0, 1.0]
+    assert lr_at(1, 0.3, 0) == 0.3
+
+
+def test_pre_ln_learns_copy():
+    """A fixed-seed Pre-LN run: the answer loss starts near ln(7) (uniform guess) and falls well below it."""
+    request = TrainRequest(runs=[preset_config("pre_ln", SMALL)], task="copy", steps=80, lr=3e-3, seed=3)
+    events = list(train_events(request))
+    losses = [e["loss"] for e in events if e["type"] == "step"]
+    done = next(e for e in events if e["type"] == "done")
+    assert len(losses) == 80 and losses[0] == pytest.approx(math.log(7), rel=0.25)
+    assert sum(losses[-10:]) / 10 < 0.5 * losses[0]
+    assert done["diverged"] is False and done["accuracy"] > 3 / 7  # chance is 1/7
+    assert done["eval_loss"] < 0.6 * math.log(7)
+
+
+def test_probe_steps_carry_per_layer_norms():
+    request = TrainRequest(runs=[SMALL.model_copy(update={"depth": 3})], steps=6)
+    steps = [e for e in train_events(request) if e["type"] == "step"]
+    probed = [e for e in steps if "layers" in e]
+    assert [e["step"] for e in probed] == [1, 2, 3, 4, 5, 6]  # short runs are probed at every step
+    for event in probed:
+        layers = event["layers"]
+        assert len(layers["act_norm"]) == len(layers["grad_norm"]) == len(layers["param_grad_norm"]) == 3
+        assert all(v > 0 and math.isfinite(v) for v in layers["act_norm"] + layers["grad_norm"])
+        # the global norm covers every parameter, so it is at least any block's share
+        assert event["grad_norm"] >= max(layers["param_grad_norm"]) * (1 - 1e-5)
+
+
+def test_runs_see_the_same_data_and_are_interleaved():
+    request = TrainRequest(runs=[SMALL, SMALL], steps=3)
+    steps = [(e["run"], e["step"], e["loss"]) for e in train_events(request) if e["type"] == "step"]
+    assert [(r, s) for r, s, _ in steps] == [(0, 1), (1, 1), (0, 2), (1, 2), (0, 3), (1, 3)]
+    assert [loss for r, _, loss in steps if r == 0] == [loss for r, _, loss in steps if r == 1]
+
+
+def test_absurd_learning_rate_diverges_with_strict_json(client):
+    body = {"runs": [preset_config("pre_ln", SMALL).model_dump()], "steps": 200, "lr": 10.0, "optimizer": "sgd"}
+    response = client.post("/api/train", json=body)
+    assert response.status_code == 200 and response.headers["content-type"].startswith("application/x-ndjson")
+    events = strict_lines(response.text)
+    done = next(e for e in events if e.get("type") == "done")
+    last_step = [e for e in events if e.get("type") == "step"][-1]
+    assert done["diverged"] is True and last_step.get("diverged") is True
+    assert last_step["step"] == done["diverged_step"] == done["steps_done"] < 200  # stopped at once
+    # the blow-up is reported as null (loss or gradient norm overflowed), and named, never as a NaN token
+    assert set(last_step["nonfinite_fields"]) & {"loss", "grad_norm"}
+    assert all(last_step[name] is None for name in last_step["nonfinite_fields"] if "." not in name)
+    assert events[-1]["type"] == "end" and events[-1]["diverged"] == [0]
+
+
+@pytest.mark.parametrize("body, field", [
+    ({"runs": []}, "runs"),
+    ({"runs": [{}] * 5}, "runs"),
+    ({"steps": 0}, "steps"),
+    ({"steps": 100000}, "steps"),
+    ({"lr": 0}, "lr"),
+    ({"lr": 1e9}, "lr"),
+    ({"optimizer": "rmsprop"}, "optimizer"),
+    ({"task": "translate"}, "task"),
+    ({"clip": -1}, "clip"),
+    ({"warmup_steps": -3}, "warmup_steps"),
+    ({"runs": [{"depth": 0}]}, "runs.0.depth"),
+    ({"runs": [{"vocab_size": 2}]}, "runs.0.vocab_size"),
+    ({"runs": [{"arch": "mlp"}]}, "runs.0.arch"),
+    ({"runs": [{}, {"norm": "batchnorm"}]}, "runs.1.norm"),
+    ({"learning_rate": 0.1}, "learning_rate"),
+])
+def test_bad_input_gets_a_4xx_naming_the_field(client, body, field):
+    response = client.post("/api/train", json=body)
+    assert 400 <= response.status_code < 500
+    errors = response.json()["errors"]
+    assert errors[0]["field"] == field, errors
+
+
+def test_steps_times_size_is_bounded(client):
+    big = TraceConfig(depth=24, d_model=128, seq_len=32, batch=16)
+    assert TraceConfig.model_validate(big.model_dump())  # a fine trace ...
+    response = client.post("/api/train", json={"runs": [big.model_dump()] * 2, "steps": 2000})
+    assert response.status_code == 422  # ... but too much to train for 2000 steps, twice
+    error = response.json()["errors"][0]
+    assert error["field"] == "steps" and error["allowed"]
+    assert training_macs(big, 2000) * 2 > MAX_TRAIN_MACS
+
+
+def test_presets_are_affordable_bilingual_requests(client):
+    body = client.get("/api/train/presets").json()
+    assert [p["key"] for p in body["presets"]] == list(TRAIN_PRESETS)
+    for preset in body["presets"]:
+        assert preset["name"] and preset["name_zh"] and preset["caption"] and preset["caption_zh"]
+        request = preset_request(preset["key"])
+        assert 2 <= len(request.runs) <= 4 and all(r["label"] and r["label_zh"] for r in preset["runs"])
+        TrainRequest.model_validate({"runs": [r["config"] for r in preset["runs"]], **preset["settings"]})
+    assert {t["key"] for t in body["tasks"]} == set(TASKS)
+
+
+# --- a real server: disconnects and the concurrency limit only exist over a real socket -----------------
+
+
+@pytest.fixture(scope="module")
+def server_url():
+    import uvicorn
+
+    from app.main import app
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    for _ in range(200):
+        if server.started:
+            break
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{port}"
+    server.should_exit = True
+    thread.join(timeout=10)
+
+
+def _wait_for_idle(url: str, timeout: float = 20.0) -> int:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        active = httpx.get(f"{url}/api/train/status").json()["active"]
+        if active == 0:
+            return 0
+        time.sleep(0.1)
+    return active
+
+
+def test_disconnect_stops_the_run_and_frees_the_slot(server_url):
+    long_run = {"runs": [SMALL.model_dump()], "steps": 2000}
+    assert _wait_for_idle(server_url) == 0
+    with httpx.Client(timeout=30) as http:
+        with http.stream("POST", f"{server_url}/api/train", json=long_run) as response:
+            assert response.status_code == 200
+            lines = response.iter_lines()
+            first = [json.loads(next(lines)) for _ in range(4)]
+            assert first[0]["type"] == "start" and first[1]["step"] == 1
+            assert httpx.get(f"{server_url}/api/train/status").json()["active"] == 1
+            steps_before = httpx.get(f"{server_url}/api/train/status").json()["steps"]
+            refused = httpx.post(f"{server_url}/api/train", json=long_run)  # default limit: one stream per process
+            assert refused.status_code == 429 and int(refused.headers["retry-after"]) > 0
+            assert "error" in refused.json()
+    # the client is gone: the thread must notice within a few steps, long before 2000 steps are done
+    assert _wait_for_idle(server_url) == 0
+    steps = httpx.get(f"{server_url}/api/train/status").json()["steps"]
+    time.sleep(0.5)
+    assert httpx.get(f"{server_url}/api/train/status").json()["steps"] == steps < steps_before + 1000
