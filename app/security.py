@@ -1,6 +1,114 @@
-"""Security headers and request-size limits (filled in by the workshop work)."""
+"""Security headers on every response and a request-body size limit, as one pure ASGI middleware.
+
+Pure ASGI (not BaseHTTPMiddleware) so streamed answers such as /api/sweep's NDJSON pass through chunk by
+chunk: the middleware only edits the response's start message and counts request-body bytes.
+Pages under /embed/ may be framed by any site (slides); everything else may not be framed at all.
+"""
+from __future__ import annotations
+
+import json
+from typing import Any, Awaitable, Callable
+
 from fastapi import FastAPI
+
+from app.settings import get_settings
+
+Scope = dict[str, Any]
+Message = dict[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+
+EMBED_PREFIX = "/embed/"
+
+# Only this origin: scripts are ES modules under /static (no inline script, no eval). Inline styles are
+# allowed because Plotly writes style attributes into the SVG it draws; styles cannot run code.
+_CSP = ("default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; "
+        "font-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'self'; form-action 'self'; ")
+
+
+def security_headers(path: str) -> list[tuple[bytes, bytes]]:
+    """The headers every response to `path` carries."""
+    embeddable = path.startswith(EMBED_PREFIX)
+    headers = {
+        "content-security-policy": _CSP + ("frame-ancestors *" if embeddable else "frame-ancestors 'none'"),
+        "x-content-type-options": "nosniff",
+        "referrer-policy": "no-referrer",
+        "permissions-policy": "camera=(), microphone=(), geolocation=()",
+    }
+    if not embeddable:  # for browsers that predate frame-ancestors
+        headers["x-frame-options"] = "DENY"
+    return [(k.encode("latin-1"), v.encode("latin-1")) for k, v in headers.items()]
+
+
+class BodyTooLarge(Exception):
+    """Raised from receive() once a body grows past the limit; the middleware answers 413 instead."""
+
+
+class SecurityMiddleware:
+    def __init__(self, app: Callable[..., Awaitable[None]], max_body_bytes: int) -> None:
+        self.app = app
+        self.max_body_bytes = max_body_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        extra = security_headers(scope.get("path", ""))
+        if _declared_length(scope) > self.max_body_bytes:  # refuse before reading a byte of the body
+            await self._refuse(send, extra)
+            return
+        state = {"received": 0, "too_large": False, "started": False}
+
+        async def counted_receive() -> Message:
+            message = await receive()
+            if message["type"] == "http.request":
+                state["received"] += len(message.get("body", b""))
+                if state["received"] > self.max_body_bytes:
+                    state["too_large"] = True
+                    raise BodyTooLarge()
+            return message
+
+        async def guarded_send(message: Message) -> None:
+            if state["too_large"]:  # whatever the app made of the exception, the client gets the 413
+                if message["type"] == "http.response.start" and not state["started"]:
+                    state["started"] = True
+                    await self._refuse(send, extra)
+                return
+            if message["type"] == "http.response.start":
+                state["started"] = True
+                names = {name for name, _ in extra}
+                kept = [(k, v) for k, v in message.get("headers", []) if k.lower() not in names]
+                message = {**message, "headers": kept + extra}
+            await send(message)
+
+        try:
+            await self.app(scope, counted_receive, guarded_send)
+        except BodyTooLarge:
+            if not state["started"]:
+                state["started"] = True
+                await self._refuse(send, extra)
+
+    async def _refuse(self, send: Send, extra: list[tuple[bytes, bytes]]) -> None:
+        limit = self.max_body_bytes
+        body = json.dumps({"error": f"body: request body larger than {limit} bytes (allowed: at most {limit} bytes)",
+                           "status": 413, "limit_bytes": limit,
+                           "errors": [{"field": "body", "message": "request body too large",
+                                       "allowed": f"at most {limit} bytes"}]}).encode()
+        headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
+                   (b"connection", b"close"), *extra]
+        await send({"type": "http.response.start", "status": 413, "headers": headers})
+        await send({"type": "http.response.body", "body": body})
+
+
+def _declared_length(scope: Scope) -> int:
+    for name, value in scope.get("headers", []):
+        if name == b"content-length":
+            try:
+                return int(value)
+            except ValueError:
+                return 0  # the server rejects a malformed length itself
+    return 0
 
 
 def install(app: FastAPI) -> None:
-    return None
+    app.add_middleware(SecurityMiddleware, max_body_bytes=get_settings().max_body_bytes)

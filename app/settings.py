@@ -1,9 +1,17 @@
-"""Server settings from environment variables (RESNORM_*), read once per process."""
+"""Server settings from environment variables (RESNORM_*), read once per process.
+
+`python -m app` writes its command-line options into the same variables before uvicorn starts, so every
+worker process reads one consistent set. Defaults suit a laptop; the Docker image sets host 0.0.0.0 and
+workers 0 (one per core).
+"""
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from functools import lru_cache
+
+LANGUAGES = ("en", "zh")
+MAX_AUTO_WORKERS = 8  # each worker holds its own torch (~300 MB) and cache: more rarely helps a room
 
 
 def _cpu_count() -> int:
@@ -26,6 +34,11 @@ class Settings:
     max_body_bytes: int = 65536     # larger request bodies get 413
     default_lang: str = "en"        # en | zh: used when the browser sends no preference
 
+    def __post_init__(self) -> None:
+        problems = [f"{env_name(name)}: {why}" for name, why in _problems(self)]
+        if problems:
+            raise ValueError("; ".join(problems))
+
     def threads_per_run(self) -> int:
         if self.torch_threads > 0:
             return self.torch_threads
@@ -33,28 +46,58 @@ class Settings:
 
 
 HELP = {
-    "host": "address to bind (0.0.0.0 inside Docker)",
+    "host": "address to bind (0.0.0.0 inside Docker; 127.0.0.1 keeps the server private to this machine)",
     "port": "TCP port",
-    "workers": "uvicorn worker processes",
-    "torch_threads": "torch threads per model run (0 = cores / (workers x compute slots))",
+    "workers": "uvicorn worker processes (0 = one per core, at most 8)",
+    "torch_threads": "torch threads per model run (0 = cores / (workers x compute slots), at least 1)",
     "compute_slots": "model runs at once in each worker",
     "queue_timeout_s": "seconds a request waits for a compute slot before 503 + Retry-After",
     "cache_size": "traces cached per worker",
     "max_train_runs": "training streams at once per worker; more get 429",
-    "max_body_bytes": "largest accepted request body",
+    "max_body_bytes": "largest accepted request body in bytes; larger ones get 413",
     "default_lang": "page language when the browser states none (en or zh)",
 }
+
+_MINIMUM = {"port": 1, "workers": 0, "torch_threads": 0, "compute_slots": 1, "queue_timeout_s": 0.0,
+            "cache_size": 0, "max_train_runs": 1, "max_body_bytes": 1024}
+
+
+def _problems(s: Settings) -> list[tuple[str, str]]:
+    out = [(name, f"must be >= {low}, got {getattr(s, name)}")
+           for name, low in _MINIMUM.items() if getattr(s, name) < low]
+    if s.port > 65535:
+        out.append(("port", f"must be <= 65535, got {s.port}"))
+    if s.default_lang not in LANGUAGES:
+        out.append(("default_lang", f"must be one of {', '.join(LANGUAGES)}, got {s.default_lang!r}"))
+    return out
 
 
 def env_name(field: str) -> str:
     return "RESNORM_" + field.upper()
 
 
+def auto_workers() -> int:
+    return max(1, min(_cpu_count(), MAX_AUTO_WORKERS))
+
+
+def parse_value(field: str, raw: str) -> object:
+    """One setting from text (an env var or a CLI option); ValueError names the variable."""
+    default = Settings.__dataclass_fields__[field].default
+    try:
+        return type(default)(raw.strip())
+    except ValueError:
+        raise ValueError(f"{env_name(field)}: expected {type(default).__name__}, got {raw!r}") from None
+
+
+def settings_from_env(environ: dict[str, str] | os._Environ = os.environ) -> Settings:
+    values = {f.name: parse_value(f.name, environ[env_name(f.name)])
+              for f in fields(Settings) if environ.get(env_name(f.name), "").strip()}
+    settings = Settings(**values)
+    if settings.workers == 0:
+        settings = replace(settings, workers=auto_workers())
+    return settings
+
+
 @lru_cache(maxsize=1)
 def get_settings() -> Settings:
-    values = {}
-    for f in fields(Settings):
-        raw = os.environ.get(env_name(f.name))
-        if raw is not None and raw != "":
-            values[f.name] = type(f.default)(raw)
-    return Settings(**values)
+    return settings_from_env()

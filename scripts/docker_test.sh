@@ -1,0 +1,214 @@
+#!/usr/bin/env bash
+# make docker-test: build the image and smoke-test it, on a machine with no Docker engine running and no
+# Docker Hub. Installs Debian's docker.io/debootstrap/iptables if missing, starts its own dockerd (data and
+# exec roots: see below), makes a python:3.11-slim stand-in with debootstrap when none is cached, builds
+# the image with the torch CPU wheel fed from ./wheels/, runs it, checks health, a page and a trace, and
+# stops everything it started, also on failure.
+#
+# All traffic stays on this machine's loopback: dockerd runs without a bridge, and the build and the
+# container use the host's network (the container binds 127.0.0.1 only).
+#
+# The daemon's data root lives in .docker-cache/data (gitignored) so a second run reuses the stand-in and the
+# dependency layer (seconds instead of minutes); DOCKER_TEST_FRESH=1 uses a temp data root that is deleted
+# afterwards (the stand-in then comes from .docker-cache/*.tar via docker load). The exec root is always temp.
+#
+# Environment: SMOKE_PAGE (page to fetch, default /), SMOKE_PORT (default: a free port),
+# IMAGE (tag, default resnorm-explorer:smoke), DOCKER_TEST_FRESH=1 (see above).
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+BASE_IMAGE=python:3.11-slim
+IMAGE=${IMAGE:-resnorm-explorer:smoke}
+CACHE=$ROOT/.docker-cache
+BASE_TAR=$CACHE/python-3.11-slim-standin.tar
+SMOKE_PAGE=${SMOKE_PAGE:-/}
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/resnorm-docker.XXXXXX")
+DATA_ROOT=$CACHE/data
+[ "${DOCKER_TEST_FRESH:-0}" = 1 ] && DATA_ROOT=$WORK/data
+DOCKERD_PID=""
+CONTAINER=""
+STARTED=$(date +%s)
+
+log() { printf '[docker-test %3ss] %s\n' "$(( $(date +%s) - STARTED ))" "$*"; }
+fail() { log "FAIL: $*"; exit 1; }
+
+cleanup() {
+    local rc=$?
+    set +e
+    if [ -n "$CONTAINER" ]; then
+        [ "$rc" -ne 0 ] && { log "container log (last 40 lines):"; docker logs --tail 40 "$CONTAINER" 2>&1; }
+        docker rm -f "$CONTAINER" >/dev/null 2>&1
+    fi
+    if [ -n "$DOCKERD_PID" ] && kill -0 "$DOCKERD_PID" 2>/dev/null; then
+        [ "$rc" -ne 0 ] && { log "dockerd log (last 20 lines):"; tail -n 20 "$WORK/dockerd.log"; }
+        kill "$DOCKERD_PID"
+        for _ in $(seq 50); do kill -0 "$DOCKERD_PID" 2>/dev/null || break; sleep 0.2; done
+        kill -9 "$DOCKERD_PID" 2>/dev/null
+    fi
+    # Mounts left by an interrupted daemon would make rm (or the next run) fail; unmount what is ours.
+    grep -oE " ($WORK|$DATA_ROOT)/[^ ]*" /proc/mounts 2>/dev/null | sort -r | xargs -r -n1 $SUDO umount -l 2>/dev/null
+    rm -rf "$WORK"
+    log "$([ "$rc" -eq 0 ] && echo "passed" || echo "failed (exit $rc)")"
+    exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO=sudo
+# Debian's client matches the daemon it installs (20.10); another client on PATH may lack the legacy builder's defaults.
+DOCKER_BIN=""
+docker() { "$DOCKER_BIN" "$@"; }
+
+install_tools() {
+    local missing=()
+    command -v dockerd >/dev/null || missing+=(docker.io)
+    command -v debootstrap >/dev/null || missing+=(debootstrap)
+    command -v iptables >/dev/null || [ -x /usr/sbin/iptables ] || missing+=(iptables)
+    [ ${#missing[@]} -eq 0 ] && return
+    log "installing ${missing[*]}"
+    $SUDO apt-get update -qq
+    $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+start_dockerd() {
+    mkdir -p "$DATA_ROOT" "$WORK/exec"
+    # No bridge and no iptables rules: every container here runs with --network host.
+    $SUDO dockerd --data-root "$DATA_ROOT" --exec-root "$WORK/exec" --pidfile "$WORK/dockerd.pid" \
+        --host "unix://$WORK/docker.sock" --bridge none --iptables=false --ip-masq=false \
+        >"$WORK/dockerd.log" 2>&1 &
+    DOCKERD_PID=$!
+    export DOCKER_HOST="unix://$WORK/docker.sock"
+    for _ in $(seq 150); do
+        if docker info >/dev/null 2>&1; then
+            log "dockerd up (pid $DOCKERD_PID, data root ${DATA_ROOT#"$ROOT"/})"
+            # containers of an earlier run that was killed before its cleanup
+            docker ps -aq --filter label=resnorm-smoke | xargs -r docker rm -f >/dev/null
+            return
+        fi
+        kill -0 "$DOCKERD_PID" 2>/dev/null || fail "dockerd exited; see its log above"
+        sleep 0.2
+    done
+    fail "dockerd did not answer within 30 s"
+}
+
+# The first deb URI in apt's own sources: the mirror this machine is set up to use.
+debian_mirror() {
+    local uri
+    uri=$(grep -hoE '^URIs:[[:space:]]*[^[:space:]]+/debian/?$' /etc/apt/sources.list.d/*.sources 2>/dev/null | head -n1 | awk '{print $2}')
+    [ -n "$uri" ] || uri=$(grep -hoE '^deb[[:space:]]+[^[:space:]]+/debian/?[[:space:]]' /etc/apt/sources.list 2>/dev/null | head -n1 | awk '{print $2}')
+    [ -n "$uri" ] || fail "no Debian mirror found in apt's sources"
+    echo "$uri"
+}
+
+build_standin() {
+    local rootfs=$WORK/rootfs
+    log "building the $BASE_IMAGE stand-in with debootstrap (bookworm)"
+    $SUDO debootstrap --variant=minbase --include=python3,python3-venv,python3-pip,ca-certificates \
+        bookworm "$rootfs" "$(debian_mirror)" >"$WORK/debootstrap.log" 2>&1 \
+        || { tail -n 20 "$WORK/debootstrap.log"; fail "debootstrap failed"; }
+    # pip inside the build talks through this machine's TLS setup: give the image the same CA certificates.
+    if compgen -G "/usr/local/share/ca-certificates/*.crt" >/dev/null; then
+        cp /usr/local/share/ca-certificates/*.crt "$rootfs/usr/local/share/ca-certificates/"
+    fi
+    chroot "$rootfs" update-ca-certificates >/dev/null
+    rm -f "$rootfs"/usr/lib/python3*/EXTERNALLY-MANAGED
+    ln -sf python3 "$rootfs/usr/bin/python"
+    ln -sf pip3 "$rootfs/usr/bin/pip"
+    rm -rf "$rootfs"/var/cache/apt/archives/*.deb "$rootfs"/var/lib/apt/lists/*
+    tar -C "$rootfs" -c . | docker import -c 'ENV LANG=C.UTF-8' \
+        -c 'ENV PIP_CERT=/etc/ssl/certs/ca-certificates.crt' \
+        -c 'ENV SSL_CERT_FILE=/etc/ssl/certs/ca-certificates.crt' - "$BASE_IMAGE" >/dev/null
+    mkdir -p "$CACHE"
+    docker save "$BASE_IMAGE" -o "$BASE_TAR.part" && mv "$BASE_TAR.part" "$BASE_TAR"
+    log "stand-in cached in ${BASE_TAR#"$ROOT"/}"
+}
+
+ensure_base_image() {
+    docker image inspect "$BASE_IMAGE" >/dev/null 2>&1 && return
+    if [ -f "$BASE_TAR" ] && docker load -q -i "$BASE_TAR" >/dev/null 2>&1; then
+        log "loaded the cached $BASE_IMAGE stand-in"
+        return
+    fi
+    build_standin
+}
+
+# The torch CPU wheel (and every other dependency) from this machine's pip, so the build needs no network.
+fetch_wheels() {
+    local python=python3
+    [ -x .venv/bin/python ] && python=.venv/bin/python
+    local pip=("$python" -m pip)
+    mkdir -p wheels
+    # (quiet: pip warns about this machine's local index folders that lack a package)
+    "${pip[@]}" download -q torch==2.13.0 --no-deps -d wheels/ 2>&1 | grep -v "is ignored" >&2 || true
+    "$python" -c "import tomllib; print('\n'.join(tomllib.load(open('pyproject.toml', 'rb'))['project']['dependencies']))" \
+        >"$WORK/requirements.txt"
+    "${pip[@]}" download -q -d wheels/ -r "$WORK/requirements.txt" 2>&1 | grep -v "is ignored" >&2 || true
+    ls wheels/torch-2.13.0*.whl >/dev/null 2>&1 || fail "no torch 2.13.0 wheel in wheels/"
+}
+
+build_image() {
+    log "building $IMAGE"
+    docker build --network host --build-arg PIP_ARGS=--no-index -t "$IMAGE" . >"$WORK/build.log" 2>&1 \
+        || { tail -n 30 "$WORK/build.log"; fail "docker build failed"; }
+    log "built $IMAGE ($(docker image inspect -f '{{.Size}}' "$IMAGE" | awk '{printf "%.0f MB", $1/1e6}'))"
+}
+
+free_port() {
+    python3 -c "import socket; s = socket.socket(); s.bind(('127.0.0.1', 0)); print(s.getsockname()[1])"
+}
+
+fetch() {  # fetch PATH OUTFILE -> prints the HTTP status; headers in OUTFILE.headers
+    curl -sS --max-time 60 -o "$2" -D "$2.headers" -w '%{http_code}' "$BASE_URL$1"
+}
+
+smoke_test() {
+    local port=${SMOKE_PORT:-$(free_port)} status
+    BASE_URL="http://127.0.0.1:$port"
+    CONTAINER=$(docker run -d --network host -e RESNORM_HOST=127.0.0.1 -e RESNORM_PORT="$port" \
+        -e RESNORM_WORKERS=2 --label resnorm-smoke "$IMAGE")
+    log "container ${CONTAINER:0:12} on $BASE_URL"
+    local deadline=$((SECONDS + 120))
+    while [ "$SECONDS" -lt "$deadline" ]; do
+        status=$(curl -s -o /dev/null -w '%{http_code}' --max-time 2 "$BASE_URL/api/health" || true)
+        [ "$status" = 200 ] && break
+        [ "$(docker inspect -f '{{.State.Running}}' "$CONTAINER")" = true ] || fail "the container exited"
+        # uvicorn's supervisor restarts workers that die while importing the app: fail now, not in 2 minutes
+        docker logs "$CONTAINER" 2>&1 | grep -q "Child process .* died" && fail "a worker died while starting"
+        sleep 0.5
+    done
+    [ "$status" = 200 ] || fail "/api/health did not answer 200 within 120 s"
+    log "/api/health: 200"
+    [ "$(docker exec "$CONTAINER" id -u)" != 0 ] || fail "the container runs as root"
+
+    status=$(fetch "$SMOKE_PAGE" "$WORK/page")
+    [ "$status" = 200 ] || fail "GET $SMOKE_PAGE answered $status"
+    grep -qi '^content-type: text/html' "$WORK/page.headers" || fail "GET $SMOKE_PAGE is not HTML"
+    grep -qi '^content-security-policy:' "$WORK/page.headers" || fail "GET $SMOKE_PAGE has no Content-Security-Policy"
+    log "GET $SMOKE_PAGE: 200, $(wc -c <"$WORK/page") bytes of HTML"
+
+    status=$(fetch "/api/trace?depth=6&norm_position=post" "$WORK/trace")
+    [ "$status" = 200 ] || { head -c 500 "$WORK/trace"; fail "GET /api/trace answered $status"; }
+    python3 - "$WORK/trace" <<'PY' || fail "the trace is not what a depth-6 trace should be"
+import json, math, sys
+trace = json.load(open(sys.argv[1]))
+assert trace["config"]["depth"] == 6, trace["config"]
+assert len(trace["layers"]) == 6, len(trace["layers"])
+assert all(isinstance(layer["grad_norm"], (int, float)) and layer["grad_norm"] >= 0 for layer in trace["layers"])
+assert math.isfinite(trace["loss"]), trace["loss"]
+print(f"[docker-test] trace: depth 6, loss {trace['loss']:.3f}, elapsed {trace['summary']['elapsed_ms']} ms")
+PY
+    docker stop -t 20 "$CONTAINER" >/dev/null
+    log "container stopped cleanly (exit $(docker inspect -f '{{.State.ExitCode}}' "$CONTAINER"))"
+}
+
+install_tools
+DOCKER_BIN=$(command -v /usr/bin/docker || command -v docker)
+start_dockerd
+ensure_base_image
+fetch_wheels
+build_image
+smoke_test
+# Keep the tagged image (the next build reuses its layers); drop the layers of earlier builds.
+docker image prune -f >/dev/null

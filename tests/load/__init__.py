@@ -1,0 +1,1 @@
+"""Load tests: run by `make loadtest`, never by pytest."""

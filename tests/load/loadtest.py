@@ -1,0 +1,237 @@
+"""`make loadtest`: a workshop room against one server on this machine's loopback.
+
+Starts `python -m app` on 127.0.0.1 with a few workers, then N simulated students (httpx, asyncio) for a fixed
+time. Each student loads a page and its default chart (schema, presets, the default trace), changes settings
+(random depth and norm placement) a few times, runs a small depth sweep, and starts over. A monitor polls
+/api/health throughout: it must stay green while the compute queue is full.
+
+Rules (exit 1 if broken): no answer other than 2xx, 429 or 503-with-Retry-After; no 5xx besides that 503;
+no timeouts or dropped connections; health always 200. Bounded: --duration seconds (then in-flight requests
+get at most --timeout more) and at most --max-requests requests.
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import socket
+import statistics
+import subprocess
+import sys
+import time
+from collections import defaultdict
+from dataclasses import dataclass, field
+from ipaddress import ip_address
+from urllib.parse import urlparse
+
+import httpx
+
+DEPTHS = (6, 12, 24, 48)
+POSITIONS = ("pre", "post", "sandwich", "mix")
+SWEEP_DEPTHS = [1, 2, 4, 8, 16, 24]
+
+
+@dataclass
+class Tally:
+    """Every answer, by request kind."""
+
+    latencies: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
+    statuses: dict[str, dict[str, int]] = field(default_factory=lambda: defaultdict(lambda: defaultdict(int)))
+    problems: list[str] = field(default_factory=list)
+    sent: int = 0
+
+    def record(self, kind: str, outcome: str, seconds: float, problem: str = "") -> None:
+        self.latencies[kind].append(seconds * 1000)
+        self.statuses[kind][outcome] += 1
+        if problem and len(self.problems) < 20:
+            self.problems.append(f"{kind}: {problem}")
+
+
+class Room:
+    def __init__(self, base_url: str, args: argparse.Namespace) -> None:
+        self.base_url, self.args = base_url, args
+        self.deadline = time.monotonic() + args.duration
+        self.tally = Tally()
+        self.page_path: str | None = None
+
+    def open(self) -> bool:
+        return time.monotonic() < self.deadline and self.tally.sent < self.args.max_requests
+
+    async def request(self, client: httpx.AsyncClient, kind: str, method: str, path: str, **kw) -> httpx.Response | None:
+        """One request, classified. Returns the response when it was a 2xx, else None (after any Retry-After)."""
+        self.tally.sent += 1
+        started = time.perf_counter()
+        try:
+            response = await client.request(method, path, **kw)
+            if kind == "sweep" and response.status_code == 200:
+                lines = [json.loads(line) for line in response.text.splitlines() if line.strip()]
+                if not lines or lines[-1].get("type") != "done":
+                    raise ValueError(f"sweep stream ended without 'done' after {len(lines)} lines")
+        except (httpx.HTTPError, ValueError) as exc:
+            self.tally.record(kind, "error", time.perf_counter() - started, f"{type(exc).__name__}: {exc}")
+            return None
+        elapsed, status = time.perf_counter() - started, response.status_code
+        if 200 <= status < 300:
+            self.tally.record(kind, "ok", elapsed)
+            return response
+        if status in (429, 503) and response.headers.get("retry-after", "").isdigit():
+            self.tally.record(kind, str(status), elapsed)
+            await asyncio.sleep(min(float(response.headers["retry-after"]), 5.0))
+            return None
+        self.tally.record(kind, "error", elapsed, f"{method} {path} -> {status} {response.text[:200]}")
+        return None
+
+    async def student(self, seed: int) -> None:
+        rng = random.Random(seed)
+        await asyncio.sleep(rng.uniform(0, 3))  # a room does not press Enter in the same millisecond
+        async with httpx.AsyncClient(base_url=self.base_url, timeout=self.args.timeout) as client:
+            while self.open():
+                await self.load_page(client)
+                for _ in range(rng.randint(2, 4)):
+                    if not self.open():
+                        return
+                    await asyncio.sleep(rng.uniform(*self.args.think))
+                    body = {"depth": rng.choice(DEPTHS), "norm_position": rng.choice(POSITIONS)}
+                    await self.request(client, "trace_changed", "POST", "/api/trace", json=body)
+                if self.open():
+                    await asyncio.sleep(rng.uniform(*self.args.think))
+                    sweep = {"config": {"norm_position": rng.choice(POSITIONS)}, "depths": SWEEP_DEPTHS}
+                    await self.request(client, "sweep", "POST", "/api/sweep", json=sweep)
+
+    async def load_page(self, client: httpx.AsyncClient) -> None:
+        """What a browser opening a page asks for: the HTML, the model's schema and presets, the default chart."""
+        if self.page_path:
+            await self.request(client, "page", "GET", self.page_path)
+        await self.request(client, "schema", "GET", "/api/schema")
+        await self.request(client, "presets", "GET", "/api/presets")
+        await self.request(client, "trace_default", "POST", "/api/trace", json={})
+
+    async def monitor_health(self) -> None:
+        async with httpx.AsyncClient(base_url=self.base_url, timeout=self.args.timeout) as client:
+            while time.monotonic() < self.deadline:
+                started = time.perf_counter()
+                try:
+                    response = await client.get("/api/health")
+                    ok = response.status_code == 200
+                    self.tally.record("health", "ok" if ok else "error", time.perf_counter() - started,
+                                      "" if ok else f"health answered {response.status_code}")
+                except httpx.HTTPError as exc:
+                    self.tally.record("health", "error", time.perf_counter() - started, f"health: {exc!r}")
+                await asyncio.sleep(1.0)
+
+    async def find_page(self) -> None:
+        async with httpx.AsyncClient(base_url=self.base_url, timeout=30) as client:
+            response = await client.get(self.args.page)
+            if response.status_code == 200 and "text/html" in response.headers.get("content-type", ""):
+                self.page_path = self.args.page
+            else:
+                print(f"note: GET {self.args.page} answered {response.status_code}; pages are left out", file=sys.stderr)
+
+    async def run(self) -> Tally:
+        await self.find_page()
+        self.deadline = time.monotonic() + self.args.duration
+        tasks = [self.student(self.args.seed * 1000 + i) for i in range(self.args.students)]
+        await asyncio.gather(self.monitor_health(), *tasks)
+        return self.tally
+
+
+def percentile(values: list[float], q: float) -> float:
+    if len(values) < 2:
+        return values[0] if values else float("nan")
+    return statistics.quantiles(values, n=100, method="inclusive")[q - 1]
+
+
+def report(tally: Tally, wall_s: float, args: argparse.Namespace) -> tuple[str, int]:
+    lines = [f"{args.students} students, {args.duration:.0f} s, {args.workers} workers on 127.0.0.1; wall {wall_s:.1f} s",
+             f"{'kind':<14}{'n':>6}{'ok':>6}{'429':>5}{'503':>5}{'err':>5}{'p50 ms':>9}{'p95 ms':>9}{'max ms':>9}"]
+    errors = served = 0
+    for kind in sorted(tally.latencies):
+        lat, st = tally.latencies[kind], tally.statuses[kind]
+        errors += st["error"]
+        served += st["ok"] + st["429"] + st["503"]
+        lines.append(f"{kind:<14}{len(lat):>6}{st['ok']:>6}{st['429']:>5}{st['503']:>5}{st['error']:>5}"
+                     f"{percentile(lat, 50):>9.0f}{percentile(lat, 95):>9.0f}{max(lat):>9.0f}")
+    lines.append(f"requests served: {served} ({served / wall_s:.1f}/s), errors: {errors}")
+    lines += [f"  problem: {p}" for p in tally.problems]
+    return "\n".join(lines), errors
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_server(workers: int) -> tuple[subprocess.Popen, str]:
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("RESNORM_")}
+    cmd = [sys.executable, "-m", "app", "--host", "127.0.0.1", "--port", str(port), "--workers", str(workers),
+           "--log-level", "warning"]
+    server = subprocess.Popen(cmd, env=env)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        if server.poll() is not None:
+            raise SystemExit(f"server exited with {server.returncode}")
+        try:
+            if httpx.get(url + "/api/health", timeout=2).status_code == 200:
+                return server, url
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.5)
+    server.terminate()
+    raise SystemExit("server did not answer /api/health within 120 s")
+
+
+def stop_server(server: subprocess.Popen) -> None:
+    server.terminate()
+    try:
+        server.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        server.kill()
+        server.wait()
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="python -m tests.load.loadtest", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--students", type=int, default=30)
+    parser.add_argument("--duration", type=float, default=60.0, help="seconds of load (default 60)")
+    parser.add_argument("--workers", type=int, default=2, help="uvicorn workers of the server it starts")
+    parser.add_argument("--url", help="use a running server on this machine's loopback instead of starting one")
+    parser.add_argument("--page", default="/", help="the page students open (default /)")
+    parser.add_argument("--max-requests", type=int, default=20000, help="stop sending after this many")
+    parser.add_argument("--timeout", type=float, default=60.0, help="per-request timeout; a timeout is an error")
+    parser.add_argument("--think", type=float, nargs=2, default=(0.5, 2.0), metavar=("MIN", "MAX"),
+                        help="seconds a student pauses between actions")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--json", help="also write the figures to this file")
+    args = parser.parse_args(argv)
+    if args.url and not ip_address(socket.gethostbyname(urlparse(args.url).hostname or "")).is_loopback:
+        parser.error("--url must point at this machine's loopback (127.0.0.0/8)")
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    server, url = (None, args.url) if args.url else start_server(args.workers)
+    try:
+        started = time.monotonic()
+        tally = asyncio.run(Room(url, args).run())
+        wall = time.monotonic() - started
+    finally:
+        if server is not None:
+            stop_server(server)
+    text, errors = report(tally, wall, args)
+    print(text)
+    if args.json:
+        with open(args.json, "w") as out:
+            json.dump({"args": vars(args), "wall_s": wall, "statuses": tally.statuses, "problems": tally.problems,
+                       "p50_ms": {k: percentile(v, 50) for k, v in tally.latencies.items()},
+                       "p95_ms": {k: percentile(v, 95) for k, v in tally.latencies.items()}}, out, indent=2)
+    return 1 if errors else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,141 @@
+"""Security headers on every response, framing only under /embed/, 413 for large bodies, streaming intact."""
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from app.security import SecurityMiddleware, security_headers
+from app.settings import get_settings
+
+
+def _csp(response) -> dict[str, str]:
+    """'a b; c d' -> {'a': 'b', 'c': 'd'}."""
+    parts = [p.strip().split(" ", 1) for p in response.headers["content-security-policy"].split(";") if p.strip()]
+    return {p[0]: p[1] if len(p) > 1 else "" for p in parts}
+
+
+@pytest.mark.parametrize("path", ["/api/health", "/api/schema", "/no-such-page", "/static/no-such-file.js"])
+def test_every_response_carries_the_headers(client, path):
+    response = client.get(path)
+    csp = _csp(response)
+    assert csp["default-src"] == "'self'"
+    assert csp["script-src"] == "'self'"          # modules from /static only: no inline script, no eval
+    assert csp["connect-src"] == "'self'"
+    assert csp["img-src"] == "'self' data: blob:"
+    assert csp["frame-ancestors"] == "'none'"
+    assert response.headers["x-frame-options"] == "DENY"
+    assert response.headers["x-content-type-options"] == "nosniff"
+    assert response.headers["referrer-policy"] == "no-referrer"
+
+
+def test_policy_names_no_other_origin(client):
+    policy = client.get("/api/health").headers["content-security-policy"]
+    assert "http" not in policy and "unsafe-eval" not in policy
+    for directive, sources in _csp(client.get("/api/health")).items():
+        if directive != "style-src":
+            assert "unsafe-inline" not in sources, directive
+
+
+@pytest.mark.parametrize("path", ["/embed/trace", "/embed/anything?depth=48"])
+def test_embed_pages_may_be_framed_by_any_site(client, path):
+    response = client.get(path)
+    assert _csp(response)["frame-ancestors"] == "*"
+    assert "x-frame-options" not in response.headers
+    assert _csp(response)["script-src"] == "'self'"   # still only this origin's scripts
+
+
+def test_embedding_is_by_prefix_not_by_substring():
+    assert dict(security_headers("/api/embed/x"))[b"x-frame-options"] == b"DENY"
+    assert b"x-frame-options" not in dict(security_headers("/embed/x"))
+
+
+def test_a_route_cannot_weaken_the_policy():
+    async def app(scope, receive, send):
+        await send({"type": "http.response.start", "status": 200,
+                    "headers": [(b"content-security-policy", b"default-src *"), (b"x-frame-options", b"ALLOWALL")]})
+        await send({"type": "http.response.body", "body": b"ok"})
+
+    messages = _call(SecurityMiddleware(app, max_body_bytes=1024), "/page", [b""])
+    headers = messages[0]["headers"]
+    assert [v for k, v in headers if k == b"x-frame-options"] == [b"DENY"]
+    assert [v for k, v in headers if k == b"content-security-policy"][0].startswith(b"default-src 'self'")
+
+
+def test_body_over_the_limit_gets_413_naming_the_limit(client):
+    limit = get_settings().max_body_bytes
+    response = client.post("/api/trace", content=b"{" + b" " * limit + b"}",
+                           headers={"content-type": "application/json"})
+    assert response.status_code == 413
+    body = response.json()
+    assert body["limit_bytes"] == limit and str(limit) in body["error"]
+    assert body["errors"][0]["field"] == "body"
+    assert response.headers["x-content-type-options"] == "nosniff"
+
+
+def test_chunked_body_without_length_is_cut_at_the_limit(client):
+    limit = get_settings().max_body_bytes
+
+    def chunks():
+        for _ in range(limit // 1000 + 2):
+            yield b" " * 1000
+
+    response = client.post("/api/trace", content=chunks(), headers={"content-type": "application/json"})
+    assert response.status_code == 413
+    assert response.json()["limit_bytes"] == limit
+
+
+def test_body_under_the_limit_is_served(client):
+    response = client.post("/api/trace", json={"depth": 2})
+    assert response.status_code == 200
+    assert len(response.json()["layers"]) == 2
+
+
+def test_streamed_responses_pass_through_chunk_by_chunk():
+    """The middleware must not buffer: each chunk reaches the server before the app makes the next."""
+    events: list[str] = []
+
+    async def app(scope, receive, send):
+        await send({"type": "http.response.start", "status": 200, "headers": [(b"content-type", b"application/x-ndjson")]})
+        for i in range(3):
+            events.append(f"made {i}")
+            await send({"type": "http.response.body", "body": b"line\n", "more_body": True})
+        await send({"type": "http.response.body", "body": b"", "more_body": False})
+
+    messages = _call(SecurityMiddleware(app, max_body_bytes=1024), "/api/sweep", [b"{}"], events)
+    assert events == ["made 0", "sent", "made 1", "sent", "made 2", "sent", "sent"]
+    assert sum(1 for m in messages if m["type"] == "http.response.body") == 4
+    assert (b"x-content-type-options", b"nosniff") in messages[0]["headers"]
+
+
+def test_oversized_stream_is_refused_even_if_the_app_swallows_the_error():
+    async def app(scope, receive, send):
+        try:
+            while (await receive()).get("more_body"):
+                pass
+        except Exception:  # a careless app answers 400 itself: the client must still see the 413
+            await send({"type": "http.response.start", "status": 400, "headers": []})
+            await send({"type": "http.response.body", "body": b"bad"})
+
+    messages = _call(SecurityMiddleware(app, max_body_bytes=1024), "/api/trace", [b"x" * 600] * 3)
+    assert messages[0]["status"] == 413
+    assert b"1024" in messages[1]["body"]
+    assert len(messages) == 2
+
+
+def _call(middleware, path, body_chunks, events=None):
+    sent: list[dict] = []
+    pending = list(body_chunks)
+
+    async def receive():
+        chunk = pending.pop(0) if pending else b""
+        return {"type": "http.request", "body": chunk, "more_body": bool(pending)}
+
+    async def send(message):
+        if events is not None and message["type"] == "http.response.body":
+            events.append("sent")
+        sent.append(message)
+
+    scope = {"type": "http", "method": "POST", "path": path, "headers": []}
+    asyncio.run(middleware(scope, receive, send))
+    return sent
