@@ -1,6 +1,7 @@
 """POST /api/sweep: trace one stack at many depths, streamed as NDJSON so pages can show progress."""
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 from typing import AsyncIterator
@@ -9,18 +10,39 @@ from fastapi import APIRouter, Query
 
 from app.compute import get_pool
 from app.experiments.sweep import SweepRequest, depth_row
-from app.experiments.trace import run_trace
 from app.jsonsafe import StrictJSONResponse, strict_dumps
 
 router = APIRouter(tags=["sweep"])
 
 
 async def _rows(request: SweepRequest) -> AsyncIterator[dict]:
+    """Rows in completion order, at most `compute_slots` depths at once; each depth takes one compute slot,
+    so other users' traces queue between depths instead of behind the whole sweep."""
+    from app.experiments.trace import run_trace  # torch loads lazily: the server starts in a second
+
     pool = get_pool()
-    for depth in request.depths:  # one compute slot per depth: other users' traces interleave
-        cfg = request.config.with_depth(depth)
-        trace, cached = await pool.run_cached(cfg.cache_key(), run_trace, cfg)
-        yield {**depth_row(trace), "cached": cached}
+    pending = iter(request.depths)
+    done: asyncio.Queue = asyncio.Queue()
+
+    async def worker() -> None:
+        try:
+            for depth in pending:  # the workers share one iterator
+                cfg = request.config.with_depth(depth)
+                trace, cached = await pool.run_cached(cfg.cache_key(), run_trace, cfg)
+                await done.put({**depth_row(trace), "cached": cached})
+        except Exception as exc:  # handed to the consumer, which re-raises it
+            await done.put(exc)
+
+    workers = [asyncio.create_task(worker()) for _ in range(max(1, min(pool.slots, len(request.depths))))]
+    try:
+        for _ in request.depths:
+            row = await done.get()
+            if isinstance(row, Exception):
+                raise row
+            yield row
+    finally:  # client gone or error: start no further depth
+        for task in workers:
+            task.cancel()
 
 
 async def _ndjson(request: SweepRequest) -> AsyncIterator[str]:
@@ -46,6 +68,6 @@ async def sweep(request: SweepRequest | None = None,
         return StreamingResponse(_ndjson(request), media_type="application/x-ndjson",
                                  headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
     started = time.perf_counter()
-    rows = [row async for row in _rows(request)]
+    rows = sorted([row async for row in _rows(request)], key=lambda row: row["depth"])
     return StrictJSONResponse({"config": request.config.model_dump(), "depths": request.depths, "results": rows,
                                "elapsed_ms": round((time.perf_counter() - started) * 1000, 1)})
