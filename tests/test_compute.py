@@ -1,0 +1,63 @@
+"""The compute pool: bounded slots, a bounded wait that ends in Busy (503), cache and coalescing."""
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+
+import pytest
+
+from app.compute import ComputePool
+from app.errors import Busy
+
+
+def test_a_full_pool_answers_busy_after_the_queue_timeout():
+    pool = ComputePool(slots=1, cache_size=4, queue_timeout_s=0.2, threads=1)
+    release = threading.Event()
+
+    async def scenario() -> None:
+        slow = asyncio.create_task(pool.run(release.wait, 5))
+        await asyncio.sleep(0.05)
+        started = time.perf_counter()
+        with pytest.raises(Busy) as busy:
+            await pool.run(lambda: 1)
+        assert time.perf_counter() - started < 2 and busy.value.retry_after >= 1
+        release.set()
+        assert await slow is True
+        assert await pool.run(lambda: 2) == 2  # the slot is free again
+
+    asyncio.run(scenario())
+
+
+def test_coalescing_and_lru_eviction():
+    pool = ComputePool(slots=2, cache_size=2, queue_timeout_s=5, threads=1)
+    calls = []
+
+    def compute(x: int) -> int:
+        calls.append(x)
+        time.sleep(0.05)
+        return x * x
+
+    async def scenario() -> None:
+        results = await asyncio.gather(*(pool.run_cached("a", compute, 3) for _ in range(5)))
+        assert [r for r, _ in results] == [9] * 5 and calls == [3]
+        await pool.run_cached("b", compute, 4)
+        await pool.run_cached("c", compute, 5)   # evicts "a"
+        assert (await pool.run_cached("a", compute, 3))[1] is False and calls == [3, 4, 5, 3]
+
+    asyncio.run(scenario())
+
+
+def test_a_failure_reaches_every_waiter_and_is_not_cached():
+    pool = ComputePool(slots=1, cache_size=4, queue_timeout_s=5, threads=1)
+
+    def broken() -> None:
+        time.sleep(0.05)
+        raise ValueError("boom")
+
+    async def scenario() -> None:
+        results = await asyncio.gather(*(pool.run_cached("k", broken) for _ in range(3)), return_exceptions=True)
+        assert all(isinstance(r, ValueError) for r in results)
+        assert pool.cached("k") is None
+
+    asyncio.run(scenario())
