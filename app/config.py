@@ -19,9 +19,9 @@ DType = Literal["float32", "bfloat16", "float16"]
 
 # A request must stay cheap enough that a 2-core laptop keeps answering everybody else.
 # Units: multiply-accumulates of one forward pass, and parameters.
-MAX_FORWARD_MACS = 6.0e9
+MAX_FORWARD_MACS = 3.0e9
 MAX_PARAMETERS = 40_000_000
-MAX_ACTIVATION_FLOATS = 150_000_000
+MAX_ACTIVATION_FLOATS = 100_000_000
 
 
 def _field(default: Any, label: str, label_zh: str, help: str, help_zh: str, group: str, **bounds: Any) -> Any:
