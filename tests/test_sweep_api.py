@@ -45,7 +45,7 @@ def test_default_sweep_is_1_to_96_and_within_budget():
     ({"depths": []}, "depths"),
     ({"depths": [0, 5]}, "depths"),
     ({"depths": [200]}, "depths"),
-    ({"depths": list(range(1, 129)), "config": {"d_model": 256, "seq_len": 128}}, "depths"),
+    ({"depths": list(range(1, 129)), "config": {"d_model": 128, "seq_len": 128}}, "depths"),
     ({"config": {"depth": 500}}, "config.depth"),
     ({"config": {"d_model": 66}}, "config.n_heads"),
     ({"depths": "all"}, "depths"),
