@@ -10,19 +10,24 @@ from typing import Any
 from fastapi import APIRouter, Request
 from pydantic import BaseModel, ValidationError
 
+from app import i18n
 from app.compute import get_pool
+from app.config import TraceConfig
 from app.errors import FieldError, validation_errors
 from app.experiments.lessons import allowed_range
-from app.experiments.lessons.chain import ChainRequest, chain_lesson
+from app.experiments.lessons.chain import WORKED_CASES, ChainRequest, chain_lesson
 from app.experiments.lessons.layernorm import LayerNormRequest, layernorm_lesson
-from app.experiments.lessons.precision import PrecisionRequest, precision_lesson, snowball_config
-from app.experiments.lessons.softmax import SoftmaxRequest, softmax_lesson
+from app.experiments.lessons.precision import SNOWBALL_DEFAULTS, PrecisionRequest, precision_lesson, snowball_config
+from app.experiments.lessons.softmax import SWEEP_SCALES, SoftmaxRequest, softmax_lesson
+from app.experiments.lessons.text import STACK_FIELDS, all_strings
 from app.experiments.trace import run_trace
 from app.jsonsafe import StrictJSONResponse
+from app.pages import Page, register_page
 
 router = APIRouter(tags=["lessons"])
 
 PAGE_KEYS = ("lang", "hide", "theme", "format", "embed")  # URL-state keys of the pages, not inputs
+MODELS = {"chain": ChainRequest, "layernorm": LayerNormRequest, "softmax": SoftmaxRequest, "precision": PrecisionRequest}
 
 
 @router.get("/api/chain", response_class=StrictJSONResponse)
@@ -105,3 +110,29 @@ async def _json_body(request: Request) -> Any:
     if not isinstance(data, dict):
         raise FieldError("body", f"expected a JSON object, got {type(data).__name__}", "a JSON object")
     return data
+
+
+def _stack_schema() -> dict[str, Any]:
+    """TraceConfig's schema for the fields the /precision page offers, with the snowballing stack's defaults."""
+    props = TraceConfig.model_json_schema()["properties"]
+    return {name: {**props[name], "default": SNOWBALL_DEFAULTS.get(name, props[name].get("default"))} for name in STACK_FIELDS}
+
+
+def _register_pages() -> None:
+    """The four lesson pages (see notes/FRONTEND.md): controls are derived from each request model's schema."""
+    i18n.register(all_strings(MODELS))
+    extras = {
+        "chain": {"cases": [{k: c[k] for k in ("key", "derivative", "depth", "product")} for c in WORKED_CASES]},
+        "layernorm": {},
+        "softmax": {"sweep_scales": list(SWEEP_SCALES)},
+        "precision": {"stack": _stack_schema()},
+    }
+    charts = {"chain": ("chain",), "layernorm": ("layernorm",), "softmax": ("softmax-probs", "softmax-sweep"),
+              "precision": ("precision-overflow",)}
+    for order, (key, model) in enumerate(MODELS.items()):
+        extra = {"schema": model.model_json_schema()["properties"], **extras[key]}
+        register_page(Page(key=key, path=f"/{key}", title_key=f"{key}.title", charts=charts[key], nav_key=f"nav.{key}",
+                           nav_order=60 + order, model_controls=False, extra=extra), router)
+
+
+_register_pages()

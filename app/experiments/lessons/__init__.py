@@ -20,7 +20,7 @@ Finite = Annotated[float, Field(strict=True, allow_inf_nan=False)]
 
 def lesson_field(default: Any, label: str, label_zh: str, help: str, help_zh: str, **bounds: Any) -> Any:
     """A field whose English and Chinese labels travel with its bounds into the JSON schema."""
-    extra = {"label": label, "label_zh": label_zh, "help_zh": help_zh, "group": "lesson"}
+    extra = {"label": label, "label_zh": label_zh, "help_zh": help_zh, "group": "page"}
     return Field(default, description=help, json_schema_extra=extra, **bounds)
 
 

@@ -19,6 +19,8 @@ from app.experiments.lessons import Finite, lesson_field
 MAX_LOGITS = 256   # the explorer's longest sequence; a 256×256 Jacobian per scale stays cheap
 MAX_SCALES = 64
 SCALE_LIMIT = 1e4
+# The page's sweep: 41 scales from 10^-1.5 to 10^2.5, even steps on a log axis.
+SWEEP_SCALES = tuple(round(10 ** (k / 10), 6) for k in range(-15, 26))
 
 
 class SoftmaxRequest(BaseModel):

@@ -1,0 +1,105 @@
+// Shared by the four lesson pages (/chain, /layernorm, /softmax, /precision): URL specs derived from a lesson
+// request model's schema (handed over in pageData.extra.schema), vector text boxes and sliders the page binds
+// itself, and number formatting that keeps enough digits to be exact.
+import { pageData, t } from './i18n.js';
+
+/** The page's URL state, remembered from the first chart load so the page's own buttons can update it. */
+export const handle = { url: null };
+
+export function remember(ctx) {
+  handle.url = ctx.url;
+}
+
+/** Specs for scalar fields (number, integer, enum) of a schema; labels are i18n keys `<prefix>.<name>`. */
+export function scalarSpecs(prefix, names, schema = pageData.extra.schema) {
+  return names.map((name) => {
+    const p = schema[name];
+    return {
+      name, type: p.type, enum: p.enum, default: p.default,
+      min: p.minimum ?? p.exclusiveMinimum, max: p.maximum ?? p.exclusiveMaximum,
+      exclusiveMin: 'exclusiveMinimum' in p, exclusiveMax: 'exclusiveMaximum' in p,
+      group: p.group || 'page', label: `${prefix}.${name}`, help: `${prefix}.${name}.help`,
+    };
+  });
+}
+
+/** A vector kept in the URL as "8,2,2,4" and edited with the page's own text box (not the settings panel). */
+export function vectorSpec(name, schema = pageData.extra.schema) {
+  const p = schema[name];
+  return { name, type: 'list', default: p.default.map(String), minItems: p.minItems, maxItems: p.maxItems, internal: true };
+}
+
+/** A page-only number (e.g. a slider) that lives in the URL but not in the settings panel. */
+export function sliderSpec(name, fallback, min, max) {
+  return { name, type: 'number', default: fallback, min, max, internal: true };
+}
+
+/** Text "8, 2 2;4" -> ["8", "2", "2", "4"]; the server names any entry that is not a number. */
+export function splitVector(text) {
+  return text.split(/[\s,;]+/).map((s) => s.trim()).filter(Boolean);
+}
+
+/** URL list values are strings; the API wants numbers (a non-number becomes NaN -> null -> a 422 naming x.i). */
+export function numbers(values) {
+  return values.map(Number);
+}
+
+/** Bind a text box + Apply button to a vector key of the URL state. */
+export function bindVector(name) {
+  const input = document.getElementById(`vec-${name}`);
+  const button = document.getElementById(`apply-${name}`);
+  if (!input) return;
+  const apply = () => handle.url?.update({ [name]: splitVector(input.value) });
+  button?.addEventListener('click', apply);
+  input.addEventListener('keydown', (event) => { if (event.key === 'Enter') apply(); });
+}
+
+export function syncVector(name, values) {
+  const input = document.getElementById(`vec-${name}`);
+  if (input && document.activeElement !== input) input.value = values.join(', ');
+}
+
+/** Bind a range slider (id slider-<name>) and its <output id="out-<name>"> to a number key; `toState` maps the slider position. */
+export function bindSlider(name, { toState = Number, show = String } = {}) {
+  const slider = document.getElementById(`slider-${name}`);
+  const output = document.getElementById(`out-${name}`);
+  if (!slider) return;
+  slider.addEventListener('input', () => {
+    const value = toState(Number(slider.value));
+    if (output) output.textContent = show(value);
+    handle.url?.update({ [name]: value }, { push: false });
+  });
+}
+
+export function syncSlider(name, value, { fromState = Number, show = String } = {}) {
+  const slider = document.getElementById(`slider-${name}`);
+  const output = document.getElementById(`out-${name}`);
+  if (slider && document.activeElement !== slider) slider.value = String(fromState(value));
+  if (output) output.textContent = show(value);
+}
+
+/** A number with `digits` significant digits, exponent form when very small or large; null (overflow) says so. */
+export function precise(value, digits = 6) {
+  if (value === null || value === undefined || !Number.isFinite(value)) return t('lesson.overflow');
+  const size = Math.abs(value);
+  if (size !== 0 && (size < 1e-3 || size >= 1e6)) {
+    const [mantissa, exponent] = value.toExponential(digits - 1).split('e');
+    return `${Number(mantissa)}e${Number(exponent)}`;   // 1.00000e-192 -> 1e-192
+  }
+  return String(Number(value.toPrecision(digits)));
+}
+
+/** Create an element with text or children, for the step lists and tables the pages render. */
+export function el(tag, attributes = {}, children = []) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attributes)) node.setAttribute(k, v);
+  node.append(...[].concat(children).map((c) => (typeof c === 'string' ? document.createTextNode(c) : c)));
+  return node;
+}
+
+/** Query string of the given state keys, for GET endpoints. */
+export function queryOf(state, names) {
+  const params = new URLSearchParams();
+  names.forEach((name) => params.set(name, String(state[name])));
+  return params.toString();
+}

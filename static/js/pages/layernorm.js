@@ -1,0 +1,105 @@
+// /layernorm: LayerNorm (Ba et al. 2016) and RMSNorm (Zhang & Sennrich 2019) of the same vector, side by side,
+// each step with its formula, from two POST /api/layernorm calls (the server checks itself against torch).
+import { runPage } from '../page.js';
+import { postJSON } from '../api.js';
+import { layout, PALETTE, t } from '../charts.js';
+import { lang } from '../i18n.js';
+import { scalarSpecs, vectorSpec, sliderSpec, remember, numbers, bindVector, syncVector, bindSlider, syncSlider,
+  precise, el } from '../lessons.js';
+
+const KINDS = ['layernorm', 'rmsnorm'];
+const SHOWN_VALUES = 12;   // a step lists at most this many coordinates
+const STEP_MS = 700;
+
+/** γ and β are page sliders applied to every coordinate; RMSNorm has no β. */
+function body(state, kind) {
+  const x = numbers(state.x);
+  const request = { x, kind, eps: state.eps };
+  if (state.gamma !== 1) request.gamma = x.map(() => state.gamma);
+  if (kind === 'layernorm' && state.beta !== 0) request.beta = x.map(() => state.beta);
+  return request;
+}
+
+async function loadBoth(state, ctx) {
+  remember(ctx);
+  syncVector('x', state.x);
+  syncSlider('gamma', state.gamma);
+  syncSlider('beta', state.beta);
+  const [layernorm, rmsnorm] = await Promise.all(KINDS.map((kind) => postJSON('/api/layernorm', body(state, kind), { signal: ctx.signal })));
+  const data = { layernorm, rmsnorm, x: numbers(state.x), gamma: state.gamma, beta: state.beta };
+  renderSteps(data);
+  return data;
+}
+
+function valueText(step) {
+  if (step.scalar) return precise(step.value);
+  const shown = step.value.slice(0, SHOWN_VALUES).map((v) => precise(v, 4)).join(', ');
+  return `[${shown}${step.value.length > SHOWN_VALUES ? ', …' : ''}]`;
+}
+
+function renderSteps(data) {
+  for (const kind of KINDS) {
+    const list = document.getElementById(`steps-${kind}`);
+    if (!list) continue;   // embeds show the chart only
+    const answer = data[kind];
+    list.replaceChildren(...answer.steps.map((step) => el('li', {}, [
+      el('strong', {}, lang === 'zh' ? step.label_zh : step.label), ': ',
+      el('span', { class: 'formula' }, lang === 'zh' ? step.formula_zh : step.formula),
+      ...(step.worked ? [el('span', { class: 'worked' }, step.worked)] : []),
+      el('span', { class: 'value' }, `= ${valueText(step)}`),
+    ])));
+    const check = answer.torch_check;
+    document.getElementById(`check-${kind}`).textContent = t('layernorm.check', {
+      op: check.op.split('.').pop(), diff: precise(check.max_abs_difference, 2) });
+  }
+}
+
+/** Reveal the steps one at a time, both columns together, so a class can follow the arithmetic. */
+function playSteps() {
+  const columns = KINDS.map((kind) => [...document.querySelectorAll(`#steps-${kind} li`)]);
+  columns.flat().forEach((item) => item.classList.add('pending'));
+  const rows = Math.max(...columns.map((c) => c.length));
+  for (let i = 0; i < rows; i += 1) {
+    setTimeout(() => columns.forEach((c) => c[i]?.classList.remove('pending')), STEP_MS * (i + 1));
+  }
+}
+
+function layernormFigure(data, state) {
+  const theme = state.theme;
+  const fig = { data: [], layout: layout(theme, { title: t('chart.layernorm.title'), x: t('layernorm.axis.x'),
+    y: t('layernorm.axis.y') }) };
+  const index = data.x.map((_, i) => i + 1);
+  const bar = (name, y, color) => ({ type: 'bar', name, x: index, y, marker: { color },
+    hovertemplate: `%{y:.4g}<extra>${name}</extra>` });
+  fig.data.push(bar(t('layernorm.series.x'), data.x, '#8a9099'));
+  fig.data.push(bar(t('layernorm.series.layernorm'), data.layernorm.output, PALETTE.blue));
+  fig.data.push(bar(t('layernorm.series.rmsnorm'), data.rmsnorm.output, PALETTE.vermillion));
+  fig.layout.barmode = 'group';
+  return fig;
+}
+
+function layernormCaption(data) {
+  const ln = data.layernorm;
+  const rmsOut = data.rmsnorm.output;
+  const rmsMean = rmsOut.every(Number.isFinite) ? rmsOut.reduce((a, b) => a + b, 0) / rmsOut.length : null;
+  return t('layernorm.caption', { mean: precise(ln.mean, 4), variance: precise(ln.variance, 4), n: ln.n,
+    rms: precise(ln.rms, 4), beta: precise(data.beta, 3), rms_mean: precise(rmsMean, 3) });
+}
+
+runPage({
+  params: [vectorSpec('x'), sliderSpec('gamma', 1, -3, 3), sliderSpec('beta', 0, -3, 3), ...scalarSpecs('layernorm.field', ['eps'])],
+  charts: [{
+    key: 'layernorm',
+    dataKey: (state) => [state.x, state.gamma, state.beta, state.eps],
+    load: loadBoth,
+    figure: layernormFigure,
+    caption: layernormCaption,
+    table: (data) => data.x.map((x, i) => ({ i: i + 1, x, layernorm: data.layernorm.output[i], rmsnorm: data.rmsnorm.output[i],
+      layernorm_normalized: data.layernorm.normalized[i], rmsnorm_normalized: data.rmsnorm.normalized[i] })),
+  }],
+});
+
+bindVector('x');
+bindSlider('gamma');
+bindSlider('beta');
+document.getElementById('play-steps')?.addEventListener('click', playSteps);
