@@ -138,14 +138,23 @@ ensure_base_image() {
 fetch_wheels() {
     local python=python3
     [ -x .venv/bin/python ] && python=.venv/bin/python
-    local pip=("$python" -m pip)
+    local pip=("$python" -m pip) stamp
+    stamp=$(sha256sum pyproject.toml | cut -c1-16)
+    if [ -f wheels/.pyproject-stamp ] && [ "$(cat wheels/.pyproject-stamp)" = "$stamp" ] \
+        && ls wheels/torch-2.13.0*.whl >/dev/null 2>&1; then
+        return  # already fetched for this pyproject.toml
+    fi
     mkdir -p wheels
-    # (quiet: pip warns about this machine's local index folders that lack a package)
-    "${pip[@]}" download -q torch==2.13.0 --no-deps -d wheels/ 2>&1 | grep -v "is ignored" >&2 || true
     "$python" -c "import tomllib; print('\n'.join(tomllib.load(open('pyproject.toml', 'rb'))['project']['dependencies']))" \
         >"$WORK/requirements.txt"
-    "${pip[@]}" download -q -d wheels/ -r "$WORK/requirements.txt" 2>&1 | grep -v "is ignored" >&2 || true
+    if ! { "${pip[@]}" download -q torch==2.13.0 --no-deps -d wheels/ \
+           && "${pip[@]}" download -q -d wheels/ -r "$WORK/requirements.txt"; } >"$WORK/pip.log" 2>&1; then
+        grep -v "is ignored" "$WORK/pip.log" | tail -n 20  # (pip warns about local index folders lacking a package)
+        fail "pip download failed"
+    fi
     ls wheels/torch-2.13.0*.whl >/dev/null 2>&1 || fail "no torch 2.13.0 wheel in wheels/"
+    echo "$stamp" >wheels/.pyproject-stamp
+    log "fetched $(ls wheels/*.whl | wc -l) wheels into wheels/"
 }
 
 build_image() {

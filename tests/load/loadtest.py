@@ -28,9 +28,8 @@ from urllib.parse import urlparse
 
 import httpx
 
-DEPTHS = (6, 12, 24, 48)
 POSITIONS = ("pre", "post", "sandwich", "mix")
-SWEEP_DEPTHS = [1, 2, 4, 8, 16, 24]
+SWEEP_DEPTHS = [1, 2, 4, 8, 16, 32, 48]  # a small sweep: ~1 s of compute uncached
 
 
 @dataclass
@@ -41,6 +40,7 @@ class Tally:
     statuses: dict[str, dict[str, int]] = field(default_factory=lambda: defaultdict(lambda: defaultdict(int)))
     problems: list[str] = field(default_factory=list)
     sent: int = 0
+    traces_cached: int = 0  # answered from the cache or by joining an identical request in flight
 
     def record(self, kind: str, outcome: str, seconds: float, problem: str = "") -> None:
         self.latencies[kind].append(seconds * 1000)
@@ -66,21 +66,36 @@ class Room:
         try:
             response = await client.request(method, path, **kw)
             if kind == "sweep" and response.status_code == 200:
-                lines = [json.loads(line) for line in response.text.splitlines() if line.strip()]
-                if not lines or lines[-1].get("type") != "done":
-                    raise ValueError(f"sweep stream ended without 'done' after {len(lines)} lines")
+                busy = self.sweep_busy(response)
+                if busy is not None:  # the stream said "busy" itself: the same back-pressure as a 503
+                    self.tally.record(kind, "503", time.perf_counter() - started)
+                    await asyncio.sleep(min(busy, 5.0))
+                    return None
         except (httpx.HTTPError, ValueError) as exc:
             self.tally.record(kind, "error", time.perf_counter() - started, f"{type(exc).__name__}: {exc}")
             return None
         elapsed, status = time.perf_counter() - started, response.status_code
         if 200 <= status < 300:
             self.tally.record(kind, "ok", elapsed)
+            if kind.startswith("trace") and response.json()["summary"]["cached"]:
+                self.tally.traces_cached += 1
             return response
         if status in (429, 503) and response.headers.get("retry-after", "").isdigit():
             self.tally.record(kind, str(status), elapsed)
             await asyncio.sleep(min(float(response.headers["retry-after"]), 5.0))
             return None
         self.tally.record(kind, "error", elapsed, f"{method} {path} -> {status} {response.text[:200]}")
+        return None
+
+    @staticmethod
+    def sweep_busy(response: httpx.Response) -> float | None:
+        """Seconds to wait if the NDJSON stream ended with a busy line; ValueError if it ended any other way."""
+        lines = [json.loads(line) for line in response.text.splitlines() if line.strip()]
+        last = lines[-1] if lines else {}
+        if last.get("type") == "error" and last.get("status") in (429, 503) and "retry_after" in last:
+            return float(last["retry_after"])
+        if last.get("type") != "done":
+            raise ValueError(f"sweep stream ended without 'done' after {len(lines)} lines: {str(last)[:200]}")
         return None
 
     async def student(self, seed: int) -> None:
@@ -93,7 +108,7 @@ class Room:
                     if not self.open():
                         return
                     await asyncio.sleep(rng.uniform(*self.args.think))
-                    body = {"depth": rng.choice(DEPTHS), "norm_position": rng.choice(POSITIONS)}
+                    body = {"depth": rng.randint(1, self.args.max_depth), "norm_position": rng.choice(POSITIONS)}
                     await self.request(client, "trace_changed", "POST", "/api/trace", json=body)
                 if self.open():
                     await asyncio.sleep(rng.uniform(*self.args.think))
@@ -153,7 +168,9 @@ def report(tally: Tally, wall_s: float, args: argparse.Namespace) -> tuple[str, 
         served += st["ok"] + st["429"] + st["503"]
         lines.append(f"{kind:<14}{len(lat):>6}{st['ok']:>6}{st['429']:>5}{st['503']:>5}{st['error']:>5}"
                      f"{percentile(lat, 50):>9.0f}{percentile(lat, 95):>9.0f}{max(lat):>9.0f}")
-    lines.append(f"requests served: {served} ({served / wall_s:.1f}/s), errors: {errors}")
+    traces = sum(tally.statuses[k]["ok"] for k in ("trace_default", "trace_changed"))
+    lines.append(f"requests served: {served} ({served / wall_s:.1f}/s), errors: {errors}; "
+                 f"traces from cache or coalesced: {tally.traces_cached}/{traces}")
     lines += [f"  problem: {p}" for p in tally.problems]
     return "\n".join(lines), errors
 
@@ -203,7 +220,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--page", default="/", help="the page students open (default /)")
     parser.add_argument("--max-requests", type=int, default=20000, help="stop sending after this many")
     parser.add_argument("--timeout", type=float, default=60.0, help="per-request timeout; a timeout is an error")
-    parser.add_argument("--think", type=float, nargs=2, default=(0.5, 2.0), metavar=("MIN", "MAX"),
+    parser.add_argument("--max-depth", type=int, default=96, help="students pick depths 1..this (default 96)")
+    parser.add_argument("--think", type=float, nargs=2, default=(1.0, 4.0), metavar=("MIN", "MAX"),
                         help="seconds a student pauses between actions")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", help="also write the figures to this file")
