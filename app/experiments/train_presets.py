@@ -12,55 +12,94 @@ from typing import Any
 from app.config import PRESETS, TraceConfig, preset_config
 from app.experiments.train import TrainRequest
 
-# A deep, narrow stack that learns `copy` in a few hundred steps when it trains at all.
-DEEP = {"depth": 24, "d_model": 64, "n_heads": 4, "seq_len": 16, "vocab_size": 16, "batch": 16}
-SHALLOW = {**DEEP, "depth": 6}
+# Run kinds: every architecture preset of app.config, plus two that separate the norm's position from the
+# initialisation (the app.config presets use the 2017 recipe for Post-LN and GPT-2's for Pre-LN).
+EXTRA_KINDS: dict[str, dict[str, Any]] = {
+    "pre_ln_2017": {"arch": "pre_ln", "overrides": {"init": "xavier", "activation": "relu"},
+                    "label": "Pre-LN, 2017 init (Xavier, ReLU)", "label_zh": "Pre-LN，2017 初始化（Xavier、ReLU）"},
+    "post_ln_gpt2": {"arch": "post_ln", "overrides": {"init": "gpt2", "activation": "gelu"},
+                     "label": "Post-LN, GPT-2 init (small branches)", "label_zh": "Post-LN，GPT-2 初始化（分支很小）"},
+}
+RUN_KINDS: dict[str, dict[str, Any]] = {
+    **{key: {"arch": key, "overrides": {}, "label": p["name"], "label_zh": p["name_zh"]} for key, p in PRESETS.items()},
+    **EXTRA_KINDS,
+}
+
+# Deep enough that the 2017 Post-LN recipe stops learning, small enough to train in ~15 s a run on one core.
+DEEP = {"depth": 12, "d_model": 64, "n_heads": 4, "seq_len": 16, "vocab_size": 16, "batch": 16, "seed": 0}
 SETTINGS = {"task": "copy", "steps": 300, "lr": 1e-3, "warmup_steps": 0, "optimizer": "adam", "clip": None, "seed": 0}
 
 TRAIN_PRESETS: dict[str, dict[str, Any]] = {
-    "deep_post_vs_pre": {
-        "name": "24 blocks, no warm-up: Post-LN vs Pre-LN",
-        "name_zh": "24 块、无预热：Post-LN 对比 Pre-LN",
-        "caption": "Same 24-block stack, same data, Adam at lr 1e-3 from step 1. When we ran it, Pre-LN left the "
-                   "plateau after about 100 steps and copied perfectly by step 300; Post-LN stayed at the loss of "
-                   "a uniform guess (ln 15 ≈ 2.71) for all 300 steps: it did not blow up, it just never learned.",
-        "caption_zh": "同一个 24 块的模型、同样的数据、从第 1 步起就用学习率 1e-3 的 Adam。我们运行时，Pre-LN 约 100 步后"
-                      "走出平台期，到第 300 步能完美复制；Post-LN 在全部 300 步里一直停在均匀猜测的损失（ln 15 ≈ 2.71）："
-                      "它没有发散，只是始终学不会。",
-        "archs": ["post_ln", "pre_ln"], "base": DEEP, "settings": {},
+    "post_vs_pre": {
+        "name": "12 blocks, no warm-up: Post-LN vs Pre-LN",
+        "name_zh": "12 块、无预热：Post-LN 对比 Pre-LN",
+        "caption": ('Same 12-block stack, same 2017 initialisation (Xavier, ReLU), same data, Adam at lr 1e-3 from step '
+                    "1: only the norm's place differs. When we ran it, Post-LN never left the loss of a uniform guess "
+                    'and scored at chance on held-out sequences; it did not blow up, it just did not learn. Pre-LN '
+                    'copied every held-out sequence perfectly.'),
+        "caption_zh": ('同一个 12 块的模型、同样的 2017 初始化（Xavier、ReLU）、同样的数据、从第 1 步起就用学习率 1e-'
+                       '3 的 Adam：只有归一化的位置不同。我们运行时，Post-LN 的损失始终停在均匀猜测的水平，在留出序列上的准确率只'
+                       '有随机水平；它没有发散，只是学不会。Pre-LN 则完美复制了每个留出序列。'),
+        "runs": ["post_ln", "pre_ln_2017"], "base": DEEP, "settings": {},
     },
-    "deep_warmup": {
-        "name": "24 blocks with 100 warm-up steps",
-        "name_zh": "24 块，预热 100 步",
-        "caption": "The same pair with the learning rate ramped up linearly over the first 100 steps. When we ran it, "
-                   "warm-up did not rescue Post-LN within 300 steps at this depth: it still sat at ln 15 ≈ 2.71, "
-                   "while Pre-LN learned a little later than without warm-up.",
-        "caption_zh": "同样两个模型，学习率在前 100 步线性升高。我们运行时，在这个深度下预热没能在 300 步内救回 Post-LN："
-                      "它仍停在 ln 15 ≈ 2.71，而 Pre-LN 比不预热时学会得稍晚一些。",
-        "archs": ["post_ln", "pre_ln"], "base": DEEP, "settings": {"warmup_steps": 100},
+    "warmup": {
+        "name": "The same, with 100 warm-up steps",
+        "name_zh": "同上，预热 100 步",
+        "caption": ('The same pair, with the learning rate ramped up linearly over the first 100 steps. When we ran it, '
+                    'warm-up got Post-LN moving: its loss fell below the uniform guess and it predicted a good part of '
+                    'the answer tokens, but after 300 steps it still got no whole answer right, while Pre-LN was again '
+                    'perfect. Warm-up helps Post-LN; it does not make it as easy to train.'),
+        "caption_zh": ('同样两个模型，学习率在前 100 步线性升高。我们运行时，预热让 Post-LN 动了起来：损失降到均匀猜测以下，能预测'
+                       '出相当一部分答案词元，但 300 步后仍没有一个答案完全正确，而 Pre-LN 再次完美。预热对 Post-LN 有帮助'
+                       '，但不能让它像 Pre-LN 一样好训练。'),
+        "runs": ["post_ln", "pre_ln_2017"], "base": DEEP, "settings": {"warmup_steps": 100},
     },
-    "deep_fixes": {
-        "name": "24 blocks: DeepNorm and ReZero",
-        "name_zh": "24 块：DeepNorm 与 ReZero",
-        "caption": "Two other ways to train a deep stack, beside Post-LN and Pre-LN, no warm-up.",
-        "caption_zh": "在 Post-LN 和 Pre-LN 之外，另外两种训练深层模型的办法，不预热。",
-        "archs": ["post_ln", "deepnorm", "rezero", "pre_ln"], "base": DEEP, "settings": {},
+    "fixes": {
+        "name": "12 blocks: what rescues Post-LN",
+        "name_zh": "12 块：什么能救回 Post-LN",
+        "caption": ('Post-LN (2017) beside three ways to make a deep stack train without warm-up: DeepNorm (up-weighted '
+                    'shortcut, down-scaled branches), ReZero (no norm, every block starts as the identity) and Post-LN '
+                    "with GPT-2's small initialisation. When we ran it, all three learned to copy perfectly, DeepNorm "
+                    'and ReZero fastest. Note the last one: at this depth the failure of Post-LN is as much about the '
+                    "size of the branches at the start as about the norm's position."),
+        "caption_zh": ('Post-LN（2017）与三种无需预热就能训练深层模型的办法并排：DeepNorm（放大捷径、缩小分支）、ReZero'
+                       '（不用归一化，每个块开始时都是恒等映射）以及使用 GPT-2 小初始化的 Post-LN。我们运行时，三者都学会了完美复'
+                       '制，DeepNorm 和 ReZero 最快。注意最后一个：在这个深度，Post-LN 的失败既取决于归一化的位置，也取'
+                       '决于分支在开始时的大小。'),
+        "runs": ["post_ln", "deepnorm", "rezero", "post_ln_gpt2"], "base": DEEP, "settings": {},
     },
-    "shallow_control": {
-        "name": "Control: 6 blocks, Post-LN vs Pre-LN",
-        "name_zh": "对照：6 块，Post-LN 对比 Pre-LN",
-        "caption": "The same comparison with only 6 blocks. When we ran it, both learned to copy perfectly in 300 "
-                   "steps: Post-LN's trouble is a deep-stack problem.",
-        "caption_zh": "同样的对比，但只有 6 块。我们运行时，两者都在 300 步内学会了完美复制：Post-LN 的麻烦是深层模型才有的问题。",
-        "archs": ["post_ln", "pre_ln"], "base": SHALLOW, "settings": {},
+    "shallow": {
+        "name": "Control: 6 blocks",
+        "name_zh": "对照：6 块",
+        "caption": ('The first comparison with 6 blocks instead of 12. When we ran it, both learned to copy perfectly '
+                    "within 300 steps: at this scale Post-LN's trouble appears with depth."),
+        "caption_zh": ('把第一个对比的 12 块换成 6 块。我们运行时，两者都在 300 步内学会了完美复制：在这个规模下，Post-LN 的'
+                       '麻烦随深度出现。'),
+        "runs": ["post_ln", "pre_ln_2017"], "base": {**DEEP, "depth": 6}, "settings": {},
+    },
+    "deeper": {
+        "name": "24 blocks with warm-up",
+        "name_zh": "24 块，带预热",
+        "caption": ('24 blocks with 100 warm-up steps. When we ran it, warm-up was no longer enough: Post-LN stayed at '
+                    'the uniform guess for all 300 steps, while Pre-LN learned to copy perfectly. The longest preset: '
+                    'about a minute.'),
+        "caption_zh": ('24 块，预热 100 步。我们运行时，预热已经不够了：Post-LN 在全部 300 步里都停在均匀猜测的水平，而 P'
+                       're-LN 学会了完美复制。这是最慢的预设：大约一分钟。'),
+        "runs": ["post_ln", "pre_ln_2017"], "base": {**DEEP, "depth": 24}, "settings": {"warmup_steps": 100},
     },
 }
+
+
+def kind_config(kind: str, base: TraceConfig) -> TraceConfig:
+    spec = RUN_KINDS[kind]
+    cfg = preset_config(spec["arch"], base)
+    return cfg.model_copy(update=spec["overrides"]) if spec["overrides"] else cfg
 
 
 def preset_runs(key: str) -> list[TraceConfig]:
     preset = TRAIN_PRESETS[key]
     base = TraceConfig(**preset["base"])
-    return [preset_config(arch, base) for arch in preset["archs"]]
+    return [kind_config(kind, base) for kind in preset["runs"]]
 
 
 def preset_settings(key: str) -> dict[str, Any]:
@@ -75,8 +114,41 @@ def presets_payload() -> list[dict[str, Any]]:
     """What the page needs: names, captions, labelled run configs and settings, in English and Chinese."""
     out = []
     for key, preset in TRAIN_PRESETS.items():
-        runs = [{"arch": arch, "label": PRESETS[arch]["name"], "label_zh": PRESETS[arch]["name_zh"],
-                 "config": cfg.model_dump()} for arch, cfg in zip(preset["archs"], preset_runs(key))]
+        runs = [{"kind": kind, "label": RUN_KINDS[kind]["label"], "label_zh": RUN_KINDS[kind]["label_zh"],
+                 "config": cfg.model_dump()} for kind, cfg in zip(preset["runs"], preset_runs(key))]
         out.append({"key": key, "name": preset["name"], "name_zh": preset["name_zh"], "caption": preset["caption"],
-                    "caption_zh": preset["caption_zh"], "runs": runs, "settings": preset_settings(key)})
+                    "caption_zh": preset["caption_zh"], "runs": runs, "base": preset["base"],
+                    "settings": preset_settings(key)})
     return out
+
+
+def kinds_payload() -> list[dict[str, Any]]:
+    """Run kinds for the page's run pickers: an app.config preset plus fixed overrides."""
+    return [{"key": key, "arch": spec["arch"], "overrides": spec["overrides"], "label": spec["label"],
+             "label_zh": spec["label_zh"]} for key, spec in RUN_KINDS.items()]
+
+
+def measure(keys: list[str] | None = None) -> None:
+    """Re-run presets and print what happened (python -m app.experiments.train_presets [key ...])."""
+    from app.experiments.train import train_events
+
+    for key in keys or list(TRAIN_PRESETS):
+        kinds, losses = TRAIN_PRESETS[key]["runs"], {}
+        for event in train_events(preset_request(key)):
+            if event["type"] == "step":
+                losses.setdefault(event["run"], []).append(event["loss"])
+            if event["type"] == "done":
+                curve = losses[event["run"]]
+                marks = [curve[min(len(curve) - 1, int(len(curve) * f))] for f in (0, 0.25, 0.5, 0.75, 1)]
+                print(f"{key:12s} {kinds[event['run']]:14s} diverged={event['diverged']} loss@0,25,50,75,100%="
+                      f"{[round(m, 3) for m in marks]} eval_loss={event['eval_loss']:.3f} "
+                      f"accuracy={event['accuracy']:.3f} whole={event['sequence_accuracy']:.3f}", flush=True)
+
+
+if __name__ == "__main__":
+    import sys
+
+    import torch
+
+    torch.set_num_threads(1)
+    measure(sys.argv[1:])

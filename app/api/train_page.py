@@ -1,0 +1,97 @@
+"""The /train page: its strings (English + Chinese) and its registration; data for the page's module in `extra`."""
+from __future__ import annotations
+
+from fastapi import APIRouter
+
+from app import i18n
+from app.config import TraceConfig
+from app.experiments.tasks import tasks_payload
+from app.experiments.train import MAX_STEPS, MAX_TRAIN_MACS, TrainRequest, training_macs
+from app.experiments.train_presets import DEEP, SETTINGS, kinds_payload, presets_payload
+from app.pages import Page, register_page
+
+SIZE_FIELDS = ("depth", "d_model", "n_heads", "seq_len", "vocab_size", "batch")
+
+STRINGS = {
+    "nav.train": ("Training", "训练"),
+    "train.title": ("Does it train? A real training run", "能训练吗？一次真实的训练"),
+    "train.intro": ("Short real training runs on this server, side by side on the same data: a small Transformer learns to copy "
+                    "(or reverse, or sort) a sequence. Pick a preset, press Start, and watch the loss curves and the per-layer "
+                    "gradients change while it learns.",
+                    "在本服务器上进行的简短真实训练，多个模型在同样的数据上并排训练：一个小 Transformer 学习复制（或反转、排序）"
+                    "一个序列。选择一个预设，按“开始”，观察学习过程中损失曲线和逐层梯度的变化。"),
+    "train.presets": ("Presets (found by real runs)", "预设（由真实训练得出）"),
+    "train.start": ("Start training", "开始训练"),
+    "train.stop": ("Stop", "停止"),
+    "train.idle": ("Choose the runs and settings, then press Start.", "选择要训练的模型和设置，然后按“开始训练”。"),
+    "train.progress": ("Step {step} of {steps}", "第 {step} / {steps} 步"),
+    "train.running": ("Training… step {step} of {steps}", "训练中… 第 {step} / {steps} 步"),
+    "train.finished": ("Finished in {seconds} s.", "用时 {seconds} 秒完成。"),
+    "train.stopped": ("Stopped at step {step}; the server run was cancelled.", "在第 {step} 步停止；服务器上的训练已取消。"),
+    "train.busy": ("Another training run is using this server; try again in {s} s.", "另一个训练正在使用本服务器；请 {s} 秒后再试。"),
+    "train.runs": ("Runs to train (1 to 4)", "要训练的模型（1 到 4 个）"),
+    "train.run_n": ("Run {n}", "模型 {n}"),
+    "train.group.training": ("Training", "训练"),
+    "train.task": ("Task", "任务"),
+    "train.steps": ("Steps", "步数"),
+    "train.lr": ("Learning rate", "学习率"),
+    "train.warmup_steps": ("Warm-up steps (linear)", "预热步数（线性）"),
+    "train.optimizer": ("Optimizer", "优化器"),
+    "train.clip": ("Gradient clipping (max norm, 0 = off)", "梯度裁剪（最大范数，0 = 不裁剪）"),
+    "train.seed": ("Seed (weights and data)", "随机种子（权重和数据）"),
+    "train.profile": ("Per-layer quantity", "逐层的量"),
+    "train.loss_scale": ("Loss axis", "损失纵轴"),
+    "train.profile_scale": ("Per-layer axis", "逐层纵轴"),
+    "enum.optimizer.adam": ("Adam", "Adam"),
+    "enum.optimizer.adamw": ("AdamW (weight decay 0.01)", "AdamW（权重衰减 0.01）"),
+    "enum.optimizer.sgd": ("SGD (momentum 0.9)", "SGD（动量 0.9）"),
+    "enum.task.copy": ("Copy: a b c | a b c", "复制：a b c | a b c"),
+    "enum.task.reverse": ("Reverse: a b c | c b a", "反转：a b c | c b a"),
+    "enum.task.sort": ("Sort: c a b | a b c", "排序：c a b | a b c"),
+    "enum.profile.grad_norm": ("Gradient ‖∂loss/∂x_l‖", "梯度 ‖∂loss/∂x_l‖"),
+    "enum.profile.param_grad_norm": ("Weight gradient of block l", "第 l 块权重的梯度"),
+    "enum.profile.act_norm": ("Stream norm ‖x_l‖", "残差流范数 ‖x_l‖"),
+    "chart.train_loss.title": ("Training loss on the answer tokens", "答案词元上的训练损失"),
+    "chart.train_loss.x": ("Optimizer step", "优化步"),
+    "chart.train_loss.y": ("Cross-entropy loss", "交叉熵损失"),
+    "chart.train_loss.chance": ("uniform guess: ln {symbols} = {value}", "均匀猜测：ln {symbols} = {value}"),
+    "chart.train_loss.diverged": ("diverged", "发散"),
+    "caption.train_loss": ("Loss on the second half only (the first half is random and cannot be predicted). "
+                           "A flat line at the dashed level means the model learned nothing.",
+                           "只计算后半段的损失（前半段是随机的，无法预测）。停在虚线高度的平线表示模型什么也没学到。"),
+    "caption.train_loss_done": ("{label}: final loss {loss}, held-out accuracy {accuracy} ({whole} of answers fully right).",
+                                "{label}：最终损失 {loss}，留出集准确率 {accuracy}（完全正确的答案占 {whole}）。"),
+    "caption.train_loss_diverged": ("{label}: diverged at step {step} (loss or gradient became inf/NaN).",
+                                    "{label}：在第 {step} 步发散（损失或梯度变成 inf/NaN）。"),
+    "chart.train_profile.title": ("Per layer at step {step}", "第 {step} 步的逐层数值"),
+    "chart.train_profile.title_idle": ("Per layer (recorded every few steps)", "逐层数值（每隔几步记录一次）"),
+    "caption.train_profile": ("The latest of the per-layer snapshots taken every few steps. Watch how much gradient reaches the "
+                              "first layers as each run learns, and switch to the stream norm to see it grow with depth.",
+                              "每隔几步记录一次逐层数值，这里显示最新一次。观察每个模型在学习过程中有多少梯度传到前几层；"
+                              "切换到残差流范数，可以看到它随深度增长。"),
+}
+i18n.register(STRINGS)
+
+
+def _schema_for(fields: tuple[str, ...]) -> dict:
+    """The TraceConfig JSON schema restricted to the size fields the page shows (bounds and labels from one source)."""
+    schema = TraceConfig.model_json_schema()
+    return {"properties": {name: schema["properties"][name] for name in fields}}
+
+
+def _settings_bounds() -> dict:
+    props = TrainRequest.model_json_schema()["properties"]
+    return {name: {k: v for k, v in props[name].items() if k in ("minimum", "maximum", "exclusiveMinimum", "enum")}
+            for name in ("task", "steps", "lr", "warmup_steps", "optimizer", "seed")}
+
+
+def register(router: APIRouter) -> None:
+    extra = {
+        "presets": presets_payload(), "kinds": kinds_payload(), "tasks": tasks_payload(),
+        "size_schema": _schema_for(SIZE_FIELDS), "size_defaults": {k: DEEP[k] for k in SIZE_FIELDS},
+        "settings_defaults": SETTINGS, "settings_bounds": _settings_bounds(),
+        "limits": {"max_steps": MAX_STEPS, "max_train_macs": MAX_TRAIN_MACS,
+                   "macs_per_step_default": training_macs(TraceConfig(**DEEP), 1)},
+    }
+    register_page(Page(key="train", path="/train", title_key="train.title", charts=("train-loss", "train-profile"),
+                       nav_key="nav.train", nav_order=60, model_controls=False, extra=extra), router)
