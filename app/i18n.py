@@ -142,11 +142,11 @@ STRINGS: dict[str, tuple[str, str]] = {
                             "有无捷径时，梯度能传多远，在每个深度上看。"),
     "home.card.compare": ("Pre-LN against Post-LN (or any 2 to 4 variants) in aligned panels.",
                           "Pre-LN 对比 Post-LN（或任意 2 到 4 种变体），面板对齐。"),
-    "chart.tour.title": ("Stream norm per layer, 24 blocks: Pre-LN grows, Post-LN stays at √d",
-                         "24 块网络每层的残差流范数：Pre-LN 增长，Post-LN 保持在 √d"),
-    "caption.tour": ("Same sizes, same seed. Post-LN normalizes after every add, so each token vector has length √64 = 8 at every layer. "
+    "chart.tour.title": ("Stream norm per layer in a 24-block Transformer: Post-LN vs Pre-LN",
+                         "24 块 Transformer 每层的残差流范数：Post-LN 对比 Pre-LN"),
+    "caption.tour": ("Same sizes, initialisation and seed. Post-LN normalizes after every add, so each token vector has length √{d} = {value} at every layer. "
                      "Pre-LN adds each block's output to an unnormalized stream, which keeps getting longer.",
-                     "尺寸和随机种子相同。Post-LN 每次相加后都归一化，所以每层每个词元向量的长度都是 √64 = 8。"
+                     "尺寸、初始化和随机种子都相同。Post-LN 每次相加后都归一化，所以每层每个词元向量的长度都是 √{d} = {value}。"
                      "Pre-LN 把每个块的输出加到未归一化的残差流上，残差流越来越长。"),
     # /norms
     "norms.title": ("The snowball: activation norms along the residual stream", "滚雪球：残差流上的激活范数"),
@@ -183,10 +183,10 @@ STRINGS: dict[str, tuple[str, str]] = {
     "series.with_residual": ("With residual ({residual})", "有残差（{residual}）"),
     "series.without_residual": ("Without residual (plain stack)", "无残差（普通堆叠）"),
     "caption.grad_profile": ("Read from right to left: the gradient starts at the last layer and travels back. With the shortcut it reaches "
-                             "layer 1 with {with_ratio} of its size at layer {depth}; without it, {without_ratio}. Each plain layer multiplies "
-                             "the gradient by its own derivative, so the product shrinks or explodes with depth.",
-                             "从右往左读：梯度从最后一层出发往回传。有捷径时，到达第 1 层时是第 {depth} 层大小的 {with_ratio}；"
-                             "没有捷径时是 {without_ratio}。普通堆叠的每一层都把梯度乘上自己的导数，乘积随深度缩小或爆炸。"),
+                             "layer 1 at {with_ratio} times its size at layer {depth}; without it, at {without_ratio} times. Each plain layer "
+                             "multiplies the gradient by its own derivative, so the product shrinks or explodes with depth.",
+                             "从右往左读：梯度从最后一层出发往回传。有捷径时，到达第 1 层时是第 {depth} 层大小的 {with_ratio} 倍；"
+                             "没有捷径时是 {without_ratio} 倍。普通堆叠的每一层都把梯度乘上自己的导数，乘积随深度缩小或爆炸。"),
     "chart.grad_heatmap.title": ("Gradient reaching each layer, for every depth", "每个深度下到达各层的梯度"),
     "chart.grad_heatmap.colorbar": ("‖∂loss/∂x_l‖ (log)", "‖∂loss/∂x_l‖（对数）"),
     "chart.grad_heatmap.colorbar_rel": ("÷ last layer (log)", "÷ 最后一层（对数）"),
@@ -204,10 +204,12 @@ STRINGS: dict[str, tuple[str, str]] = {
     "chart.compare.y_norm": ("‖x_l‖", "‖x_l‖"),
     "chart.compare.y_grad": ("‖∂loss/∂x_l‖", "‖∂loss/∂x_l‖"),
     "caption.compare": ("Top row: how long the stream is after each layer. Bottom row: how much gradient each layer receives. "
-                        "Compare Post-LN's flat norms with its shrinking gradient toward layer 1, and Pre-LN's growing stream with its "
-                        "even gradient.",
-                        "上排：每层之后残差流的长度。下排：每层收到的梯度大小。对比 Post-LN 平坦的范数与它向第 1 层递减的梯度，"
-                        "以及 Pre-LN 不断增长的残差流与它均匀的梯度。"),
+                        "Post-LN pins every layer's norm at √d_model; Pre-LN lets the stream grow and passes the gradient back "
+                        "through the shortcut. Measured here:",
+                        "上排：每层之后残差流的长度。下排：每层收到的梯度大小。Post-LN 把每层的范数固定在 √d_model；"
+                        "Pre-LN 任由残差流增长，梯度经捷径传回。本次测得："),
+    "caption.compare.variant": ("{name}: stream ×{growth} from layer 1 to the last; layer 1 gets {survival}× the last layer's gradient.",
+                                "{name}：残差流从第 1 层到最后一层变为 {growth} 倍；第 1 层收到的梯度是最后一层的 {survival} 倍。"),
 }
 
 

@@ -37,14 +37,42 @@ export function layout(themeName, { title, x, y, xlog = false, ylog = false, leg
     title: { text: title, font: { size: theme.title }, x: 0.01, xanchor: 'left' },
     font: { family: FONT, size: theme.font, color: '#111' },
     paper_bgcolor: '#ffffff', plot_bgcolor: '#ffffff',
-    margin: { l: theme.margin, r: 24, t: theme.title * 2.6, b: theme.margin },
+    margin: { l: theme.margin, r: 24, t: theme.title * 2 + theme.font * 2.4, b: theme.margin },
     xaxis: axis(theme, x, { log: xlog }), yaxis: axis(theme, y, { log: ylog }),
+    // Legend in a row between the title and the plot, so it never hides data.
     legend: legendBelow
       ? { orientation: 'h', x: 0, y: -0.22, font: { size: theme.font } }
-      : { x: 0.01, y: 0.99, bgcolor: 'rgba(255,255,255,0.85)', bordercolor: '#bbb', borderwidth: 1, font: { size: theme.font } },
+      : { orientation: 'h', x: 0, xanchor: 'left', y: 1.0, yanchor: 'bottom', font: { size: theme.font } },
     hovermode: 'x unified', hoverlabel: { font: { size: theme.font } },
     shapes: [], annotations: [],
   };
+}
+
+/** Aligned panels: one column per variant, one row per quantity; every row shares its y axis, every column the x axis.
+ *  Returns the layout and axisFor(row, col) -> {xaxis, yaxis} names for the traces. */
+export function panels(themeName, { title, x, columns, rows }) {
+  const theme = themeOf(themeName);
+  const base = layout(themeName, { title });
+  const n = columns.length;
+  const id = (r, c) => r * n + c + 1;
+  const name = (letter, i) => (i === 1 ? letter : `${letter}${i}`);
+  Object.assign(base, { grid: { rows: rows.length, columns: n, pattern: 'independent', xgap: 0.06, ygap: 0.16 },
+    hovermode: 'closest', showlegend: false });
+  base.margin.t = theme.title * 2 + theme.font * 2.6;  // room for the column titles under the chart title
+  delete base.xaxis;
+  delete base.yaxis;
+  rows.forEach((row, r) => columns.forEach((column, c) => {
+    const i = id(r, c);
+    base[`xaxis${i === 1 ? '' : i}`] = axis(theme, r === rows.length - 1 ? x : '', { matches: i === 1 ? undefined : 'x' });
+    base[`yaxis${i === 1 ? '' : i}`] = axis(theme, c === 0 ? row.title : '', { log: row.log, showticklabels: c === 0,
+      matches: c === 0 ? undefined : name('y', id(r, 0)) });
+    if (r === 0) {
+      base.annotations.push({ xref: `${name('x', i)} domain`, x: 0.5, yref: `${name('y', i)} domain`, y: 1.02, yanchor: 'bottom',
+        text: `<b>${escapeText(column.text)}</b>`, showarrow: false, font: { size: theme.font + 1, color: column.color } });
+    }
+  }));
+  const axisFor = (r, c) => ({ xaxis: name('x', id(r, c)), yaxis: name('y', id(r, c)) });
+  return { layout: base, axisFor };
 }
 
 /** A line series; null values stay gaps (they are overflowed values, strict JSON turns inf/NaN into null). */
@@ -67,6 +95,12 @@ export function hline(themeName, fig, value, text, { color = PALETTE.black, dash
     yanchor: 'bottom', font: { size: theme.font - 1, color }, bgcolor: 'rgba(255,255,255,0.8)' });
 }
 
+/** The first x whose value is null (strict JSON's inf/NaN) in any of the series, or null. */
+export function firstOverflow(x, ...series) {
+  const i = x.findIndex((_, k) => series.some((ys) => ys[k] === null || ys[k] === undefined));
+  return i < 0 ? null : x[i];
+}
+
 /** Shade the layers from `from` on, where values overflowed to inf/NaN, and say so. */
 export function overflowBand(themeName, fig, from, to, text) {
   const theme = themeOf(themeName);
@@ -77,16 +111,23 @@ export function overflowBand(themeName, fig, from, to, text) {
 }
 
 /** Log10 colour heatmap (Plotly has no log colour scale): z holds log10 values, hover shows the real ones. */
-export function logHeatmap(themeName, { x, y, values, colorbarTitle }) {
+// ColorBrewer RdBu (colour-blind safe): red = below 1 (signal lost), white = 1, blue = above 1 (amplified).
+const DIVERGING = [[0, '#b2182b'], [0.25, '#ef8a62'], [0.5, '#f7f7f7'], [0.75, '#67a9cf'], [1, '#2166ac']];
+
+export function logHeatmap(themeName, { x, y, values, colorbarTitle, diverging = false }) {
   const theme = themeOf(themeName);
   const z = values.map((row) => row.map((v) => (v > 0 && Number.isFinite(v) ? Math.log10(v) : null)));
   const flat = z.flat().filter((v) => v !== null);
-  const low = Math.floor(Math.min(...flat, 0)), high = Math.ceil(Math.max(...flat, 0));
+  let low = Math.floor(Math.min(...flat, 0)), high = Math.ceil(Math.max(...flat, 0));
+  if (diverging) {  // symmetric around log10(1) = 0 so white means "arrives intact"
+    high = Math.max(1, -low, high);
+    low = -high;
+  }
   const step = Math.max(1, Math.ceil((high - low) / 8));
   const tickvals = [];
   for (let v = low; v <= high; v += step) tickvals.push(v);
   return {
-    type: 'heatmap', x, y, z, customdata: values, colorscale: 'Viridis', zmin: low, zmax: high, hoverongaps: false,
+    type: 'heatmap', x, y, z, customdata: values, colorscale: diverging ? DIVERGING : 'Viridis', zmin: low, zmax: high, hoverongaps: false,
     hovertemplate: `L=%{y}, l=%{x}: %{customdata:.3g}<extra></extra>`,
     colorbar: { title: { text: colorbarTitle, side: 'right', font: { size: theme.font } }, tickvals,
       ticktext: tickvals.map((v) => `1e${v}`), tickfont: { size: theme.font }, thickness: theme.font + 4 },

@@ -18,11 +18,19 @@ export function scaleParam(name, fallback, label = 'controls.yscale') {
   return { name, type: 'string', enum: ['linear', 'log'], default: fallback, group: 'view', label, optionLabel: (v) => t(`enum.yscale.${v}`) };
 }
 
-export function status(text, { error = false } = {}) {
+let statusFromLoad = false;
+
+/** Write the shared status line (aria-live). Messages from a failed load are cleared by the next good one. */
+export function status(text, { error = false, fromLoad = false } = {}) {
   const node = document.getElementById('status');
   if (!node) return;
   node.textContent = text;
   node.classList.toggle('error', error);
+  statusFromLoad = fromLoad;
+}
+
+function clearLoadStatus() {
+  if (statusFromLoad) status('');
 }
 
 function chartTitle(key) {
@@ -121,13 +129,13 @@ class ChartCard {
       const result = await this.def.load(state, loadCtx);
       if (key !== this.dataKey) return false;
       this.data = result;
-      status('');
+      clearLoadStatus();
       this.controls.markInvalid([]);
       return true;
     } catch (error) {
       if (error.name === 'AbortError' || key !== this.dataKey) return false;
       this.data = null;
-      status(describeError(error), { error: true });
+      status(describeError(error), { error: true, fromLoad: true });
       this.controls.markInvalid(error.fields || []);
       return false;
     } finally {

@@ -2,7 +2,7 @@
 // with the theory curve where one exists, the float16 limit when it matters, and overflow marked.
 import { runPage, scaleParam, traceRows } from '../page.js';
 import { fetchTrace } from '../api.js';
-import { layout, line, hline, overflowBand, PALETTE, FLOAT16_MAX, t, fmt } from '../charts.js';
+import { layout, line, hline, overflowBand, firstOverflow, PALETTE, FLOAT16_MAX, t, fmt } from '../charts.js';
 
 /** Pre-LN at init adds roughly independent updates: E‖x_l‖² ≈ ‖x₀‖² + c·l (Xiong et al. 2020, Lemma 2),
  *  so ‖x_l‖ ≈ √(‖x₀‖² + c·l). c is the least-squares slope of ‖x_l‖² − ‖x₀‖² against l on this trace. */
@@ -44,20 +44,26 @@ function normsFigure(trace, state) {
   if (lowPrecision || peak > FLOAT16_MAX / 10) {
     fig.data.push(line(theme, { name: t('series.max_abs'), x, y: maxAbs, color: PALETTE.green, dash: 'dot', width: 0.7 }));
   }
-  if (peak > FLOAT16_MAX / 10 || (cfg.dtype === 'float16' && trace.summary.nonfinite)) {
+  const first = firstOverflow(x, act, maxAbs);
+  if (peak > FLOAT16_MAX / 10 || (cfg.dtype === 'float16' && first !== null)) {
     hline(theme, fig, FLOAT16_MAX, t('series.fp16_max'), { color: PALETTE.vermillion });
   }
-  const first = trace.summary.first_nonfinite_layer;
-  if (first !== null && first !== undefined) overflowBand(theme, fig, first, cfg.depth, t('mark.overflow', { layer: first }));
+  if (first !== null) overflowBand(theme, fig, first, cfg.depth, t('mark.overflow', { layer: first }));
   return fig;
+}
+
+function overflowLayer(trace) {
+  const x = [0, ...trace.layers.map((l) => l.layer)];
+  return firstOverflow(x, [trace.embedding.act_norm, ...trace.layers.map((l) => l.act_norm)],
+    [trace.embedding.act_max_abs, ...trace.layers.map((l) => l.act_max_abs)]);
 }
 
 function normsCaption(trace) {
   const cfg = trace.config;
   const values = { growth: fmt(trace.summary.norm_growth), depth: cfg.depth };
   let text = t(isPinned(cfg) ? 'caption.norms.post' : hasGrowthTheory(cfg) && cfg.norm_position === 'pre' ? 'caption.norms.pre' : 'caption.norms.other', values);
-  const first = trace.summary.first_nonfinite_layer;
-  if (first !== null && first !== undefined) text += t('caption.norms.overflow', { dtype: cfg.dtype, layer: first });
+  const first = overflowLayer(trace);
+  if (first !== null) text += t('caption.norms.overflow', { dtype: cfg.dtype, layer: first });
   return text;
 }
 
