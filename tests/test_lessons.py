@@ -302,3 +302,94 @@ def test_a_big_number_overflows_float16_and_is_flagged(client):
 ])
 def test_precision_bad_input_names_the_field(client, params, field):
     assert_names_field(client.get("/api/precision", params=params), field)
+
+
+# --- the four pages (routes, both languages) --------------------------------------------------------
+
+PAGES_AND_CHARTS = {"/chain": ("chain",), "/layernorm": ("layernorm",), "/softmax": ("softmax-probs", "softmax-sweep"),
+                    "/precision": ("precision-overflow",)}
+
+
+@pytest.fixture(scope="module")
+def site() -> TestClient:
+    from app.main import app
+
+    return TestClient(app)
+
+
+def page_data(html: str) -> dict:
+    import re
+
+    match = re.search(r'<script type="application/json" id="page-data">(.*?)</script>', html, re.S)
+    assert match, "page-data block missing"
+    return json.loads(match.group(1))
+
+
+@pytest.mark.parametrize("path", PAGES_AND_CHARTS)
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_lesson_page_renders_in_both_languages(site, path, lang):
+    from markupsafe import escape
+
+    from app.i18n import t
+
+    response = site.get(path, params={"lang": lang})
+    assert response.status_code == 200
+    html = response.text
+    data = page_data(html)
+    key = path.strip("/")
+    assert data["page"] == key and data["lang"] == lang and data["model_controls"] is False
+    assert str(escape(t(f"{key}.title", lang))) in html and str(escape(t(f"{key}.intro", lang))) in html
+    assert f'<html lang="{"zh-CN" if lang == "zh" else "en"}">' in html
+    for chart in PAGES_AND_CHARTS[path]:
+        assert f'data-chart="{chart}"' in html
+    assert f'src="/static/js/pages/{key}.js"' in html and "/static/css/lessons.css" in html
+    if lang == "zh":   # no English sentence of the page leaks into the Chinese one
+        assert str(escape(t(f"{key}.intro", "en"))) not in html
+
+
+@pytest.mark.parametrize("path, model_name", [("/chain", "ChainRequest"), ("/layernorm", "LayerNormRequest"),
+                                              ("/softmax", "SoftmaxRequest"), ("/precision", "PrecisionRequest")])
+def test_page_controls_come_from_the_request_model(site, path, model_name):
+    from app.api import lessons as router_module
+    from app.i18n import t
+
+    model = getattr(router_module, model_name)
+    data = page_data(site.get(path).text)
+    assert data["extra"]["schema"] == model.model_json_schema()["properties"]
+    key = path.strip("/")
+    for name, prop in model.model_json_schema()["properties"].items():
+        assert t(f"{key}.field.{name}", "zh") == prop["label_zh"] and t(f"{key}.field.{name}", "en") == prop["label"]
+
+
+def test_chain_page_offers_the_worked_cases_as_buttons(site):
+    html = site.get("/chain", params={"lang": "zh"}).text
+    for key, g in (("vanish", 0.9), ("explode", 1.1), ("shortcut", 0.01)):
+        assert f'id="case-{key}"' in html and f'data-derivative="{g}"' in html and 'data-depth="96"' in html
+
+
+def test_precision_page_stack_defaults_are_the_snowballing_stack(site):
+    from app.experiments.lessons.precision import SNOWBALL_DEFAULTS
+
+    stack = page_data(site.get("/precision").text)["extra"]["stack"]
+    for name, value in SNOWBALL_DEFAULTS.items():
+        assert stack[name]["default"] == value
+
+
+@pytest.mark.parametrize("chart", [c for charts in PAGES_AND_CHARTS.values() for c in charts])
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_lesson_chart_embeds(site, chart, lang):
+    response = site.get(f"/embed/{chart}", params={"lang": lang})
+    assert response.status_code == 200
+    html = response.text
+    assert html.count("data-chart=") == 1 and f'data-chart="{chart}"' in html and "<nav" not in html
+
+
+def test_lesson_pages_have_no_inline_code_or_remote_hosts(site):
+    import re
+
+    for path in PAGES_AND_CHARTS:
+        html = site.get(path).text
+        for attrs, body in re.findall(r"<script([^>]*)>(.*?)</script>", html, re.S):
+            assert "src=" in attrs or 'type="application/json"' in attrs, (path, attrs)
+        assert not re.search(r"\son[a-z]+=", html), path
+        assert not re.search(r"(src|href)=\"(https?:)?//", html), path
