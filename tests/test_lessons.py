@@ -393,3 +393,9 @@ def test_lesson_pages_have_no_inline_code_or_remote_hosts(site):
             assert "src=" in attrs or 'type="application/json"' in attrs, (path, attrs)
         assert not re.search(r"\son[a-z]+=", html), path
         assert not re.search(r"(src|href)=\"(https?:)?//", html), path
+
+
+def test_precision_traces_are_cached(client):
+    first = strict(client.get("/api/precision", params={"depth": 5, "seed": 7}))
+    again = strict(client.get("/api/precision", params={"depth": 5, "seed": 7}))
+    assert again["cached"] is True and again["snowball"] == first["snowball"]

@@ -30,28 +30,49 @@ PAGE_KEYS = ("lang", "hide", "theme", "format", "embed")  # URL-state keys of th
 MODELS = {"chain": ChainRequest, "layernorm": LayerNormRequest, "softmax": SoftmaxRequest, "precision": PrecisionRequest}
 
 
-@router.get("/api/chain", response_class=StrictJSONResponse)
+def _stack_schema() -> dict[str, Any]:
+    """TraceConfig's schema for the fields the /precision page offers, with the snowballing stack's defaults."""
+    props = TraceConfig.model_json_schema()["properties"]
+    return {name: {**props[name], "default": SNOWBALL_DEFAULTS.get(name, props[name].get("default"))} for name in STACK_FIELDS}
+
+
+def _body_doc(model: type[BaseModel]) -> dict[str, Any]:
+    """OpenAPI for a JSON body validated by hand (so errors name the lesson's own ranges)."""
+    return {"requestBody": {"required": False, "content": {"application/json": {"schema": model.model_json_schema()}}}}
+
+
+def _query_doc(*schemas: dict[str, Any]) -> dict[str, Any]:
+    """OpenAPI query parameters from request-model properties."""
+    keep = ("type", "enum", "default", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum")
+    return {"parameters": [{"name": name, "in": "query", "required": False, "description": prop.get("description", ""),
+                            "schema": {k: prop[k] for k in keep if k in prop}}
+                           for schema in schemas for name, prop in schema.items()]}
+
+
+@router.get("/api/chain", response_class=StrictJSONResponse,
+            openapi_extra=_query_doc(ChainRequest.model_json_schema()["properties"]))
 async def chain(request: Request) -> StrictJSONResponse:
     """Cumulative products g^l and (1+g)^l for l = 1..depth, e.g. ?derivative=0.9&depth=96."""
     req = parse(ChainRequest, _query(request), from_strings=True)
     return await _answer("chain", req, chain_lesson)
 
 
-@router.post("/api/layernorm", response_class=StrictJSONResponse)
+@router.post("/api/layernorm", response_class=StrictJSONResponse, openapi_extra=_body_doc(LayerNormRequest))
 async def layernorm(request: Request) -> StrictJSONResponse:
     """LayerNorm or RMSNorm of `x`, step by step, checked against torch."""
     req = parse(LayerNormRequest, await _json_body(request))
     return await _answer("layernorm", req, layernorm_lesson)
 
 
-@router.post("/api/softmax", response_class=StrictJSONResponse)
+@router.post("/api/softmax", response_class=StrictJSONResponse, openapi_extra=_body_doc(SoftmaxRequest))
 async def softmax(request: Request) -> StrictJSONResponse:
     """softmax(scale·logits): probabilities, entropy and the Jacobian's spectral norm (optionally per scale)."""
     req = parse(SoftmaxRequest, await _json_body(request))
     return await _answer("softmax", req, softmax_lesson)
 
 
-@router.get("/api/precision", response_class=StrictJSONResponse)
+@router.get("/api/precision", response_class=StrictJSONResponse,
+            openapi_extra=_query_doc(PrecisionRequest.model_json_schema()["properties"], _stack_schema()))
 async def precision(request: Request) -> StrictJSONResponse:
     """Format limits and a + b per format (?big=&small=), plus where a float16 stack overflows
     (any TraceConfig field as a query key, e.g. ?depth=64&residual_scale=1.1; dtype is always float16)."""
@@ -64,9 +85,9 @@ async def precision(request: Request) -> StrictJSONResponse:
     cfg32 = cfg16.model_copy(update={"dtype": "float32"})
     pool = get_pool()
     # Same keys as /api/trace: a stack traced here is a cache hit in the explorer and the other way round.
-    trace16, _ = await pool.run_cached(cfg16.cache_key(), run_trace, cfg16)
-    trace32, _ = await pool.run_cached(cfg32.cache_key(), run_trace, cfg32)
-    return StrictJSONResponse(precision_lesson(req, trace16, trace32))
+    trace16, cached16 = await pool.run_cached(cfg16.cache_key(), run_trace, cfg16)
+    trace32, cached32 = await pool.run_cached(cfg32.cache_key(), run_trace, cfg32)
+    return StrictJSONResponse({**precision_lesson(req, trace16, trace32), "cached": cached16 and cached32})
 
 
 async def _answer(name: str, req: BaseModel, lesson: Any) -> StrictJSONResponse:
@@ -110,12 +131,6 @@ async def _json_body(request: Request) -> Any:
     if not isinstance(data, dict):
         raise FieldError("body", f"expected a JSON object, got {type(data).__name__}", "a JSON object")
     return data
-
-
-def _stack_schema() -> dict[str, Any]:
-    """TraceConfig's schema for the fields the /precision page offers, with the snowballing stack's defaults."""
-    props = TraceConfig.model_json_schema()["properties"]
-    return {name: {**props[name], "default": SNOWBALL_DEFAULTS.get(name, props[name].get("default"))} for name in STACK_FIELDS}
 
 
 def _register_pages() -> None:

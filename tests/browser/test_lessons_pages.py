@@ -149,3 +149,14 @@ def test_precision_shows_the_float16_overflow_depth(watch, live_server):
 def test_lesson_embeds_draw_alone(watch, chart):
     watch.open(f"/embed/{chart}?lang=zh", charts=(chart,))
     assert watch.page.locator("[data-chart]").count() == 1
+
+
+def test_chain_csv_export_holds_the_computed_products(watch):
+    watch.open("/chain?derivative=1.1&depth=12", charts=("chain",))
+    with watch.page.expect_download() as info:
+        watch.page.click("[data-export='csv'][data-chart-key='chain']")
+    rows = open(info.value.path(), encoding="utf-8").read().strip().splitlines()
+    assert rows[0] == "layer,plain,residual" and len(rows) == 13
+    layer, plain, residual = rows[-1].split(",")
+    assert int(layer) == 12 and float(plain) == pytest.approx(1.1 ** 12, rel=1e-12)
+    assert float(residual) == pytest.approx(2.1 ** 12, rel=1e-12)
