@@ -42,9 +42,10 @@ cleanup() {
     fi
     if [ -n "$DOCKERD_PID" ] && kill -0 "$DOCKERD_PID" 2>/dev/null; then
         [ "$rc" -ne 0 ] && { log "dockerd log (last 20 lines):"; tail -n 20 "$WORK/dockerd.log"; }
-        kill "$DOCKERD_PID"
+        log "stopping dockerd"
+        $SUDO kill "$DOCKERD_PID"
         for _ in $(seq 50); do kill -0 "$DOCKERD_PID" 2>/dev/null || break; sleep 0.2; done
-        kill -9 "$DOCKERD_PID" 2>/dev/null
+        $SUDO kill -9 "$DOCKERD_PID" 2>/dev/null
     fi
     # Mounts left by an interrupted daemon would make rm (or the next run) fail; unmount what is ours.
     grep -oE " ($WORK|$DATA_ROOT)/[^ ]*" /proc/mounts 2>/dev/null | sort -r | xargs -r -n1 $SUDO umount -l 2>/dev/null
@@ -112,7 +113,7 @@ build_standin() {
     if compgen -G "/usr/local/share/ca-certificates/*.crt" >/dev/null; then
         cp /usr/local/share/ca-certificates/*.crt "$rootfs/usr/local/share/ca-certificates/"
     fi
-    chroot "$rootfs" update-ca-certificates >/dev/null
+    chroot "$rootfs" update-ca-certificates >/dev/null 2>&1
     rm -f "$rootfs"/usr/lib/python3*/EXTERNALLY-MANAGED
     ln -sf python3 "$rootfs/usr/bin/python"
     ln -sf pip3 "$rootfs/usr/bin/pip"
