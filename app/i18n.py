@@ -45,6 +45,8 @@ STRINGS: dict[str, tuple[str, str]] = {
     "controls.group.page": ("This page", "本页"),
     "controls.theme": ("Chart theme", "图表主题"),
     "controls.yscale": ("Y axis", "纵轴"),
+    "controls.norm_scale": ("Norm axis", "范数轴"),
+    "controls.grad_scale": ("Gradient axis", "梯度轴"),
     "controls.heat": ("Heatmap colour", "热图颜色"),
     "controls.sweep_to": ("Sweep depths 1 to", "扫描深度 1 到"),
     "controls.variants": ("Variants to compare (2 to 4)", "对比的变体（2 到 4 个）"),
@@ -157,21 +159,22 @@ STRINGS: dict[str, tuple[str, str]] = {
     "series.act_norm": ("Residual stream ‖x_l‖", "残差流 ‖x_l‖"),
     "series.branch_norm": ("Block output ‖f(x)‖", "块输出 ‖f(x)‖"),
     "series.max_abs": ("Largest |entry| (what overflows)", "最大元素绝对值（溢出看它）"),
+    "series.post_ln": ("Post-LN: N(x + f(x))", "Post-LN：N(x + f(x))"),
+    "series.pre_ln": ("Pre-LN: x + f(N(x))", "Pre-LN：x + f(N(x))"),
     "series.theory_pre": ("Theory √(‖x₀‖² + c·l), c = {c} fitted", "理论 √(‖x₀‖² + c·l)，拟合 c = {c}"),
     "series.theory_post": ("Theory √d_model = {value}", "理论 √d_model = {value}"),
     "caption.norms.pre": ("Pre-LN: each block adds its output to the stream and nothing normalizes the sum, so the squared length grows "
-                          "roughly linearly with depth and the length like √l (dashed: √(‖x₀‖² + c·l) with c fitted to this trace by least squares). "
-                          "Here the stream grew ×{growth} from layer 1 to layer {depth}.",
+                          "roughly linearly with depth and the length like √l (dashed: √(‖x₀‖² + c·l) with c fitted to this trace by least squares).",
                           "Pre-LN：每个块把输出加到残差流上，和没有被归一化，所以长度的平方大致随深度线性增长，长度约按 √l 增长"
-                          "（虚线：√(‖x₀‖² + c·l)，c 由本次数据最小二乘拟合）。这里残差流从第 1 层到第 {depth} 层增长了 {growth} 倍。"),
+                          "（虚线：√(‖x₀‖² + c·l)，c 由本次数据最小二乘拟合）。"),
     "caption.norms.post": ("Post-LN: the norm comes after the add, so every token vector is rescaled to the same length √d_model at every layer "
                            "(dashed line). The stream cannot snowball, but see /gradients for what this costs the gradient.",
                            "Post-LN：归一化在相加之后，所以每层每个词元向量都被缩放到同样的长度 √d_model（虚线）。"
                            "残差流不会滚雪球，代价是梯度，见“梯度”页。"),
-    "caption.norms.other": ("The stream's length after each block. Here it changed ×{growth} from layer 1 to layer {depth}. "
-                            "Switch the norm position to pre or post to see the two classic behaviours.",
-                            "每个块之后残差流的长度。这里从第 1 层到第 {depth} 层变化了 {growth} 倍。"
-                            "把归一化位置切换为 pre 或 post，可以看到两种典型行为。"),
+    "caption.norms.other": ("The stream's length after each block. Switch the norm position to pre or post to see the two classic behaviours.",
+                            "每个块之后残差流的长度。把归一化位置切换为 pre 或 post，可以看到两种典型行为。"),
+    "caption.norms.growth": (" Measured: the stream's norm changed ×{growth} from layer 1 to layer {depth}.",
+                             " 实测：残差流范数从第 1 层到第 {depth} 层变为 {growth} 倍。"),
     "caption.norms.overflow": (" In {dtype} the values passed the largest finite number: from layer {layer} on they are inf or NaN (marked).",
                                " 在 {dtype} 下数值超过了最大有限值：从第 {layer} 层起变成 inf 或 NaN（已标出）。"),
     # /gradients
@@ -190,11 +193,14 @@ STRINGS: dict[str, tuple[str, str]] = {
     "chart.grad_heatmap.title": ("Gradient reaching each layer, for every depth", "每个深度下到达各层的梯度"),
     "chart.grad_heatmap.colorbar": ("‖∂loss/∂x_l‖ (log)", "‖∂loss/∂x_l‖（对数）"),
     "chart.grad_heatmap.colorbar_rel": ("÷ last layer (log)", "÷ 最后一层（对数）"),
-    "caption.grad_heatmap": ("One row per network depth L (this stack built with 1 to {max} blocks), one column per layer. Dark cells on the "
-                             "left of a row mean the first layers of that network get almost no gradient: they would barely learn. "
-                             "The colour scale is logarithmic.",
-                             "每一行是一个深度 L（同一结构分别用 1 到 {max} 个块构建），每一列是一层。某一行左侧的深色格子表示"
-                             "该网络的前几层几乎收不到梯度，几乎学不到东西。颜色为对数刻度。"),
+    "caption.grad_heatmap": ("One row per network depth L (this stack built with 1 to {max} blocks), one column per layer; log colour scale.",
+                             "每一行是一个深度 L（同一结构分别用 1 到 {max} 个块构建），每一列是一层；颜色为对数刻度。"),
+    "caption.grad_heatmap.relative": (" Each cell is that layer's gradient divided by the last layer's: white = the signal arrives intact, "
+                                      "red = it faded on the way back (those layers would barely learn), blue = it grew.",
+                                      " 每格是该层梯度除以最后一层梯度：白色 = 信号完整到达，红色 = 回传途中衰减（这些层几乎学不到东西），蓝色 = 被放大。"),
+    "caption.grad_heatmap.absolute": (" Each cell is the gradient's size itself: dark cells on the left of a row mean the first layers of that "
+                                      "network get almost no signal.",
+                                      " 每格是梯度本身的大小：某一行左侧的深色格子表示该网络的前几层几乎收不到信号。"),
     # /compare
     "compare.title": ("Side by side: Pre-LN vs Post-LN and friends", "并排对比：Pre-LN、Post-LN 及其他"),
     "compare.intro": ("The same sizes and seed for every variant; the panels share their axes, so heights can be compared directly.",

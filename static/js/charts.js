@@ -106,7 +106,7 @@ export function overflowBand(themeName, fig, from, to, text) {
   const theme = themeOf(themeName);
   fig.layout.shapes.push({ type: 'rect', xref: 'x', x0: from - 0.5, x1: to + 0.5, yref: 'paper', y0: 0, y1: 1,
     fillcolor: 'rgba(213,94,0,0.16)', line: { color: PALETTE.vermillion, width: 2, dash: 'dot' } });
-  fig.layout.annotations.push({ xref: 'x', x: from - 0.5, yref: 'paper', y: 0.96, xanchor: 'left', text: `✕ ${text}`,
+  fig.layout.annotations.push({ xref: 'x', x: from - 0.5, yref: 'paper', y: 0.5, xanchor: 'left', text: `✕ ${text}`,
     showarrow: false, font: { size: theme.font, color: PALETTE.vermillion }, bgcolor: 'rgba(255,255,255,0.9)' });
 }
 
@@ -130,7 +130,7 @@ export function logHeatmap(themeName, { x, y, values, colorbarTitle, diverging =
     type: 'heatmap', x, y, z, customdata: values, colorscale: diverging ? DIVERGING : 'Viridis', zmin: low, zmax: high, hoverongaps: false,
     hovertemplate: `L=%{y}, l=%{x}: %{customdata:.3g}<extra></extra>`,
     colorbar: { title: { text: colorbarTitle, side: 'right', font: { size: theme.font } }, tickvals,
-      ticktext: tickvals.map((v) => `1e${v}`), tickfont: { size: theme.font }, thickness: theme.font + 4 },
+      ticktext: tickvals.map((v) => (diverging ? `×${10 ** v >= 1 ? 10 ** v : (10 ** v).toPrecision(1)}` : `1e${v}`)), tickfont: { size: theme.font }, thickness: theme.font + 4 },
   };
 }
 

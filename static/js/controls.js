@@ -4,6 +4,15 @@ import { t, lang, has } from './i18n.js';
 import { sameValue } from './state.js';
 
 const GROUP_ORDER = ['page', 'model', 'norm', 'residual', 'size', 'numerics', 'view'];
+const COLLAPSED = ['size'];  // folded unless a value differs from its default: keeps the panel within 720 px
+
+function collapsible(fieldset, members, state) {
+  const details = element('details', { class: 'group' }, [element('summary', {}, [fieldset.querySelector('legend').textContent])]);
+  fieldset.querySelector('legend').classList.add('visually-hidden');
+  details.open = members.some((spec) => !sameValue(spec, state[spec.name], spec.default));
+  details.append(fieldset);
+  return details;
+}
 
 function labelOf(spec) {
   if (spec.model) return lang === 'zh' ? spec.label_zh || spec.label : spec.label;
@@ -100,7 +109,7 @@ export function buildControls(container, url, { presets = null, onPreset = null 
     if (!members.length) continue;
     const fieldset = element('fieldset', {}, [element('legend', {}, [t(`controls.group.${group}`)])]);
     members.forEach((spec) => fieldset.append(controlRow(spec, url.state[spec.name], onInput)));
-    container.append(fieldset);
+    container.append(COLLAPSED.includes(group) ? collapsible(fieldset, members, url.state) : fieldset);
   }
   container.append(buttons(url));
   if (hidden.size) container.append(element('p', { class: 'hidden-note' }, [t('controls.hidden_note')]));
@@ -113,7 +122,11 @@ export function buildControls(container, url, { presets = null, onPreset = null 
     },
     markInvalid(fields) {
       container.querySelectorAll('[aria-invalid="true"]').forEach((n) => n.setAttribute('aria-invalid', 'false'));
-      fields.forEach((f) => container.querySelector(`#ctl-${f.split('.').pop()}`)?.setAttribute('aria-invalid', 'true'));
+      fields.forEach((f) => {
+        const input = container.querySelector(`#ctl-${f.split('.').pop()}`);
+        input?.setAttribute('aria-invalid', 'true');
+        input?.closest('details')?.setAttribute('open', '');
+      });
     },
   };
 }

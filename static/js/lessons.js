@@ -103,3 +103,10 @@ export function queryOf(state, names) {
   names.forEach((name) => params.set(name, String(state[name])));
   return params.toString();
 }
+
+/** hline() on a log y axis: Plotly places annotations in log10 units there (shapes use data units), so the
+ *  label of a line at 65504 must sit at y = log10(65504). Setting it (not transforming it) stays right if
+ *  charts.js learns this itself. */
+export function labelOnLogAxis(fig, value) {
+  if (fig.layout.yaxis?.type === 'log') fig.layout.annotations[fig.layout.annotations.length - 1].y = Math.log10(value);
+}

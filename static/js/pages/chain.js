@@ -4,7 +4,7 @@ import { runPage, scaleParam } from '../page.js';
 import { getJSON } from '../api.js';
 import { layout, line, hline, PALETTE, t } from '../charts.js';
 import { pageData } from '../i18n.js';
-import { scalarSpecs, remember, handle, precise, queryOf } from '../lessons.js';
+import { scalarSpecs, remember, handle, precise, queryOf, labelOnLogAxis } from '../lessons.js';
 
 const CASES = pageData.extra.cases;
 
@@ -32,6 +32,7 @@ function chainFigure(data, state) {
   fig.data.push(line(theme, { name: t('chain.series.residual', { factor: factorOf(data.derivative) }), x: data.layers,
     y: data.residual, color: PALETTE.blue, markers }));
   hline(theme, fig, 1, t('chain.mark.one'));
+  labelOnLogAxis(fig, 1);
   return fig;
 }
 

@@ -48,8 +48,8 @@ runPage({
     { name: 'variants', type: 'list', enum: [...PRESET_KEYS, 'custom'], default: ['post_ln', 'pre_ln'], minItems: 2, maxItems: 4,
       group: 'page', label: 'controls.variants',
       optionLabel: (key) => (key === 'custom' ? t('compare.custom') : pageData.presets.presets.find((p) => p.key === key)?.[lang === 'zh' ? 'name_zh' : 'name'] ?? key) },
-    scaleParam('norm_scale', 'linear'),
-    scaleParam('grad_scale', 'log'),
+    scaleParam('norm_scale', 'linear', 'controls.norm_scale'),
+    scaleParam('grad_scale', 'log', 'controls.grad_scale'),
   ],
   charts: [{
     key: 'compare',

@@ -96,7 +96,7 @@ runPage({
   params: [
     { name: 'sweep_to', type: 'integer', default: 96, min: 1, max: 128, group: 'page', label: 'controls.sweep_to' },
     { name: 'heat', type: 'string', enum: ['relative', 'absolute'], default: 'relative', group: 'view', label: 'controls.heat' },
-    scaleParam('grad_scale', 'log'),
+    scaleParam('grad_scale', 'log', 'controls.grad_scale'),
   ],
   charts: [
     { key: 'grad-profile', load: loadProfile, figure: profileFigure, caption: profileCaption, table: profileTable },
@@ -104,7 +104,8 @@ runPage({
       key: 'grad-heatmap',
       dataKey: (state, ctx) => ({ ...ctx.config(state), depth: null, sweep_to: state.sweep_to }),
       load: loadSweep, figure: heatmapFigure, table: heatmapTable,
-      caption: (data) => `${t('caption.grad_heatmap', { max: data.max })} ${data.elapsed_ms ? t('status.sweep_done', { total: data.rows.length, seconds: fmt(data.elapsed_ms / 1000) }) : ''}`,
+      caption: (data, state) => t('caption.grad_heatmap', { max: data.max }) + t(`caption.grad_heatmap.${state.heat}`)
+        + (data.elapsed_ms ? ` ${t('status.sweep_done', { total: data.rows.length, seconds: fmt(data.elapsed_ms / 1000) })}` : ''),
     },
   ],
 });

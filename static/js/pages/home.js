@@ -17,7 +17,7 @@ function tourFigure(variants, state) {
   variants.forEach(({ position, trace }, i) => {
     const x = [0, ...trace.layers.map((l) => l.layer)];
     const y = [trace.embedding.act_norm, ...trace.layers.map((l) => l.act_norm)];
-    fig.data.push(line(state.theme, { name: t(`enum.norm_position.${position}`), x, y, color: SERIES[i] }));
+    fig.data.push(line(state.theme, { name: t(`series.${position}_ln`), x, y, color: SERIES[i] }));
   });
   const width = variants[0].trace.config.d_model;
   hline(state.theme, fig, Math.sqrt(width), t('series.theory_post', { value: fmt(Math.sqrt(width)) }));

@@ -60,15 +60,17 @@ function overflowLayer(trace) {
 
 function normsCaption(trace) {
   const cfg = trace.config;
-  const values = { growth: fmt(trace.summary.norm_growth), depth: cfg.depth };
-  let text = t(isPinned(cfg) ? 'caption.norms.post' : hasGrowthTheory(cfg) && cfg.norm_position === 'pre' ? 'caption.norms.pre' : 'caption.norms.other', values);
+  const kind = isPinned(cfg) ? 'post' : hasGrowthTheory(cfg) && cfg.norm_position === 'pre' ? 'pre' : 'other';
+  let text = t(`caption.norms.${kind}`);
+  const growth = trace.summary.norm_growth;
+  if (Number.isFinite(growth)) text += t('caption.norms.growth', { growth: fmt(growth), depth: cfg.depth });
   const first = overflowLayer(trace);
   if (first !== null) text += t('caption.norms.overflow', { dtype: cfg.dtype, layer: first });
   return text;
 }
 
 runPage({
-  params: [scaleParam('norm_scale', 'linear')],
+  params: [scaleParam('norm_scale', 'linear', 'controls.norm_scale')],
   charts: [{
     key: 'norms',
     load: (state, ctx) => fetchTrace(ctx.config(state)),

@@ -4,7 +4,7 @@ import { runPage } from '../page.js';
 import { getJSON } from '../api.js';
 import { layout, line, hline, overflowBand, PALETTE, FLOAT16_MAX, t } from '../charts.js';
 import { pageData } from '../i18n.js';
-import { scalarSpecs, remember, precise, el, queryOf } from '../lessons.js';
+import { scalarSpecs, remember, precise, el, queryOf, labelOnLogAxis } from '../lessons.js';
 
 const NUMBER_KEYS = ['big', 'small'];
 const STACK_KEYS = Object.keys(pageData.extra.stack);
@@ -52,6 +52,7 @@ function overflowFigure(data, state) {
     color: PALETTE.black, dash: 'dash', width: 0.7 }));
   fig.data.push(line(theme, { name: t('precision.series.float16'), x: snow.layers, y: snow.float16_max_abs, color: PALETTE.blue }));
   hline(theme, fig, FLOAT16_MAX, t('series.fp16_max'), { color: PALETTE.vermillion });
+  labelOnLogAxis(fig, FLOAT16_MAX);
   if (snow.overflow_layer !== null) {
     overflowBand(theme, fig, snow.overflow_layer, snow.layers.length, t('mark.overflow', { layer: snow.overflow_layer }));
   }

@@ -39,7 +39,9 @@ function probsFigure(data, state) {
 function sweepFigure(data, state) {
   const theme = state.theme;
   const fig = { data: [], layout: layout(theme, { title: t('chart.softmax_sweep.title'), x: t('softmax.axis.scale'),
-    y: t('softmax.axis.value'), xlog: true, ylog: true, legendBelow: true }) };
+    y: t('softmax.axis.value'), xlog: true, ylog: true }) };
+  // The curves start near 1 and fall on the right: the bottom-left corner is always empty, the legend goes there.
+  Object.assign(fig.layout.legend, { y: 0.02, yanchor: 'bottom' });
   const x = data.sweep.map((row) => row.scale);
   const series = [['entropy', 'softmax.series.entropy', PALETTE.green], ['max_prob', 'softmax.series.max_prob', PALETTE.orange],
     ['jacobian_norm', 'softmax.series.jacobian', PALETTE.vermillion]];
