@@ -85,9 +85,9 @@ PAGE_STRINGS: dict[str, tuple[str, str]] = {
     "chart.softmax_sweep.title": ("Entropy and gradient size as the scale grows", "缩放增大时的熵与梯度大小"),
     "softmax.axis.scale": ("Scale s", "缩放 s"),
     "softmax.axis.value": ("Value", "数值"),
-    "softmax.series.entropy": ("Entropy H(p) in nats", "熵 H(p)（纳特）"),
+    "softmax.series.entropy": ("Entropy H(p), nats", "熵 H(p)（纳特）"),
     "softmax.series.max_prob": ("Largest probability", "最大概率"),
-    "softmax.series.jacobian": ("Spectral norm of the Jacobian diag(p) − p pᵀ", "雅可比矩阵 diag(p) − p pᵀ 的谱范数"),
+    "softmax.series.jacobian": ("Jacobian's spectral norm ‖J‖₂", "雅可比矩阵的谱范数 ‖J‖₂"),
     "softmax.mark.current": ("s = {s}", "s = {s}"),
     "caption.softmax_sweep": ("How much gradient softmax lets through, for every scale.", "每个缩放下 softmax 能让多少梯度通过。"),
     "softmax.caption.sweep": ("The spectral norm of J = diag(p) − p pᵀ is the most a gradient can be amplified on its way back "
