@@ -151,6 +151,15 @@ def test_normalized_vector_has_unit_rms_and_ignores_scale(client, kind):
         assert base["normalized_mean"] == pytest.approx(0.0, abs=1e-12)
 
 
+@pytest.mark.parametrize("eps", [1e-5, 1e-2])
+def test_constant_vector_is_saved_by_eps(client, eps):
+    """σ² = 0: without ε LayerNorm would divide 0 by 0; with it every output is exactly β."""
+    body = strict(client.post("/api/layernorm", json={"x": [3.0] * 6, "beta": [0.5] * 6, "eps": eps}))
+    assert body["variance"] == 0.0 and body["std"] == 0.0
+    assert body["std_eps"] == pytest.approx(math.sqrt(eps))
+    assert body["output"] == [0.5] * 6
+
+
 def test_layernorm_huge_values_are_strict_json_and_flagged(client):
     response = client.post("/api/layernorm", json={"x": [1e300, -1e300, 0.0]})
     body = strict(response)
