@@ -74,8 +74,10 @@ class Session {
       if (response.ok) return response;
       let body = null;
       try { body = await response.json(); } catch { /* not JSON */ }
-      const error = new ApiError(response.status, body, Number(response.headers.get('Retry-After') || 0));
-      if (response.status !== 429 || attempt >= 3) throw error;
+      const retry = Number(response.headers.get('Retry-After') || 0);
+      const busy = response.status === 429;  // say it in the page's language; other 4xx name their field
+      const error = new ApiError(response.status, busy ? { ...body, error: t('train.busy', { s: retry }) } : body, retry);
+      if (!busy || attempt >= 3) throw error;
       await new Promise((resolve) => setTimeout(resolve, 400 * (attempt + 1)));
     }
   }
