@@ -191,3 +191,13 @@ def test_disconnect_stops_the_run_and_frees_the_slot(server_url):
     steps = httpx.get(f"{server_url}/api/train/status").json()["steps"]
     time.sleep(0.5)
     assert httpx.get(f"{server_url}/api/train/status").json()["steps"] == steps < steps_before + 1000
+
+
+@pytest.mark.parametrize("lang, title", [("en", "Does it train?"), ("zh", "能训练吗？")])
+def test_train_page_renders_in_both_languages(client, lang, title):
+    html = client.get(f"/train?lang={lang}").text
+    assert title in html and 'data-chart="train-loss"' in html and 'data-chart="train-profile"' in html
+    for key in TRAIN_PRESETS:
+        assert f'data-train-preset="{key}"' in html
+    name = TRAIN_PRESETS["fixes"]["name_zh" if lang == "zh" else "name"]
+    assert name in html
