@@ -243,9 +243,9 @@ def presets_payload(base: TraceConfig | None = None) -> list[dict[str, Any]]:
     return out
 
 
-def field_bounds(name: str) -> str:
-    """Human-readable allowed range for a field, e.g. '1..128' or 'one of: pre, post'."""
-    schema = TraceConfig.model_json_schema()["properties"].get(name, {})
+def field_bounds(name: str, model: type[BaseModel] | None = None) -> str:
+    """Human-readable allowed range of a field of `model` (default TraceConfig), e.g. '[1, 128]' or 'one of: pre, post'."""
+    schema = (model or TraceConfig).model_json_schema()["properties"].get(name, {})
     if "enum" in schema:
         return "one of: " + ", ".join(map(str, schema["enum"]))
     low = schema.get("minimum", schema.get("exclusiveMinimum"))

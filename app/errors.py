@@ -39,11 +39,11 @@ def _field_name(loc: tuple[Any, ...]) -> str:
     return ".".join(parts) or "body"
 
 
-def _allowed_for(loc: tuple[Any, ...], ctx: dict[str, Any] | None, error_type: str) -> str:
+def _allowed_for(leaf: str, ctx: dict[str, Any] | None, error_type: str, model: type | None) -> str:
+    """The allowed range of `leaf`: from the model's schema when known, else from pydantic's error context."""
     from app.config import field_bounds
 
-    leaf = str(loc[-1]) if loc else ""
-    bounds = field_bounds(leaf)
+    bounds = field_bounds(leaf, model) if model is not None else ""
     if bounds:
         return bounds
     ctx = ctx or {}
@@ -52,16 +52,14 @@ def _allowed_for(loc: tuple[Any, ...], ctx: dict[str, Any] | None, error_type: s
     low, high = ctx.get("ge", ctx.get("gt")), ctx.get("le", ctx.get("lt"))
     if low is not None or high is not None:
         return f"[{low if low is not None else '-inf'}, {high if high is not None else 'inf'}]"
-    if error_type == "extra_forbidden":
-        from app.config import TraceConfig
-
-        return "known fields: " + ", ".join(TraceConfig.model_fields)
+    if error_type == "extra_forbidden" and model is not None:
+        return "known fields: " + ", ".join(model.model_fields)
     if error_type == "json_invalid":
         return "a valid JSON object"
     return ""
 
 
-def validation_errors(raw: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def validation_errors(raw: list[dict[str, Any]], model: type | None = None) -> list[dict[str, Any]]:
     """Pydantic errors -> [{field, message, allowed, input?}]. Model validators raise "field: why | allowed: range"."""
     out = []
     for err in raw:
@@ -81,17 +79,25 @@ def validation_errors(raw: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 message, _, allowed = why.strip().partition(" | allowed: ")
         leaf = field.split(".")[-1]
         entry = {"field": field, "message": message,
-                 "allowed": allowed or _allowed_for((leaf,), err.get("ctx"), err.get("type", ""))}
+                 "allowed": allowed or _allowed_for(leaf, err.get("ctx"), err.get("type", ""), model)}
         if "input" in err and isinstance(err["input"], (int, float, str, bool)) and len(str(err["input"])) < 200:
             entry["input"] = err["input"]
         out.append(entry)
     return out
 
 
+def _model_for(path: str) -> type | None:
+    """The request model whose field table explains a validation error on this path (None: pydantic's own context)."""
+    from app.config import TraceConfig
+
+    return TraceConfig if path.startswith(("/api/trace", "/api/sweep")) else None
+
+
 def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(RequestValidationError)
     async def _invalid(request: Request, exc: RequestValidationError) -> StrictJSONResponse:
-        return StrictJSONResponse(error_body(validation_errors(list(exc.errors())), 422), status_code=422)
+        model = _model_for(request.url.path)
+        return StrictJSONResponse(error_body(validation_errors(list(exc.errors()), model), 422), status_code=422)
 
     @app.exception_handler(FieldError)
     async def _field(request: Request, exc: FieldError) -> StrictJSONResponse:

@@ -112,7 +112,9 @@ def _stack_config(query: dict[str, str]):
     try:
         return snowball_config(query)
     except ValidationError as exc:
-        first = validation_errors(list(exc.errors()))[0]
+        from app.config import TraceConfig
+
+        first = validation_errors(list(exc.errors()), TraceConfig)[0]
         raise FieldError(first["field"], first["message"], first["allowed"]) from None
 
 
