@@ -35,6 +35,7 @@ test-browser: $(VENV)/.installed-test
 
 bench: $(VENV)/.installed
 	$(BIN)/python -m app.bench
+	$(BIN)/python -m app.bench_train
 
 loadtest: $(VENV)/.installed-test
 	$(BIN)/python -m tests.load.loadtest
