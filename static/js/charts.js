@@ -34,15 +34,16 @@ export function axis(theme, title, { log = false, ...more } = {}) {
 export function layout(themeName, { title, x, y, xlog = false, ylog = false, legendBelow = false } = {}) {
   const theme = themeOf(themeName);
   return {
-    title: { text: title, font: { size: theme.title }, x: 0.01, xanchor: 'left' },
+    // Title pinned to the top edge; the legend row below it pushes the plot down (Plotly auto-margins), never over it.
+    title: { text: title, font: { size: theme.title }, x: 0.01, xanchor: 'left', xref: 'container', y: 1, yanchor: 'top', yref: 'container', pad: { t: 10 } },
     font: { family: FONT, size: theme.font, color: '#111' },
     paper_bgcolor: '#ffffff', plot_bgcolor: '#ffffff',
-    margin: { l: theme.margin, r: 24, t: theme.title * 2 + theme.font * 2.4, b: theme.margin },
+    margin: { l: theme.margin, r: 24, t: theme.title * 2 + 8, b: theme.margin },
     xaxis: axis(theme, x, { log: xlog }), yaxis: axis(theme, y, { log: ylog }),
     // Legend in a row between the title and the plot, so it never hides data.
     legend: legendBelow
       ? { orientation: 'h', x: 0, y: -0.22, font: { size: theme.font } }
-      : { orientation: 'h', x: 0, xanchor: 'left', y: 1.0, yanchor: 'bottom', font: { size: theme.font } },
+      : { orientation: 'h', x: 0, xanchor: 'left', y: 1.02, yanchor: 'bottom', font: { size: theme.font } },
     hovermode: 'x unified', hoverlabel: { font: { size: theme.font } },
     shapes: [], annotations: [],
   };
@@ -134,12 +135,49 @@ export function logHeatmap(themeName, { x, y, values, colorbarTitle, diverging =
   };
 }
 
+/** Layout for a heatmap: no grid lines, and a grey background so "no such layer" never looks like a value. */
+export function heatmapLayout(themeName, options) {
+  const base = layout(themeName, options);
+  base.hovermode = 'closest';
+  base.plot_bgcolor = '#bdbdbd';
+  base.xaxis.showgrid = false;
+  base.yaxis.showgrid = false;
+  return base;
+}
+
 export function plotlyConfig() {
   return { responsive: true, displaylogo: false, modeBarButtonsToRemove: ['toImage', 'lasso2d', 'select2d'] };
 }
 
+/** Rough rendered width of a label: CJK glyphs are about one em, others about 0.6 em. */
+function textWidth(text, size) {
+  let ems = 0;
+  for (const ch of String(text)) ems += /[\u2e80-\u9fff\uff00-\uffef]/.test(ch) ? 1.0 : 0.6;
+  return ems * size;
+}
+
+/** Reserve room between the title and the plot for the legend row(s), so neither covers the other.
+ *  Plotly's own auto-margin does not count the title, hence this estimate for the given width. */
+export function fitLegend(figure, width) {
+  const layout = figure.layout;
+  if (layout.showlegend === false || layout.legend?.orientation !== 'h' || layout.legend.y < 1) return figure;
+  const size = layout.legend.font?.size || 14;
+  const items = figure.data.filter((trace) => trace.showlegend !== false && trace.name).map((trace) => 40 + textWidth(trace.name, size));
+  const available = Math.max(200, width - (layout.margin?.l || 60) - (layout.margin?.r || 20));
+  let rows = items.length ? 1 : 0, used = 0;
+  for (const item of items) {
+    if (used && used + item > available) { rows += 1; used = 0; }
+    used += item;
+  }
+  const titleHeight = layout.title?.text ? (layout.title.font?.size || 17) * 1.5 + 12 : 8;
+  layout.margin = { ...layout.margin, t: titleHeight + rows * size * 1.45 + 6 };
+  layout.legend = { ...layout.legend, y: 1, yanchor: 'bottom', x: 0, xanchor: 'left' };
+  return figure;
+}
+
 /** Draw (or redraw in place) a figure into a chart element and count the draws for tests. */
 export async function draw(element, figure) {
+  fitLegend(figure, element.clientWidth || 960);
   await window.Plotly.react(element, figure.data, figure.layout, plotlyConfig());
   element.dataset.drawn = String(Number(element.dataset.drawn || 0) + 1);
 }
@@ -161,9 +199,17 @@ function saveBlob(blob, filename) {
 }
 
 /** PNG at 1920x1080 pixels (a 1280x720 layout rendered at 1.5x, so text stays slide-sized), or SVG. */
-export function downloadImage(element, format, filename) {
+export async function downloadImage(element, figure, format, filename) {
   const size = format === 'png' ? { width: 1280, height: 720, scale: 1.5 } : { width: 1280, height: 720 };
-  return window.Plotly.downloadImage(element, { format, filename, ...size });
+  const sized = fitLegend(structuredClone({ data: figure.data, layout: figure.layout }), size.width);
+  const url = await window.Plotly.toImage({ data: sized.data, layout: { ...sized.layout, width: size.width, height: size.height } },
+    { format, ...size });
+  const link = document.createElement('a');
+  link.href = url;
+  link.download = `${filename}.${format}`;
+  document.body.append(link);
+  link.click();
+  link.remove();
 }
 
 /** A standalone HTML file: Plotly.js inlined and the data baked in, so it opens offline from a USB stick. */

@@ -175,7 +175,7 @@ class ChartCard {
     if (!this.data || !this.figure) return;
     const state = this.ctx.url.state;
     const name = this.filename();
-    if (kind === 'png' || kind === 'svg') return charts.downloadImage(this.element, kind, name);
+    if (kind === 'png' || kind === 'svg') return charts.downloadImage(this.element, this.figure, kind, name);
     if (kind === 'html') {
       return charts.downloadHtml(this.figure, { filename: name, title: chartTitle(this.def.key),
         caption: this.caption?.textContent, sourceUrl: window.location.href });

@@ -2,7 +2,7 @@
 // (b) depth x layer heatmap from the streamed /api/sweep, drawn row by row with a progress bar.
 import { runPage, scaleParam, traceRows } from '../page.js';
 import { fetchTrace, streamSweep } from '../api.js';
-import { layout, line, logHeatmap, overflowBand, firstOverflow, PALETTE, t, fmt } from '../charts.js';
+import { layout, heatmapLayout, line, logHeatmap, overflowBand, firstOverflow, PALETTE, t, fmt } from '../charts.js';
 import { optionLabel } from '../controls.js';
 
 /** The same model with the other residual choice: 'none' (plain stack) unless it already is one. */
@@ -78,8 +78,7 @@ function heatmapFigure(data, state) {
     const scale = state.heat === 'relative' ? row.grad_norm[row.grad_norm.length - 1] : 1;
     return layers.map((l) => (l < grads.length && grads[l] !== null ? grads[l] / scale : null));
   });
-  const fig = { data: [], layout: layout(state.theme, { title: t('chart.grad_heatmap.title'), x: t('axis.layer'), y: t('axis.depth') }) };
-  fig.layout.hovermode = 'closest';
+  const fig = { data: [], layout: heatmapLayout(state.theme, { title: t('chart.grad_heatmap.title'), x: t('axis.layer'), y: t('axis.depth') }) };
   fig.layout.xaxis.range = [-0.5, data.max + 0.5];
   fig.layout.yaxis.range = [0.5, data.max + 0.5];
   fig.data.push(logHeatmap(state.theme, { x: layers, y: depths, values, diverging: state.heat === 'relative',
