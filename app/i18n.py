@@ -122,6 +122,10 @@ STRINGS: dict[str, tuple[str, str]] = {
     "axis.depth": ("Network depth L (blocks)", "网络深度 L（块数）"),
     "series.fp16_max": ("float16 limit 65504", "float16 上限 65504"),
     "mark.overflow": ("overflow (inf/NaN) from layer {layer}", "从第 {layer} 层起溢出（inf/NaN）"),
+    "mark.overflow_range": ("overflow (inf/NaN): layers {from}–{to}", "溢出（inf/NaN）：第 {from}–{to} 层"),
+    "mark.overflow_at": ("overflow (inf/NaN) at layer {layer}", "第 {layer} 层溢出（inf/NaN）"),
+    "mark.overflowed": ("inf/NaN (overflow)", "inf/NaN（溢出）"),
+    "series.dtype_max": ("{dtype} limit {value}", "{dtype} 上限 {value}"),
     "mark.null_points": ("× = value overflowed", "× = 数值溢出"),
     # Tour (/)
     "home.title": ("A tour: residual connections and normalization", "导览：残差连接与归一化"),
@@ -185,11 +189,12 @@ STRINGS: dict[str, tuple[str, str]] = {
     "chart.grad_profile.y": ("Mean token gradient ‖∂loss/∂x_l‖", "词元平均梯度 ‖∂loss/∂x_l‖"),
     "series.with_residual": ("With residual ({residual})", "有残差（{residual}）"),
     "series.without_residual": ("Without residual (plain stack)", "无残差（普通堆叠）"),
-    "caption.grad_profile": ("Read from right to left: the gradient starts at the last layer and travels back. With the shortcut it reaches "
-                             "layer 1 at {with_ratio} times its size at layer {depth}; without it, at {without_ratio} times. Each plain layer "
-                             "multiplies the gradient by its own derivative, so the product shrinks or explodes with depth.",
-                             "从右往左读：梯度从最后一层出发往回传。有捷径时，到达第 1 层时是第 {depth} 层大小的 {with_ratio} 倍；"
-                             "没有捷径时是 {without_ratio} 倍。普通堆叠的每一层都把梯度乘上自己的导数，乘积随深度缩小或爆炸。"),
+    "caption.grad_profile": ("Read from right to left: the gradient starts at the last layer and travels back. Gradient at layer 1 ÷ "
+                             "gradient at layer {depth}: {with_ratio} with the shortcut, {without_ratio} without it. Each plain layer "
+                             "multiplies the gradient by its own derivative, so the product shrinks or explodes with depth; the shortcut adds 1 "
+                             "to every factor.",
+                             "从右往左读：梯度从最后一层出发往回传。第 1 层梯度 ÷ 第 {depth} 层梯度：有捷径时为 {with_ratio}，"
+                             "没有捷径时为 {without_ratio}。普通堆叠的每一层都把梯度乘上自己的导数，乘积随深度缩小或爆炸；捷径给每个因子加上 1。"),
     "chart.grad_heatmap.title": ("Gradient reaching each layer, for every depth", "每个深度下到达各层的梯度"),
     "chart.grad_heatmap.colorbar": ("‖∂loss/∂x_l‖ (log)", "‖∂loss/∂x_l‖（对数）"),
     "chart.grad_heatmap.colorbar_rel": ("÷ last layer (log)", "÷ 最后一层（对数）"),

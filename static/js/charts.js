@@ -92,7 +92,9 @@ export function hline(themeName, fig, value, text, { color = PALETTE.black, dash
   const domain = xref === 'x' ? 'x domain' : `${xref} domain`;
   fig.layout.shapes.push({ type: 'line', xref: domain, x0: 0, x1: 1, yref, y0: value, y1: value,
     line: { color, dash, width: Math.max(1.5, theme.line * 0.6) } });
-  fig.layout.annotations.push({ xref: domain, x: 1, yref, y: value, text, showarrow: false, xanchor: 'right',
+  const axisName = yref === 'y' ? 'yaxis' : `yaxis${yref.slice(1)}`;
+  const logAxis = fig.layout[axisName]?.type === 'log';  // annotations on a log axis are placed in log10 units
+  fig.layout.annotations.push({ xref: domain, x: 1, yref, y: logAxis ? Math.log10(value) : value, text, showarrow: false, xanchor: 'right',
     yanchor: 'bottom', font: { size: theme.font - 1, color }, bgcolor: 'rgba(255,255,255,0.8)' });
 }
 
@@ -102,12 +104,36 @@ export function firstOverflow(x, ...series) {
   return i < 0 ? null : x[i];
 }
 
+/** Runs of consecutive x where a series is null (inf/NaN), as [from, to] pairs: forward overflow ends a chart,
+ *  backward (gradient) overflow starts it, so both ends occur. */
+export function overflowRuns(x, ys) {
+  const runs = [];
+  x.forEach((value, k) => {
+    if (ys[k] !== null && ys[k] !== undefined) return;
+    const last = runs[runs.length - 1];
+    if (last && last[1] === x[k - 1]) last[1] = value;
+    else runs.push([value, value]);
+  });
+  return runs;
+}
+
+/** Shade every overflowed run of a series and label it with its layers. */
+export function markOverflow(themeName, fig, x, ys) {
+  const middle = (x[0] + x[x.length - 1]) / 2;
+  for (const [from, to] of overflowRuns(x, ys)) {
+    overflowBand(themeName, fig, from, to, from === to ? t('mark.overflow_at', { layer: from }) : t('mark.overflow_range', { from, to }),
+      { anchorRight: from > middle });
+  }
+}
+
 /** Shade the layers from `from` on, where values overflowed to inf/NaN, and say so. */
-export function overflowBand(themeName, fig, from, to, text) {
+export function overflowBand(themeName, fig, from, to, text, { anchorRight = false } = {}) {
   const theme = themeOf(themeName);
   fig.layout.shapes.push({ type: 'rect', xref: 'x', x0: from - 0.5, x1: to + 0.5, yref: 'paper', y0: 0, y1: 1,
     fillcolor: 'rgba(213,94,0,0.16)', line: { color: PALETTE.vermillion, width: 2, dash: 'dot' } });
-  fig.layout.annotations.push({ xref: 'x', x: from - 0.5, yref: 'paper', y: 0.5, xanchor: 'left', text: `✕ ${text}`,
+  // The label reads into the band; near the right edge it ends there instead (so it never widens the x range).
+  fig.layout.annotations.push({ xref: 'x', x: anchorRight ? to + 0.5 : from - 0.5, yref: 'paper', y: 0.5,
+    xanchor: anchorRight ? 'right' : 'left', text: `✕ ${text}`,
     showarrow: false, font: { size: theme.font, color: PALETTE.vermillion }, bgcolor: 'rgba(255,255,255,0.9)' });
 }
 

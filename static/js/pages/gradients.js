@@ -2,7 +2,7 @@
 // (b) depth x layer heatmap from the streamed /api/sweep, drawn row by row with a progress bar.
 import { runPage, scaleParam, traceRows } from '../page.js';
 import { fetchTrace, streamSweep } from '../api.js';
-import { layout, heatmapLayout, line, logHeatmap, overflowBand, firstOverflow, PALETTE, t, fmt } from '../charts.js';
+import { layout, heatmapLayout, line, logHeatmap, markOverflow, PALETTE, t, fmt } from '../charts.js';
 import { optionLabel } from '../controls.js';
 
 /** The same model with the other residual choice: 'none' (plain stack) unless it already is one. */
@@ -17,7 +17,12 @@ function gradients(trace) {
 /** Gradient at layer 1 divided by the gradient at the last layer: how much of the signal survives the trip back. */
 function survival(trace) {
   const g = trace.layers.map((l) => l.grad_norm);
-  return g[0] / g[g.length - 1];
+  const first = g[0], last = g[g.length - 1];
+  return first === null || last === null || last === 0 ? null : first / last;  // null: inf/NaN in strict JSON
+}
+
+function ratioText(value) {
+  return value === null ? t('mark.overflowed') : fmt(value);
 }
 
 async function loadProfile(state, ctx) {
@@ -34,13 +39,12 @@ function profileFigure(data, state) {
   fig.data.push(line(state.theme, { name: t('series.with_residual', { residual: optionLabel(residualSpec, data.withResidual.config.residual) }),
     x, y: gradients(data.withResidual), color: PALETTE.blue }));
   fig.data.push(line(state.theme, { name: t('series.without_residual'), x, y: gradients(data.without), color: PALETTE.vermillion, dash: 'dash' }));
-  const first = firstOverflow(x, gradients(data.withResidual));
-  if (first !== null) overflowBand(state.theme, fig, first, x[x.length - 1], t('mark.overflow', { layer: first }));
+  markOverflow(state.theme, fig, x, gradients(data.withResidual));
   return fig;
 }
 
 function profileCaption(data) {
-  return t('caption.grad_profile', { with_ratio: fmt(survival(data.withResidual)), without_ratio: fmt(survival(data.without)),
+  return t('caption.grad_profile', { with_ratio: ratioText(survival(data.withResidual)), without_ratio: ratioText(survival(data.without)),
     depth: data.withResidual.config.depth });
 }
 

@@ -2,7 +2,7 @@
 // with the theory curve where one exists, the float16 limit when it matters, and overflow marked.
 import { runPage, scaleParam, traceRows } from '../page.js';
 import { fetchTrace } from '../api.js';
-import { layout, line, hline, overflowBand, firstOverflow, PALETTE, FLOAT16_MAX, t, fmt } from '../charts.js';
+import { layout, line, hline, markOverflow, firstOverflow, PALETTE, FLOAT16_MAX, t, fmt } from '../charts.js';
 
 /** Pre-LN at init adds roughly independent updates: E‖x_l‖² ≈ ‖x₀‖² + c·l (Xiong et al. 2020, Lemma 2),
  *  so ‖x_l‖ ≈ √(‖x₀‖² + c·l). c is the least-squares slope of ‖x_l‖² − ‖x₀‖² against l on this trace. */
@@ -44,18 +44,23 @@ function normsFigure(trace, state) {
   if (lowPrecision || peak > FLOAT16_MAX / 10) {
     fig.data.push(line(theme, { name: t('series.max_abs'), x, y: maxAbs, color: PALETTE.green, dash: 'dot', width: 0.7 }));
   }
-  const first = firstOverflow(x, act, maxAbs);
-  if (peak > FLOAT16_MAX / 10 || (cfg.dtype === 'float16' && first !== null)) {
+  const overflowed = firstOverflow(x, maxAbs) !== null;
+  // The float16 limit matters once values come within 10x of it (and stays readable on a linear axis up to 1e3x);
+  // in bfloat16 the format's own limit (about 3.4e38) is the one that overflows.
+  if ((peak > FLOAT16_MAX / 10 && peak < FLOAT16_MAX * 1e3) || (cfg.dtype === 'float16' && overflowed)) {
     hline(theme, fig, FLOAT16_MAX, t('series.fp16_max'), { color: PALETTE.vermillion });
   }
-  if (first !== null) overflowBand(theme, fig, first, cfg.depth, t('mark.overflow', { layer: first }));
+  const limit = trace.summary.dtype_max;
+  if (cfg.dtype === 'bfloat16' && (peak > limit / 10 || overflowed)) {
+    hline(theme, fig, limit, t('series.dtype_max', { dtype: cfg.dtype, value: fmt(limit) }), { color: PALETTE.vermillion });
+  }
+  markOverflow(theme, fig, x, maxAbs);  // entries became inf/NaN (a norm alone can overflow while entries are finite)
   return fig;
 }
 
 function overflowLayer(trace) {
   const x = [0, ...trace.layers.map((l) => l.layer)];
-  return firstOverflow(x, [trace.embedding.act_norm, ...trace.layers.map((l) => l.act_norm)],
-    [trace.embedding.act_max_abs, ...trace.layers.map((l) => l.act_max_abs)]);
+  return firstOverflow(x, [trace.embedding.act_max_abs, ...trace.layers.map((l) => l.act_max_abs)]);
 }
 
 function normsCaption(trace) {
