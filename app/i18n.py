@@ -177,10 +177,10 @@ STRINGS: dict[str, tuple[str, str]] = {
                            "残差流不会滚雪球，代价是梯度，见“梯度”页。"),
     "caption.norms.other": ("The stream's length after each block. Switch the norm position to pre or post to see the two classic behaviours.",
                             "每个块之后残差流的长度。把归一化位置切换为 pre 或 post，可以看到两种典型行为。"),
-    "caption.norms.growth": (" Measured: the stream's norm changed ×{growth} from layer 1 to layer {depth}.",
-                             " 实测：残差流范数从第 1 层到第 {depth} 层变为 {growth} 倍。"),
-    "caption.norms.overflow": (" In {dtype} the values passed the largest finite number: from layer {layer} on they are inf or NaN (marked).",
-                               " 在 {dtype} 下数值超过了最大有限值：从第 {layer} 层起变成 inf 或 NaN（已标出）。"),
+    "caption.norms.growth": ("Measured: the stream's norm changed ×{growth} from layer 1 to layer {depth}.",
+                             "实测：残差流范数从第 1 层到第 {depth} 层变为 {growth} 倍。"),
+    "caption.norms.overflow": ("In {dtype} the values passed the largest finite number: from layer {layer} on they are inf or NaN (marked).",
+                               "在 {dtype} 下数值超过了最大有限值：从第 {layer} 层起变成 inf 或 NaN（已标出）。"),
     # /gradients
     "gradients.title": ("How far does the gradient survive?", "梯度能传多远？"),
     "gradients.intro": ("The gradient of the loss with respect to the stream after each block, for one backward pass at initialisation.",
@@ -200,12 +200,12 @@ STRINGS: dict[str, tuple[str, str]] = {
     "chart.grad_heatmap.colorbar_rel": ("÷ last layer (log)", "÷ 最后一层（对数）"),
     "caption.grad_heatmap": ("One row per network depth L (this stack built with 1 to {max} blocks), one column per layer; log colour scale.",
                              "每一行是一个深度 L（同一结构分别用 1 到 {max} 个块构建），每一列是一层；颜色为对数刻度。"),
-    "caption.grad_heatmap.relative": (" Each cell is that layer's gradient divided by the last layer's: white = the signal arrives intact, "
+    "caption.grad_heatmap.relative": ("Each cell is that layer's gradient divided by the last layer's: white = the signal arrives intact, "
                                       "red = it faded on the way back (those layers would barely learn), blue = it grew.",
-                                      " 每格是该层梯度除以最后一层梯度：白色 = 信号完整到达，红色 = 回传途中衰减（这些层几乎学不到东西），蓝色 = 被放大。"),
-    "caption.grad_heatmap.absolute": (" Each cell is the gradient's size itself: dark cells on the left of a row mean the first layers of that "
+                                      "每格是该层梯度除以最后一层梯度：白色 = 信号完整到达，红色 = 回传途中衰减（这些层几乎学不到东西），蓝色 = 被放大。"),
+    "caption.grad_heatmap.absolute": ("Each cell is the gradient's size itself: dark cells on the left of a row mean the first layers of that "
                                       "network get almost no signal.",
-                                      " 每格是梯度本身的大小：某一行左侧的深色格子表示该网络的前几层几乎收不到信号。"),
+                                      "每格是梯度本身的大小：某一行左侧的深色格子表示该网络的前几层几乎收不到信号。"),
     # /compare
     "compare.title": ("Side by side: Pre-LN vs Post-LN and friends", "并排对比：Pre-LN、Post-LN 及其他"),
     "compare.intro": ("The same sizes and seed for every variant; the panels share their axes, so heights can be compared directly.",

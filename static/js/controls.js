@@ -194,11 +194,11 @@ function classroomPanel(url) {
   const details = element('details', { class: 'classroom' }, [element('summary', {}, [t('controls.classroom')]),
     element('p', {}, [t('controls.classroom_help')])]);
   const output = element('input', { type: 'text', readonly: '', 'aria-label': t('controls.classroom') });
-  const names = ['preset', ...url.specs.filter((s) => !s.internal).map((s) => s.name)];
-  const boxes = names.map((name) => {
+  const choices = [['preset', t('controls.preset')], ...url.specs.filter((s) => !s.internal).map((s) => [s.name, labelOf(s)])];
+  const boxes = choices.map(([name, text]) => {
     const box = element('input', { type: 'checkbox', value: name, id: `hide-${name}` });
     box.addEventListener('change', refresh);
-    details.append(element('label', { for: `hide-${name}` }, [box, name]));
+    details.append(element('label', { for: `hide-${name}`, title: name }, [box, text]));
     return box;
   });
   function refresh() {

@@ -21,3 +21,8 @@ export function fmt(value) {
   if (size !== 0 && (size < 1e-3 || size >= 1e5)) return value.toExponential(2).replace('e+', 'e');
   return Number(value.toPrecision(3)).toString();
 }
+
+/** Join sentences the way the language does: a space in English, nothing in Chinese. */
+export function sentences(...parts) {
+  return parts.filter(Boolean).join(lang === 'zh' ? '' : ' ');
+}

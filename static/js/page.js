@@ -142,6 +142,7 @@ class ChartCard {
       if (key === this.dataKey) {
         clearTimeout(timer);
         this.busy.hidden = true;
+        this.busy.classList.remove('streaming');
         this.progressBar.hidden = true;
         this.element.removeAttribute('aria-busy');
       }
@@ -150,6 +151,7 @@ class ChartCard {
 
   progress(fraction, text) {
     this.busy.hidden = false;
+    this.busy.classList.add('streaming');  // a slim bar on top: the chart fills in underneath
     this.progressBar.hidden = false;
     this.progressBar.value = fraction;
     if (text) this.busy.querySelector('.busy-text').textContent = text;

@@ -3,7 +3,7 @@
 import { runPage, scaleParam, traceRows } from '../page.js';
 import { fetchTrace } from '../api.js';
 import { panels, line, SERIES, t, fmt } from '../charts.js';
-import { pageData, lang } from '../i18n.js';
+import { pageData, lang, sentences } from '../i18n.js';
 
 const PRESET_KEYS = pageData.presets ? pageData.presets.presets.map((p) => p.key) : [];
 
@@ -40,7 +40,7 @@ function compareFigure(variants, state, ctx) {
 function compareCaption(variants, state, ctx) {
   const parts = variants.map((v) => t('caption.compare.variant', { name: variantName(v.key, ctx),
     growth: fmt(v.trace.summary.norm_growth), survival: fmt(v.trace.summary.grad_survival) }));
-  return `${t('caption.compare')} ${parts.join(' ')}`;
+  return sentences(t('caption.compare'), ...parts);
 }
 
 runPage({

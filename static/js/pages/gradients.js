@@ -4,6 +4,7 @@ import { runPage, scaleParam, traceRows } from '../page.js';
 import { fetchTrace, streamSweep } from '../api.js';
 import { layout, heatmapLayout, line, logHeatmap, markOverflow, PALETTE, t, fmt } from '../charts.js';
 import { optionLabel } from '../controls.js';
+import { sentences } from '../i18n.js';
 
 /** The same model with the other residual choice: 'none' (plain stack) unless it already is one. */
 function counterpart(config) {
@@ -107,8 +108,8 @@ runPage({
       key: 'grad-heatmap',
       dataKey: (state, ctx) => ({ ...ctx.config(state), depth: null, sweep_to: state.sweep_to }),
       load: loadSweep, figure: heatmapFigure, table: heatmapTable,
-      caption: (data, state) => t('caption.grad_heatmap', { max: data.max }) + t(`caption.grad_heatmap.${state.heat}`)
-        + (data.elapsed_ms ? ` ${t('status.sweep_done', { total: data.rows.length, seconds: fmt(data.elapsed_ms / 1000) })}` : ''),
+      caption: (data, state) => sentences(t('caption.grad_heatmap', { max: data.max }), t(`caption.grad_heatmap.${state.heat}`),
+        data.elapsed_ms && t('status.sweep_done', { total: data.rows.length, seconds: fmt(data.elapsed_ms / 1000) })),
     },
   ],
 });

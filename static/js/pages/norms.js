@@ -2,6 +2,7 @@
 // with the theory curve where one exists, the float16 limit when it matters, and overflow marked.
 import { runPage, scaleParam, traceRows } from '../page.js';
 import { fetchTrace } from '../api.js';
+import { sentences } from '../i18n.js';
 import { layout, line, hline, markOverflow, firstOverflow, PALETTE, FLOAT16_MAX, t, fmt } from '../charts.js';
 
 /** Pre-LN at init adds roughly independent updates: E‖x_l‖² ≈ ‖x₀‖² + c·l (Xiong et al. 2020, Lemma 2),
@@ -66,12 +67,11 @@ function overflowLayer(trace) {
 function normsCaption(trace) {
   const cfg = trace.config;
   const kind = isPinned(cfg) ? 'post' : hasGrowthTheory(cfg) && cfg.norm_position === 'pre' ? 'pre' : 'other';
-  let text = t(`caption.norms.${kind}`);
   const growth = trace.summary.norm_growth;
-  if (Number.isFinite(growth)) text += t('caption.norms.growth', { growth: fmt(growth), depth: cfg.depth });
   const first = overflowLayer(trace);
-  if (first !== null) text += t('caption.norms.overflow', { dtype: cfg.dtype, layer: first });
-  return text;
+  return sentences(t(`caption.norms.${kind}`),
+    Number.isFinite(growth) && t('caption.norms.growth', { growth: fmt(growth), depth: cfg.depth }),
+    first !== null && t('caption.norms.overflow', { dtype: cfg.dtype, layer: first }));
 }
 
 runPage({
