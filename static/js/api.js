@@ -18,6 +18,11 @@ async function readError(response) {
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** Tell the page (page.js listens) that the server is busy and we retry in `seconds`. */
+function announceBusy(seconds) {
+  document.dispatchEvent(new CustomEvent('resnorm:busy', { detail: { seconds } }));
+}
+
 /** POST JSON; a 503 "busy" is retried twice after its Retry-After. */
 export async function postJSON(url, body, { signal, onBusy } = {}) {
   for (let attempt = 0; ; attempt += 1) {
@@ -27,7 +32,8 @@ export async function postJSON(url, body, { signal, onBusy } = {}) {
     if (response.ok) return response.json();
     const error = await readError(response);
     if (response.status !== 503 || attempt >= 2) throw error;
-    onBusy?.(error.retryAfter || 2);
+    const seconds = error.retryAfter || 2;
+    (onBusy || announceBusy)(seconds);
     await sleep(1000 * (error.retryAfter || 2));
   }
 }

@@ -71,6 +71,7 @@ export async function runPage(definition) {
     await Promise.all(cards.map((card) => card.update(url.state)));
   };
   url.onChange(refresh);
+  document.addEventListener('resnorm:busy', (event) => status(t('status.busy', { s: event.detail.seconds }), { fromLoad: true }));
   await refresh(url.state, 'start');
   document.body.dataset.ready = '1';
 }

@@ -189,3 +189,42 @@ def test_float16_overflow_is_marked(watch):
     assert 65504 in ys
     assert any(s["type"] == "rect" for s in layout["shapes"])
     watch.screenshot("norms-float16-overflow")
+
+
+@pytest.mark.parametrize("path", ["/norms", "/gradients?sweep_to=4", "/compare"])
+def test_controls_are_labelled_and_page_fits_a_projector(watch, path):
+    watch.open(path)
+    unlabelled = watch.page.evaluate("""() => [...document.querySelectorAll('#controls select, #controls input')]
+        .filter(el => !(el.labels && el.labels.length) && !el.getAttribute('aria-label')).map(el => el.id || el.name)""")
+    assert not unlabelled
+    assert watch.page.evaluate("() => document.documentElement.scrollWidth") <= 1280  # no sideways scrolling at 1280x720
+
+
+def test_keyboard_alone_changes_the_chart(watch):
+    watch.open("/norms?depth=4", ("norms",))
+    drawn = watch.drawn("norms")
+    watch.page.focus("#ctl-norm_position")
+    watch.page.keyboard.press("ArrowDown")  # pre -> post
+    watch.page.wait_for_url(re.compile(r"norm_position=post"))
+    watch.page.wait_for_function(f"() => Number(document.querySelector('[data-chart=norms]').dataset.drawn) > {drawn}")
+    for _ in range(40):  # the export buttons are reachable with Tab
+        watch.page.keyboard.press("Tab")
+        if watch.page.evaluate("() => document.activeElement.dataset.export") == "png":
+            break
+    else:
+        pytest.fail("PNG export button not reachable with Tab")
+
+
+def test_url_state_round_trips_through_the_schema(watch):
+    """state.js: query -> typed state -> query keeps only non-defaults, drops out-of-range values, keeps lang/hide."""
+    watch.open("/norms", ("norms",))
+    result = watch.page.evaluate("""async () => {
+        const s = await import('/static/js/state.js');
+        const schema = await (await fetch('/api/schema')).json();
+        const specs = s.specsFromSchema(schema);
+        const read = s.readQuery(specs, '?depth=48&norm_position=post&residual_scale=0&final_norm=false&d_model=64&lang=zh&hide=dtype');
+        return {state: read.state, invalid: read.invalid, query: s.toQuery(specs, read.state, read.extra)};
+    }""")
+    assert result["state"]["depth"] == 48 and result["state"]["final_norm"] is False
+    assert result["invalid"] == ["residual_scale"]  # exclusiveMinimum 0 in the schema
+    assert result["query"] == "?depth=48&norm_position=post&final_norm=false&lang=zh&hide=dtype"
