@@ -1,6 +1,10 @@
 """Shared fixtures: one TestClient for the app (no server process needed)."""
 from __future__ import annotations
 
+import socket
+import threading
+import time
+
 import pytest
 import torch
 
@@ -15,3 +19,25 @@ def client():
 
     with TestClient(app) as test_client:
         yield test_client
+
+
+@pytest.fixture(scope="session")
+def server_url():
+    """The app under a real uvicorn server in a thread: disconnects and 429s only exist over a real socket."""
+    import uvicorn
+
+    from app.main import app
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    for _ in range(400):
+        if server.started:
+            break
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{port}"
+    server.should_exit = True
+    thread.join(timeout=10)

@@ -54,3 +54,27 @@ def test_bad_sweeps_get_a_4xx_naming_the_field(client, body, field):
     response = client.post("/api/sweep", json=body)
     assert response.status_code == 422
     assert response.json()["errors"][0]["field"] == field
+
+
+def test_a_client_that_leaves_stops_the_sweep(server_url):
+    import time
+
+    import httpx
+
+    def compute() -> dict:
+        return httpx.get(f"{server_url}/api/health").json()["compute"]
+
+    body = {"config": {"seed": 987_654}, "depths": list(range(1, 97))}
+    before = compute()["computed"]
+    with httpx.Client(timeout=60) as http:
+        with http.stream("POST", f"{server_url}/api/sweep", json=body) as response:
+            lines = response.iter_lines()
+            assert json.loads(next(lines))["type"] == "start"
+            assert json.loads(next(lines))["type"] == "depth"
+    deadline = time.monotonic() + 30
+    while compute()["active"] and time.monotonic() < deadline:
+        time.sleep(0.1)
+    settled = compute()["computed"]
+    time.sleep(1.0)
+    assert compute()["computed"] == settled and compute()["active"] == 0
+    assert settled - before < 40  # of 96 depths: the sweep stopped soon after the client left

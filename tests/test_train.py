@@ -140,27 +140,6 @@ def test_presets_are_affordable_bilingual_requests(client):
 # --- a real server: disconnects and the concurrency limit only exist over a real socket -----------------
 
 
-@pytest.fixture(scope="module")
-def server_url():
-    import uvicorn
-
-    from app.main import app
-
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    for _ in range(200):
-        if server.started:
-            break
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}"
-    server.should_exit = True
-    thread.join(timeout=10)
-
-
 def _wait_for_idle(url: str, timeout: float = 20.0) -> int:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
