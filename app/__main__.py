@@ -14,6 +14,8 @@ from dataclasses import asdict, fields
 
 from app.settings import HELP, Settings, env_name, get_settings, parse_value, settings_from_env
 
+KEEP_ALIVE_S = 65
+
 
 def _option(field: str) -> str:
     return "--" + field.replace("_", "-")
@@ -70,8 +72,11 @@ def main(argv: list[str] | None = None) -> None:
 
     print(f"ResNorm Explorer on http://{settings.host}:{settings.port}  ({settings.workers} worker(s), "
           f"{settings.compute_slots} compute slot(s) each, {threads} torch thread(s) per run)", file=sys.stderr)
+    # Keep-alive longer than a student's pause (uvicorn's 5 s equals the Retry-After of a 503, so a browser's
+    # retry would race the server closing the idle connection).
     uvicorn.run("app.main:app", host=settings.host, port=settings.port, workers=settings.workers,
-                log_level=args.log_level, server_header=False, timeout_graceful_shutdown=10)
+                log_level=args.log_level, server_header=False, timeout_graceful_shutdown=10,
+                timeout_keep_alive=KEEP_ALIVE_S)
 
 
 if __name__ == "__main__":

@@ -2,7 +2,10 @@
 
 Pure ASGI (not BaseHTTPMiddleware) so streamed answers such as /api/sweep's NDJSON pass through chunk by
 chunk: the middleware only edits the response's start message and counts request-body bytes.
-Pages under /embed/ may be framed by any site (slides); everything else may not be framed at all.
+Pages under /embed/ may be framed by anything (slides); everything else may not be framed at all. For /embed/
+the policy has no frame-ancestors directive at all: `frame-ancestors *` would still refuse slides opened from a
+file (file://) or an about:blank frame, since `*` only matches network schemes (CSP Level 3, "Matching Source
+Expressions").
 """
 from __future__ import annotations
 
@@ -23,14 +26,14 @@ EMBED_PREFIX = "/embed/"
 # Only this origin: scripts are ES modules under /static (no inline script, no eval). Inline styles are
 # allowed because Plotly writes style attributes into the SVG it draws; styles cannot run code.
 _CSP = ("default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; "
-        "font-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'self'; form-action 'self'; ")
+        "font-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'self'; form-action 'self'")
 
 
 def security_headers(path: str) -> list[tuple[bytes, bytes]]:
     """The headers every response to `path` carries."""
     embeddable = path.startswith(EMBED_PREFIX)
     headers = {
-        "content-security-policy": _CSP + ("frame-ancestors *" if embeddable else "frame-ancestors 'none'"),
+        "content-security-policy": _CSP if embeddable else _CSP + "; frame-ancestors 'none'",
         "x-content-type-options": "nosniff",
         "referrer-policy": "no-referrer",
         "permissions-policy": "camera=(), microphone=(), geolocation=()",

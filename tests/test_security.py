@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import asyncio
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -40,7 +41,7 @@ def test_policy_names_no_other_origin(client):
 @pytest.mark.parametrize("path", ["/embed/trace", "/embed/anything?depth=48"])
 def test_embed_pages_may_be_framed_by_any_site(client, path):
     response = client.get(path)
-    assert _csp(response)["frame-ancestors"] == "*"
+    assert "frame-ancestors" not in _csp(response)    # not even "*", which refuses file:// slides
     assert "x-frame-options" not in response.headers
     assert _csp(response)["script-src"] == "'self'"   # still only this origin's scripts
 
@@ -137,5 +138,7 @@ def _call(middleware, path, body_chunks, events=None):
         sent.append(message)
 
     scope = {"type": "http", "method": "POST", "path": path, "headers": []}
-    asyncio.run(middleware(scope, receive, send))
+    # a thread of its own: Playwright's sync API (tests/browser) may leave a loop running in this one
+    with ThreadPoolExecutor(1) as pool:
+        pool.submit(asyncio.run, middleware(scope, receive, send)).result()
     return sent
