@@ -201,9 +201,25 @@ export function fitLegend(figure, width) {
   return figure;
 }
 
+/** A log y axis spanning under two decades gets ticks at 1, 2, 5 only; Plotly would label every digit (0.011, 0.012, ...). */
+export function tidyLogAxes(figure) {
+  for (const [name, axisLayout] of Object.entries(figure.layout)) {
+    if (!name.startsWith('yaxis') || axisLayout?.type !== 'log') continue;
+    const id = name === 'yaxis' ? 'y' : `y${name.slice(5)}`;
+    const values = figure.data.filter((trace) => (trace.yaxis || 'y') === id)
+      .flatMap((trace) => trace.y || []).filter((v) => Number.isFinite(v) && v > 0);
+    if (!values.length) continue;
+    const decades = Math.log10(Math.max(...values) / Math.min(...values));
+    if (decades < 2) Object.assign(axisLayout, { dtick: 'D2', tickformat: '~g' });  // 0.002, 0.005, 0.01
+    else { delete axisLayout.dtick; delete axisLayout.tickformat; }
+  }
+  return figure;
+}
+
 /** Draw (or redraw in place) a figure into a chart element and count the draws for tests. */
 export async function draw(element, figure) {
   fitLegend(figure, element.clientWidth || 960);
+  tidyLogAxes(figure);
   await window.Plotly.react(element, figure.data, figure.layout, plotlyConfig());
   element.dataset.drawn = String(Number(element.dataset.drawn || 0) + 1);
 }
