@@ -145,7 +145,8 @@ export function logHeatmap(themeName, { x, y, values, colorbarTitle, diverging =
   const theme = themeOf(themeName);
   const z = values.map((row) => row.map((v) => (v > 0 && Number.isFinite(v) ? Math.log10(v) : null)));
   const flat = z.flat().filter((v) => v !== null);
-  let low = Math.floor(Math.min(...flat, 0)), high = Math.ceil(Math.max(...flat, 0));
+  let low = flat.length ? Math.floor(Math.min(...flat)) : 0, high = flat.length ? Math.ceil(Math.max(...flat)) : 1;
+  if (high === low) high = low + 1;
   if (diverging) {  // symmetric around log10(1) = 0 so white means "arrives intact"
     high = Math.max(1, -low, high);
     low = -high;
