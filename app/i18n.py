@@ -52,6 +52,10 @@ STRINGS: dict[str, tuple[str, str]] = {
     "controls.variants": ("Variants to compare (2 to 4)", "对比的变体（2 到 4 个）"),
     "controls.variant_n": ("Variant {n}", "变体 {n}"),
     "controls.variant_none": ("(none)", "（无）"),
+    "controls.variant_changes": ("Variant {n}: changes", "变体 {n}：改动"),
+    "controls.variant_changes_help": ("Settings that differ for this variant only, as field:value pairs separated by commas, "
+                                      "e.g. dtype:float16, norm:rmsnorm (field names as in the URL).",
+                                      "仅对该变体生效的设置，用逗号分隔的 字段:值 对，例如 dtype:float16, norm:rmsnorm（字段名与网址中的相同）。"),
     "controls.hidden_note": ("Some settings are hidden by this classroom link.", "此课堂链接隐藏了部分设置。"),
     "controls.classroom": ("Classroom link: hide settings", "课堂链接：隐藏设置"),
     "controls.classroom_help": ("Tick the settings students should not see, then copy the link.",

@@ -202,17 +202,39 @@ export function fitLegend(figure, width) {
   return figure;
 }
 
-/** A log y axis spanning under two decades gets ticks at 1, 2, 5 only; Plotly would label every digit (0.011, 0.012, ...). */
+/** About five round values between low and high (steps of 1, 2 or 5 times a power of ten). */
+function roundTicks(low, high) {
+  const raw = (high - low) / 4;
+  const power = 10 ** Math.floor(Math.log10(raw));
+  const step = [1, 2, 5, 10].map((m) => m * power).find((candidate) => candidate >= raw) || 10 * power;
+  const ticks = [];
+  for (let v = Math.ceil(low / step) * step; v <= high * (1 + 1e-9); v += step) ticks.push(Number(v.toPrecision(6)));
+  return ticks;
+}
+
+/** Log y axes spanning under two decades: Plotly would label every digit (0.011, 0.012, ...) or almost nothing.
+ *  Give them 1-2-5 ticks (0.002, 0.005, 0.01), or round linear-spaced ticks under 0.7 decades. Axes tied by
+ *  `matches` (aligned panels) get ticks from all their data together. */
 export function tidyLogAxes(figure) {
+  const groups = new Map();
   for (const [name, axisLayout] of Object.entries(figure.layout)) {
     if (!name.startsWith('yaxis') || axisLayout?.type !== 'log') continue;
     const id = name === 'yaxis' ? 'y' : `y${name.slice(5)}`;
-    const values = figure.data.filter((trace) => (trace.yaxis || 'y') === id)
-      .flatMap((trace) => trace.y || []).filter((v) => Number.isFinite(v) && v > 0);
-    if (!values.length) continue;
-    const decades = Math.log10(Math.max(...values) / Math.min(...values));
-    if (decades < 2) Object.assign(axisLayout, { dtick: 'D2', tickformat: '~g' });  // 0.002, 0.005, 0.01
-    else { delete axisLayout.dtick; delete axisLayout.tickformat; }
+    const root = axisLayout.matches || id;
+    if (!groups.has(root)) groups.set(root, { axes: [], values: [] });
+    const group = groups.get(root);
+    group.axes.push(axisLayout);
+    figure.data.filter((trace) => (trace.yaxis || 'y') === id)
+      .forEach((trace) => (trace.y || []).forEach((v) => Number.isFinite(v) && v > 0 && group.values.push(v)));
+  }
+  for (const { axes, values } of groups.values()) {
+    const decades = values.length ? Math.log10(Math.max(...values) / Math.min(...values)) : 99;
+    const ticks = decades < 0.7 ? roundTicks(Math.min(...values), Math.max(...values)) : null;
+    for (const axisLayout of axes) {
+      for (const key of ['dtick', 'tickformat', 'tickvals', 'ticktext']) delete axisLayout[key];
+      if (ticks) Object.assign(axisLayout, { tickvals: ticks, ticktext: ticks.map((v) => String(v)) });
+      else if (decades < 2) Object.assign(axisLayout, { dtick: 'D2', tickformat: '~g' });
+    }
   }
   return figure;
 }

@@ -16,7 +16,7 @@ function collapsible(fieldset, members, state) {
 
 function labelOf(spec) {
   if (spec.model) return lang === 'zh' ? spec.label_zh || spec.label : spec.label;
-  return t(spec.label);
+  return t(spec.label, spec.labelValues);
 }
 
 function helpOf(spec) {
@@ -48,6 +48,11 @@ function selectFor(spec, id, value, values, { optional = false } = {}) {
 function inputFor(spec, value) {
   const id = `ctl-${spec.name}`;
   if (spec.enum && spec.type !== 'list') return selectFor(spec, id, value, spec.enum);
+  if (spec.type === 'string') {  // free text (e.g. /compare's per-variant changes); checked by spec.validate
+    const text = element('input', { id, name: spec.name, type: 'text', spellcheck: 'false', autocomplete: 'off', placeholder: spec.placeholder });
+    text.value = value;
+    return text;
+  }
   if (spec.type === 'boolean') {
     const box = element('input', { id, name: spec.name, type: 'checkbox' });
     box.checked = Boolean(value);
@@ -62,7 +67,7 @@ function inputFor(spec, value) {
 
 function readInput(spec, input) {
   if (spec.type === 'boolean') return input.checked;
-  if (spec.enum) return input.value;
+  if (spec.enum || spec.type === 'string') return input.value.trim();
   const n = Number(input.value);
   return input.value.trim() === '' ? NaN : n;
 }
@@ -132,6 +137,7 @@ export function buildControls(container, url, { presets = null, onPreset = null 
 }
 
 function isValid(spec, value) {
+  if (spec.validate) return spec.validate(value);
   if (spec.type === 'integer' && !Number.isInteger(value)) return false;
   if (spec.type === 'integer' || spec.type === 'number') {
     if (!Number.isFinite(value)) return false;

@@ -41,6 +41,7 @@ export function parseValue(spec, raw) {
     if (spec.type === 'integer' && !Number.isInteger(n)) return undefined;
     return inRange(spec, n) ? n : undefined;
   }
+  if (spec.validate && !spec.validate(raw)) return undefined;
   return !spec.enum || spec.enum.includes(raw) ? raw : undefined;
 }
 
@@ -80,7 +81,7 @@ export function toQuery(specs, state, extra = {}) {
     if (!sameValue(spec, state[spec.name], spec.default)) params.set(spec.name, formatValue(spec, state[spec.name]));
   }
   for (const [key, value] of Object.entries(extra)) if (value) params.set(key, value);
-  const text = params.toString().replace(/%2C/g, ',');
+  const text = params.toString().replace(/%2C/g, ',').replace(/%3A/g, ':');  // both are safe in a query: keep links readable
   return text ? `?${text}` : '';
 }
 

@@ -228,3 +228,16 @@ def test_url_state_round_trips_through_the_schema(watch):
     assert result["state"]["depth"] == 48 and result["state"]["final_norm"] is False
     assert result["invalid"] == ["residual_scale"]  # exclusiveMinimum 0 in the schema
     assert result["query"] == "?depth=48&norm_position=post&final_norm=false&lang=zh&hide=dtype"
+
+
+def test_compare_variants_can_carry_their_own_changes(watch):
+    """Same preset twice, one in float16: a custom variant defined entirely by the link."""
+    watch.open("/compare?variants=pre_ln,pre_ln&changes_2=norm:rmsnorm,depth:4&depth=6", ("compare",))
+    data = watch.page.evaluate("document.querySelector('[data-chart=compare]').data.map(t => t.x.length)")
+    assert data == [7, 7, 5, 5]  # layers 0..6 for the base, 0..4 for the changed variant
+    titles = watch.page.evaluate("document.querySelector('[data-chart=compare]').layout.annotations.map(a => a.text)")
+    assert any("norm:rmsnorm" in text for text in titles)
+    watch.page.fill("#ctl-changes_1", "dtype:float99")
+    watch.page.press("#ctl-changes_1", "Enter")
+    assert watch.page.get_attribute("#ctl-changes_1", "aria-invalid") == "true"
+    assert "changes_1" not in watch.page.url

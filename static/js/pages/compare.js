@@ -4,8 +4,29 @@ import { runPage, scaleParam, traceRows } from '../page.js';
 import { fetchTrace } from '../api.js';
 import { panels, line, SERIES, t, fmt } from '../charts.js';
 import { pageData, lang, sentences } from '../i18n.js';
+import { specsFromSchema, parseValue } from '../state.js';
 
 const PRESET_KEYS = pageData.presets ? pageData.presets.presets.map((p) => p.key) : [];
+const MODEL_SPECS = pageData.schema ? specsFromSchema(pageData.schema) : [];
+const SLOTS = [1, 2, 3, 4];
+
+/** A variant's own changes, "dtype:float16, norm:rmsnorm" -> {dtype: 'float16', norm: 'rmsnorm'}; null if any pair is invalid.
+ *  Field names and allowed values are the request model's, checked against its schema. */
+export function parseChanges(text) {
+  const changes = {};
+  for (const pair of text.split(',').map((part) => part.trim()).filter(Boolean)) {
+    const [field, raw] = pair.split(':').map((part) => part.trim());
+    const spec = MODEL_SPECS.find((candidate) => candidate.name === field);
+    const value = spec && raw !== undefined ? parseValue(spec, raw) : undefined;
+    if (value === undefined) return null;
+    changes[field] = value;
+  }
+  return changes;
+}
+
+function changesOf(state, slot) {
+  return parseChanges(state[`changes_${slot}`] || '') || {};
+}
 
 function variantName(key, ctx) {
   if (key === 'custom') return t('compare.custom').replace(/[（(].*$/, '').trim();
@@ -13,15 +34,23 @@ function variantName(key, ctx) {
   return preset ? ctx.presets.name(preset) : key;
 }
 
+function variantTitle(variant, ctx) {
+  const name = variantName(variant.key, ctx);
+  return variant.changes ? `${name} + ${variant.changes}` : name;
+}
+
 async function loadVariants(state, ctx) {
-  const configs = await Promise.all(state.variants.map(async (key) => (
-    key === 'custom' ? ctx.config(state) : ctx.config(await ctx.presets.configFor(key, state)))));
+  const configs = await Promise.all(state.variants.map(async (key, i) => {
+    const changes = changesOf(state, i + 1);
+    const base = key === 'custom' ? state : await ctx.presets.configFor(key, { ...state, ...changes });
+    return ctx.config({ ...base, ...changes });
+  }));
   const traces = await Promise.all(configs.map((config) => fetchTrace(config)));
-  return state.variants.map((key, i) => ({ key, trace: traces[i] }));
+  return state.variants.map((key, i) => ({ key, changes: state[`changes_${i + 1}`] || '', trace: traces[i] }));
 }
 
 function compareFigure(variants, state, ctx) {
-  const columns = variants.map((v, i) => ({ text: variantName(v.key, ctx), color: SERIES[i] }));
+  const columns = variants.map((v, i) => ({ text: variantTitle(v, ctx), color: SERIES[i] }));
   const rows = [{ title: t('chart.compare.y_norm'), log: state.norm_scale === 'log' },
     { title: t('chart.compare.y_grad'), log: state.grad_scale === 'log' }];
   const { layout, axisFor } = panels(state.theme, { title: t('chart.compare.title'), x: t('axis.layer'), columns, rows });
@@ -38,7 +67,7 @@ function compareFigure(variants, state, ctx) {
 
 /** The plain-words caption plus each variant's measured growth and gradient survival. */
 function compareCaption(variants, state, ctx) {
-  const parts = variants.map((v) => t('caption.compare.variant', { name: variantName(v.key, ctx),
+  const parts = variants.map((v) => t('caption.compare.variant', { name: variantTitle(v, ctx),
     growth: fmt(v.trace.summary.norm_growth), survival: fmt(v.trace.summary.grad_survival) }));
   return sentences(t('caption.compare'), ...parts);
 }
@@ -48,15 +77,18 @@ runPage({
     { name: 'variants', type: 'list', enum: [...PRESET_KEYS, 'custom'], default: ['post_ln', 'pre_ln'], minItems: 2, maxItems: 4,
       group: 'page', label: 'controls.variants',
       optionLabel: (key) => (key === 'custom' ? t('compare.custom') : pageData.presets.presets.find((p) => p.key === key)?.[lang === 'zh' ? 'name_zh' : 'name'] ?? key) },
+    ...SLOTS.map((n) => ({ name: `changes_${n}`, type: 'string', default: '', group: 'page', label: 'controls.variant_changes',
+      labelValues: { n }, help: 'controls.variant_changes_help', placeholder: 'dtype:float16, norm:rmsnorm',
+      validate: (text) => parseChanges(text) !== null })),
     scaleParam('norm_scale', 'linear', 'controls.norm_scale'),
     scaleParam('grad_scale', 'log', 'controls.grad_scale'),
   ],
   charts: [{
     key: 'compare',
-    dataKey: (state, ctx) => ({ variants: state.variants, config: ctx.config(state) }),
+    dataKey: (state, ctx) => ({ variants: state.variants, changes: SLOTS.map((n) => state[`changes_${n}`]), config: ctx.config(state) }),
     load: loadVariants,
     figure: compareFigure,
     caption: compareCaption,
-    table: (variants) => variants.flatMap((v) => traceRows(v.trace, { variant: v.key })),
+    table: (variants) => variants.flatMap((v) => traceRows(v.trace, { variant: v.key, changes: v.changes })),
   }],
 });
