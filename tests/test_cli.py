@@ -90,3 +90,4 @@ def test_main_serves_the_app_with_the_asked_workers(monkeypatch):
     target, options = calls[0]
     assert target == "app.main:app"
     assert (options["workers"], options["port"], options["host"]) == (3, 8123, "127.0.0.1")
+    assert options["timeout_keep_alive"] > 10  # longer than a 503's Retry-After: no race with a retry
