@@ -142,3 +142,11 @@ def _call(middleware, path, body_chunks, events=None):
     with ThreadPoolExecutor(1) as pool:
         pool.submit(asyncio.run, middleware(scope, receive, send)).result()
     return sent
+
+
+@pytest.mark.parametrize("path", ["/static/..%2f..%2fpyproject.toml", "/static/%2e%2e%2fapp%2fsettings.py",
+                                  "/embed/..%2f..%2fetc%2fpasswd", "/vendor/..%2f..%2fpyproject.toml"])
+def test_no_route_serves_a_file_the_client_names(client, path):
+    response = client.get(path)
+    assert response.status_code == 404
+    assert "[project]" not in response.text and "RESNORM_" not in response.text and "root:" not in response.text
