@@ -163,6 +163,12 @@ PRESETS: dict[str, dict[str, Any]] = {
         "description_zh": "残差相加之后再归一化 N(x + f(x))：每个词元的长度被固定为 √d，但传到前几层的梯度随深度变小。",
         "config": {"norm": "layernorm", "norm_position": "post", "init": "xavier", "activation": "relu"},
     },
+    "pre_ln_2017": {
+        "name": "Pre-LN, 2017 recipe", "name_zh": "Pre-LN，2017 配方",
+        "description": "The 2017 Transformer (Xavier, ReLU) with only the norm moved inside the branch: Post-LN's fair partner in a side-by-side.",
+        "description_zh": "2017 Transformer（Xavier、ReLU），只把归一化移进分支：与 Post-LN 并排对比时最公平的对照。",
+        "config": {"norm": "layernorm", "norm_position": "pre", "init": "xavier", "activation": "relu"},
+    },
     "pre_ln": {
         "name": "GPT-2 (Pre-LN)", "name_zh": "GPT-2（Pre-LN）",
         "description": "Norm inside the branch, x + f(N(x)): the shortcut carries gradients untouched, but the stream keeps growing.",

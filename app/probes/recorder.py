@@ -59,10 +59,11 @@ class StreamRecorder:
 
 
 def stream_statistics(tensors: list[torch.Tensor], with_cosine: bool = True) -> dict[str, list[float]]:
-    """Per snapshot: mean token L2 norm, global RMS, max |x|, mean pairwise token cosine (float32 maths)."""
+    """Per snapshot: mean token L2 norm, global RMS, max |x|, mean pairwise token cosine (float64 maths)."""
     out: dict[str, list[float]] = {"norm": [], "rms": [], "max_abs": [], "cosine": []}
     for start in range(0, len(tensors), CHUNK):
-        x = torch.stack([t.float() for t in tensors[start:start + CHUNK]])  # (N, B, T, C)
+        x = torch.stack([t.double() for t in tensors[start:start + CHUNK]])  # (N, B, T, C); float64: a bfloat16 or
+        # float32 stream holds finite entries whose float32 sum of squares would overflow
         token_norm = torch.linalg.vector_norm(x, dim=-1)                     # (N, B, T)
         out["norm"] += token_norm.mean(dim=(1, 2)).tolist()
         out["rms"] += (token_norm.pow(2).mean(dim=(1, 2)) / x.shape[-1]).sqrt().tolist()
