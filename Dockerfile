@@ -8,7 +8,7 @@ FROM python:3.11-slim
 
 # Where pip finds a CPU-only torch, one of:
 #  - TORCH_INDEX_URL: PyTorch's CPU wheel index (the --index-url that the "Get started" selector on
-#    pytorch.org shows for Linux / Pip / CPU); pip takes torch from there and everything else as usual;
+#    PyTorch's website shows for Linux / Pip / CPU); pip takes torch from there and everything else as usual;
 #  - a torch CPU wheel in ./wheels/ (e.g. `pip download torch==2.13.0 --no-deps -d wheels/` on a machine
 #    that has it); PIP_ARGS="--no-index" then builds with no network at all if ./wheels/ holds every dependency.
 # With neither, the build stops: the default index only offers torch builds that pull in several GB of CUDA.
