@@ -37,7 +37,8 @@ async def lifespan(app: FastAPI):
 def create_app() -> FastAPI:
     from app import pages, security
 
-    app = FastAPI(title="ResNorm Explorer", version="0.1.0", lifespan=lifespan,
+    # No /docs or /redoc: their pages load scripts from a CDN (offline, and refused by our CSP); /openapi.json stays.
+    app = FastAPI(title="ResNorm Explorer", version="0.1.0", lifespan=lifespan, docs_url=None, redoc_url=None,
                   description="Per-layer activation and gradient traces of real PyTorch models: "
                               "residual connections and normalization made visible.")
     install_error_handlers(app)

@@ -31,7 +31,7 @@ class Settings:
     queue_timeout_s: float = 10.0   # how long a request waits for a free slot before 503
     cache_size: int = 256           # traces kept per worker (LRU)
     max_train_runs: int = 1         # training streams at once per worker
-    max_body_bytes: int = 65536     # larger request bodies get 413
+    max_body_bytes: int = 262144    # larger request bodies get 413 (4096 long decimals fit)
     default_lang: str = "en"        # en | zh: used when the browser sends no preference
 
     def __post_init__(self) -> None:

@@ -11,6 +11,12 @@ import torch
 torch.set_num_threads(1)
 
 
+def pytest_collection_modifyitems(items):
+    # Playwright's sync API keeps an event loop running in this thread for the session: browser tests go last,
+    # so the tests that call asyncio.run() are not refused.
+    items.sort(key=lambda item: item.nodeid.startswith("tests/browser/"))
+
+
 @pytest.fixture(scope="session")
 def client():
     from fastapi.testclient import TestClient

@@ -61,3 +61,50 @@ def test_a_failure_reaches_every_waiter_and_is_not_cached():
         assert pool.cached("k") is None
 
     asyncio.run(scenario())
+
+
+def test_a_caller_that_leaves_neither_fails_the_others_nor_frees_its_slot():
+    """A closed tab or a cancelled sweep must not cancel a computation others wait for, nor free its slot early."""
+    running, peak, lock = [0], [0], threading.Lock()
+
+    def slow(x: int) -> int:
+        with lock:
+            running[0] += 1
+            peak[0] = max(peak[0], running[0])
+        time.sleep(0.3)
+        with lock:
+            running[0] -= 1
+        return x
+
+    async def scenario() -> None:
+        pool = ComputePool(slots=1, cache_size=8, queue_timeout_s=5, threads=1)
+        owner = asyncio.create_task(pool.run_cached("k", slow, 1))
+        await asyncio.sleep(0.1)
+        waiter = asyncio.create_task(pool.run_cached("k", slow, 1))
+        other = asyncio.create_task(pool.run_cached("j", slow, 2))
+        await asyncio.sleep(0.05)
+        owner.cancel()
+        assert await waiter == (1, True)
+        assert await other == (2, False)
+        assert peak[0] == 1  # one slot: never two computations at once
+        assert pool.cached("k") == 1
+
+    asyncio.run(scenario())
+
+
+def test_a_full_queue_answers_busy_at_once():
+    pool = ComputePool(slots=1, cache_size=4, queue_timeout_s=30, threads=1, max_waiting=2)
+    release = threading.Event()
+
+    async def scenario() -> None:
+        holder = asyncio.create_task(pool.run(release.wait, 5))
+        queued = [asyncio.create_task(pool.run(lambda: 1)) for _ in range(2)]
+        await asyncio.sleep(0.05)
+        started = time.perf_counter()
+        with pytest.raises(Busy):
+            await pool.run(lambda: 1)
+        assert time.perf_counter() - started < 1  # not after the 30 s queue timeout
+        release.set()
+        assert await holder is True and [await q for q in queued] == [1, 1]
+
+    asyncio.run(scenario())

@@ -9,6 +9,7 @@ from typing import AsyncIterator
 from fastapi import APIRouter, Query
 
 from app.compute import get_pool
+from app.errors import Busy
 from app.experiments.sweep import SweepRequest, depth_row
 from app.jsonsafe import StrictJSONResponse, strict_dumps
 
@@ -51,9 +52,14 @@ async def _ndjson(request: SweepRequest) -> AsyncIterator[str]:
     yield json.dumps({"type": "start", "total": total, "depths": request.depths,
                       "config": request.config.model_dump()}) + "\n"
     done = 0
-    async for row in _rows(request):
-        done += 1
-        yield strict_dumps({"type": "depth", "index": done, "total": total, **row}) + "\n"
+    try:
+        async for row in _rows(request):
+            done += 1
+            yield strict_dumps({"type": "depth", "index": done, "total": total, **row}) + "\n"
+    except Busy as exc:  # the 200 is already sent: say "busy" in the stream, as a 503 would
+        yield json.dumps({"type": "error", "status": 503, "retry_after": exc.retry_after, "error": exc.message,
+                          "completed": done, "total": total}) + "\n"
+        return
     yield json.dumps({"type": "done", "total": total, "elapsed_ms": round((time.perf_counter() - started) * 1000, 1)}) + "\n"
 
 

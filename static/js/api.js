@@ -72,12 +72,8 @@ export function fetchPresets(depth, seed = null) {
   return presetCache.get(depth);
 }
 
-/** POST /api/sweep and read its NDJSON lines as they arrive; onLine gets each parsed line. */
-export async function streamSweep(body, onLine, { signal } = {}) {
-  const response = await fetch('/api/sweep', {
-    method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body), signal,
-  });
-  if (!response.ok) throw await readError(response);
+/** Read a streamed NDJSON answer, calling onLine with each parsed line as soon as it is complete. */
+export async function readNDJSON(response, onLine) {
   const reader = response.body.getReader();
   const decoder = new TextDecoder();
   let buffer = '';
@@ -93,6 +89,15 @@ export async function streamSweep(body, onLine, { signal } = {}) {
     }
   }
   if (buffer.trim()) onLine(JSON.parse(buffer));
+}
+
+/** POST /api/sweep and read its NDJSON lines as they arrive; onLine gets each parsed line. */
+export async function streamSweep(body, onLine, { signal } = {}) {
+  const response = await fetch('/api/sweep', {
+    method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body), signal,
+  });
+  if (!response.ok) throw await readError(response);
+  await readNDJSON(response, onLine);
 }
 
 /** A user-facing sentence for any failure. */

@@ -2,7 +2,7 @@
 // the per-layer gradient (or stream norm) at the latest recorded step on a second one; Start, Stop, progress.
 // Training starts only on Start (a link never starts a run by itself); Stop aborts the fetch, which cancels the server run.
 import { runPage, scaleParam, status } from '../page.js';
-import { ApiError, fetchPresets } from '../api.js';
+import { ApiError, fetchPresets, readNDJSON } from '../api.js';
 import { layout, line, hline, SERIES, PALETTE, t, fmt } from '../charts.js';
 import { pageData, lang } from '../i18n.js';
 import { specsFromSchema } from '../state.js';
@@ -84,21 +84,7 @@ class Session {
 
   async stream() {
     try {
-      const response = await this.post();
-      const reader = response.body.getReader();
-      const decoder = new TextDecoder();
-      let buffer = '';
-      for (;;) {
-        const { value, done } = await reader.read();
-        if (done) break;
-        buffer += decoder.decode(value, { stream: true });
-        let newline;
-        while ((newline = buffer.indexOf('\n')) >= 0) {
-          const text = buffer.slice(0, newline).trim();
-          buffer = buffer.slice(newline + 1);
-          if (text) this.handle(JSON.parse(text));
-        }
-      }
+      await readNDJSON(await this.post(), (event) => this.handle(event));
     } catch (error) {
       if (!(error.name === 'AbortError' && this.stoppedByUser)) throw error;
     } finally {
