@@ -10,7 +10,8 @@ import torch
 from app.config import TraceConfig
 from app.models.init import build_model
 from app.models.stack import make_batch
-from app.probes.recorder import StreamRecorder, parameter_grad_norms, stream_statistics, token_norm_means
+from app.probes.recorder import (StreamRecorder, branch_norms, parameter_grad_norms, stream_statistics,
+                                 token_norm_means)
 
 
 def run_trace(cfg: TraceConfig) -> dict[str, Any]:
@@ -33,10 +34,8 @@ def _assemble(cfg: TraceConfig, model, recorder: StreamRecorder, loss: float) ->
     acts = stream_statistics([recorder.acts[n] for n in names])
     grads = token_norm_means([recorder.grads.get(n) for n in names])
     units = names[1:]
-    unit_branches = token_norm_means([recorder.branches[n] for n in units])
-    unit_param_grads = parameter_grad_norms(model, [f"blocks.{int(n.split('.')[0]) - 1}.units.{n.split('.')[1]}." for n in units])
-    block_branches = token_norm_means([sum(recorder.branches[f"{l}.{u}"] for u in block.units)
-                                       for l, block in enumerate(model.blocks, start=1)])
+    unit_branches, block_branches = branch_norms([recorder.branches[n] for n in units], len(model.blocks[0].units))
+    unit_param_grads = parameter_grad_norms([unit for block in model.blocks for unit in block.units.values()])
     row = {n: i for i, n in enumerate(names)}
 
     def stats(name: str) -> dict[str, Any]:
@@ -49,8 +48,9 @@ def _assemble(cfg: TraceConfig, model, recorder: StreamRecorder, loss: float) ->
         layer, kind = name.split(".")
         sublayers.append({"layer": int(layer), "sublayer": kind, **stats(name),
                           "branch_norm": unit_branches[i], "param_grad_norm": unit_param_grads[i]})
+    per_block = len(model.blocks[0].units)
     for l, block in enumerate(model.blocks, start=1):
-        mine = [s for s in sublayers if s["layer"] == l]
+        mine = sublayers[(l - 1) * per_block:l * per_block]
         entry = {"layer": l, **stats(f"{l}.{list(block.units)[-1]}"), "branch_norm": block_branches[l - 1],
                  "param_grad_norm": math.sqrt(sum(s["param_grad_norm"] ** 2 for s in mine))}
         for s in mine:

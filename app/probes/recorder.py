@@ -59,18 +59,29 @@ class StreamRecorder:
 
 
 def stream_statistics(tensors: list[torch.Tensor], with_cosine: bool = True) -> dict[str, list[float]]:
-    """Per snapshot: mean token L2 norm, global RMS, max |x|, mean pairwise token cosine (float64 maths)."""
+    """Per snapshot: mean token L2 norm, global RMS, max |x|, mean pairwise token cosine."""
     out: dict[str, list[float]] = {"norm": [], "rms": [], "max_abs": [], "cosine": []}
     for start in range(0, len(tensors), CHUNK):
-        x = torch.stack([t.double() for t in tensors[start:start + CHUNK]])  # (N, B, T, C); float64: a bfloat16 or
-        # float32 stream holds finite entries whose float32 sum of squares would overflow
-        token_norm = torch.linalg.vector_norm(x, dim=-1)                     # (N, B, T)
-        out["norm"] += token_norm.mean(dim=(1, 2)).tolist()
-        out["rms"] += (token_norm.pow(2).mean(dim=(1, 2)) / x.shape[-1]).sqrt().tolist()
-        out["max_abs"] += x.abs().amax(dim=(1, 2, 3)).tolist()
-        if with_cosine:
-            out["cosine"] += _mean_pairwise_cosine(x, token_norm).tolist()
+        chunk = torch.stack(tensors[start:start + CHUNK])                    # (N, B, T, C)
+        stats = _chunk_statistics(chunk.float(), with_cosine)
+        if not all(torch.isfinite(v).all() for v in stats.values()) and torch.isfinite(chunk).all():
+            # finite entries whose float32 sum of squares overflowed (bfloat16 and float32 reach 3e38): redo in float64
+            stats = _chunk_statistics(chunk.double(), with_cosine)
+        for name, values in stats.items():
+            out[name] += values.tolist()
     return out
+
+
+def _chunk_statistics(x: torch.Tensor, with_cosine: bool) -> dict[str, torch.Tensor]:
+    token_norm = torch.linalg.vector_norm(x, dim=-1)                         # (N, B, T)
+    stats = {
+        "norm": token_norm.mean(dim=(1, 2)),
+        "rms": (token_norm.pow(2).mean(dim=(1, 2)) / x.shape[-1]).sqrt(),
+        "max_abs": torch.linalg.vector_norm(x, ord=float("inf"), dim=(1, 2, 3)),
+    }
+    if with_cosine:
+        stats["cosine"] = _mean_pairwise_cosine(x, token_norm)
+    return stats
 
 
 def _mean_pairwise_cosine(x: torch.Tensor, token_norm: torch.Tensor) -> torch.Tensor:
@@ -83,31 +94,47 @@ def _mean_pairwise_cosine(x: torch.Tensor, token_norm: torch.Tensor) -> torch.Te
     if tokens < 2:
         return torch.full(x.shape[:1], float("nan"))
     unit = x / token_norm.clamp_min(1e-30).unsqueeze(-1)                     # (N, B, T, C)
-    pairs = unit.sum(dim=-2).pow(2).sum(dim=-1) - unit.pow(2).sum(dim=(-1, -2))  # (N, B)
+    unit_lengths = (token_norm > 0).sum(dim=-1)                               # sum of ||u_t||^2: 1 per nonzero token
+    pairs = unit.sum(dim=-2).pow(2).sum(dim=-1) - unit_lengths                # (N, B)
     return (pairs / (tokens * (tokens - 1))).mean(dim=1)
 
 
 def token_norm_means(tensors: list[torch.Tensor | None]) -> list[float]:
     """Mean token L2 norm of each tensor; a missing gradient (no path to the loss) counts as 0."""
     present = [t for t in tensors if t is not None]
-    values = iter(stream_statistics(present, with_cosine=False)["norm"]) if present else iter(())
+    values = iter(_mean_token_norms(torch.stack(present)).tolist() if present else ())
     return [next(values) if t is not None else 0.0 for t in tensors]
 
 
-def parameter_grad_norms(model: nn.Module, prefixes: list[str]) -> list[float]:
-    """L2 norm of the gradient of all parameters under each name prefix (e.g. "blocks.0.units.attn."),
-    from one pass over the parameters and one fused norm."""
-    index = {prefix: i for i, prefix in enumerate(prefixes)}
+def branch_norms(branches: list[torch.Tensor], per_block: int) -> tuple[list[float], list[float]]:
+    """Mean token norm of each branch output, and of each block's branch outputs summed (blocks in order)."""
+    stacked = torch.stack(branches)                                           # (units, B, T, C)
+    per_unit = _mean_token_norms(stacked)
+    blocks = stacked.view(-1, per_block, *stacked.shape[1:]).sum(dim=1) if per_block > 1 else stacked
+    per_block_norms = _mean_token_norms(blocks) if per_block > 1 else per_unit
+    return per_unit.tolist(), per_block_norms.tolist()
+
+
+def _mean_token_norms(x: torch.Tensor) -> torch.Tensor:
+    """(N, B, T, C) -> (N,): float32 unless finite entries overflow its sum of squares, then float64."""
+    norms = torch.linalg.vector_norm(x.float(), dim=-1).mean(dim=(1, 2))
+    if not torch.isfinite(norms).all() and torch.isfinite(x).all():
+        norms = torch.linalg.vector_norm(x.double(), dim=-1).mean(dim=(1, 2))
+    return norms
+
+
+def parameter_grad_norms(groups: list[nn.Module]) -> list[float]:
+    """L2 norm of the gradient of all parameters of each module, from one fused norm over every gradient."""
     grads, owner = [], []
-    for name, p in model.named_parameters():
-        if p.grad is None:
-            continue
-        unit = index.get(".".join(name.split(".")[:4]) + ".")
-        if unit is not None:
-            grads.append(p.grad if p.grad.dtype == torch.float32 else p.grad.float())
-            owner.append(unit)
-    squares = torch.zeros(len(prefixes), dtype=torch.float64)
+    for index, module in enumerate(groups):
+        for p in module.parameters():
+            if p.grad is not None:
+                grads.append(p.grad)
+                owner.append(index)
+    squares = torch.zeros(len(groups), dtype=torch.float64)
     if grads:
+        if grads[0].dtype != torch.float32:  # a float16 norm overflows at 65504
+            grads = [g.float() for g in grads]
         norms = torch.stack(torch._foreach_norm(grads)).double()
         squares.index_add_(0, torch.tensor(owner), norms.pow(2))
     return squares.sqrt().tolist()
