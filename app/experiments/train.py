@@ -165,12 +165,8 @@ def layer_profile(model: torch.nn.Module, recorder: StreamRecorder) -> dict[str,
     names = ["embed"] + block_outputs
     act = stream_statistics([recorder.acts[n] for n in names], with_cosine=False)["norm"]
     grad = token_norm_means([recorder.grads.get(n) for n in names])
-    units = [(index, f"blocks.{index}.units.{unit}.") for index, block in enumerate(model.blocks) for unit in block.units]
-    unit_norms = parameter_grad_norms(model, [prefix for _, prefix in units])
-    block_squares = [0.0] * len(model.blocks)
-    for (index, _), norm in zip(units, unit_norms):
-        block_squares[index] += norm**2
-    return {"act_norm": act[1:], "grad_norm": grad[1:], "param_grad_norm": [math.sqrt(s) for s in block_squares],
+    block_norms = parameter_grad_norms(list(model.blocks))
+    return {"act_norm": act[1:], "grad_norm": grad[1:], "param_grad_norm": block_norms,
             "embedding_act_norm": act[0], "embedding_grad_norm": grad[0]}
 
 
