@@ -137,9 +137,12 @@ def forward_macs(cfg: TraceConfig) -> float:
 
 
 def parameter_count(cfg: TraceConfig) -> float:
+    # A highway shortcut has its own gate, a d x d Linear, per unit: one unit per MLP block, two per Transformer block.
+    gate = cfg.d_model**2 + cfg.d_model if cfg.residual == "highway" else 0
     if cfg.arch == "mlp":
-        return float(cfg.depth * (cfg.d_model**2 + 4 * cfg.d_model))
-    return float(cfg.depth * 12 * cfg.d_model**2 + 2 * cfg.vocab_size * cfg.d_model + cfg.seq_len * cfg.d_model)
+        return float(cfg.depth * (cfg.d_model**2 + 4 * cfg.d_model + gate))
+    embeddings = 2 * cfg.vocab_size * cfg.d_model + cfg.seq_len * cfg.d_model
+    return float(cfg.depth * (12 * cfg.d_model**2 + 2 * gate) + embeddings)
 
 
 def activation_floats(cfg: TraceConfig) -> float:
@@ -252,6 +255,14 @@ def presets_payload(base: TraceConfig | None = None) -> list[dict[str, Any]]:
 def field_bounds(name: str, model: type[BaseModel] | None = None) -> str:
     """Human-readable allowed range of a field of `model` (default TraceConfig), e.g. '[1, 128]' or 'one of: pre, post'."""
     schema = (model or TraceConfig).model_json_schema()["properties"].get(name, {})
+    options = [option for option in schema.get("anyOf", []) if option.get("type") != "null"]
+    if options:  # an optional field, e.g. TrainRequest.clip: its range, or null
+        bounds = " or ".join(filter(None, (_schema_bounds(option) for option in options)))
+        return f"{bounds} or null" if bounds else ""
+    return _schema_bounds(schema)
+
+
+def _schema_bounds(schema: dict[str, Any]) -> str:
     if "enum" in schema:
         return "one of: " + ", ".join(map(str, schema["enum"]))
     low = schema.get("minimum", schema.get("exclusiveMinimum"))
@@ -262,5 +273,7 @@ def field_bounds(name: str, model: type[BaseModel] | None = None) -> str:
         return f"{left}{low if low is not None else '-inf'}, {high if high is not None else 'inf'}{right}"
     if schema.get("type") == "boolean":
         return "true or false"
+    if schema.get("type") == "array":
+        return f"a list of {schema.get('minItems', 0)} to {schema.get('maxItems', 'any number of')} items"
     return ""
 

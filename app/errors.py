@@ -1,6 +1,7 @@
 """4xx answers that name the field and its allowed range; nothing a client sends may become a 500."""
 from __future__ import annotations
 
+import typing
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -39,8 +40,16 @@ def _field_name(loc: tuple[Any, ...]) -> str:
     return ".".join(parts) or "body"
 
 
+# What a value of the wrong type should have been, by pydantic error type (prefix): the last resort for `allowed`.
+_EXPECTED_TYPE = (("int_", "an integer"), ("float_", "a finite number"), ("bool_", "true or false"),
+                  ("string_", "a string"), ("list_", "a JSON list"), ("model_", "a JSON object"),
+                  ("dict_", "a JSON object"), ("json_invalid", "a valid JSON object"))
+NOT_JSON = "a JSON object sent with Content-Type: application/json"
+
+
 def _allowed_for(leaf: str, ctx: dict[str, Any] | None, error_type: str, model: type | None) -> str:
-    """The allowed range of `leaf`: from the model's schema when known, else from pydantic's error context."""
+    """The allowed range of `leaf`: from the model's schema when known, else from pydantic's error context,
+    else the type the value should have had (never empty: a client must learn what to send instead)."""
     from app.config import field_bounds
 
     bounds = field_bounds(leaf, model) if model is not None else ""
@@ -54,9 +63,25 @@ def _allowed_for(leaf: str, ctx: dict[str, Any] | None, error_type: str, model: 
         return f"[{low if low is not None else '-inf'}, {high if high is not None else 'inf'}]"
     if error_type == "extra_forbidden" and model is not None:
         return "known fields: " + ", ".join(model.model_fields)
-    if error_type == "json_invalid":
-        return "a valid JSON object"
-    return ""
+    return next((expected for prefix, expected in _EXPECTED_TYPE if error_type.startswith(prefix)), "a valid value")
+
+
+def _model_at(model: type | None, parts: list[str]) -> type | None:
+    """The request model that owns the last part of an error location (runs.0.depth -> TraceConfig)."""
+    for part in parts[:-1]:
+        field = getattr(model, "model_fields", {}).get(part)
+        inner = _inner_model(field.annotation) if field is not None else None
+        if inner is None:
+            break
+        model = inner
+    return model
+
+
+def _inner_model(annotation: Any) -> type | None:
+    """The pydantic model inside an annotation such as TraceConfig, list[TraceConfig] or TraceConfig | None."""
+    if isinstance(annotation, type) and hasattr(annotation, "model_fields"):
+        return annotation
+    return next((m for arg in typing.get_args(annotation) if (m := _inner_model(arg)) is not None), None)
 
 
 def validation_errors(raw: list[dict[str, Any]], model: type | None = None) -> list[dict[str, Any]]:
@@ -68,6 +93,8 @@ def validation_errors(raw: list[dict[str, Any]], model: type | None = None) -> l
         field, allowed = _field_name(loc), None
         if err.get("type") == "json_invalid":
             field, message = "body", f"malformed JSON ({err.get('ctx', {}).get('error', 'decode error')})"
+        elif field == "body" and isinstance(err.get("input"), bytes):  # FastAPI reads JSON only when the type says so
+            message, allowed = "the body was not read as JSON (missing or non-JSON Content-Type)", NOT_JSON
         elif message.startswith("Value error, ") and ":" in message:
             named, _, why = message.removeprefix("Value error, ").partition(":")
             if named.strip().isidentifier():
@@ -77,9 +104,9 @@ def validation_errors(raw: list[dict[str, Any]], model: type | None = None) -> l
                 elif field.split(".")[-1] != named:  # a model validator: loc is the model, name the field in it
                     field = f"{field}.{named}"
                 message, _, allowed = why.strip().partition(" | allowed: ")
-        leaf = field.split(".")[-1]
-        entry = {"field": field, "message": message,
-                 "allowed": allowed or _allowed_for(leaf, err.get("ctx"), err.get("type", ""), model)}
+        parts = field.split(".")
+        allowed = allowed or _allowed_for(parts[-1], err.get("ctx"), err.get("type", ""), _model_at(model, parts))
+        entry = {"field": field, "message": message, "allowed": allowed}
         if "input" in err and isinstance(err["input"], (int, float, str, bool)) and len(str(err["input"])) < 200:
             entry["input"] = err["input"]
         out.append(entry)
@@ -87,10 +114,15 @@ def validation_errors(raw: list[dict[str, Any]], model: type | None = None) -> l
 
 
 def _model_for(path: str) -> type | None:
-    """The request model whose field table explains a validation error on this path (None: pydantic's own context)."""
+    """The request model whose field table explains a validation error on this path (None: pydantic's own context).
+    /api/presets' only key is TraceConfig's depth, with the same bounds."""
     from app.config import TraceConfig
+    from app.experiments.sweep import SweepRequest
+    from app.experiments.train import TrainRequest
 
-    return TraceConfig if path.startswith(("/api/trace", "/api/sweep")) else None
+    if path.startswith(("/api/trace", "/api/presets")):
+        return TraceConfig
+    return {"/api/sweep": SweepRequest, "/api/train": TrainRequest}.get(path)
 
 
 def install_error_handlers(app: FastAPI) -> None:
@@ -111,5 +143,10 @@ def install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, exc: StarletteHTTPException) -> StrictJSONResponse:
+        if exc.status_code == 400:  # FastAPI's "error parsing the body": JSON nested too deep, a 5000-digit number...
+            cause = f" ({type(exc.__cause__).__name__})" if exc.__cause__ is not None else ""
+            errors = [{"field": "body", "message": f"the body could not be parsed as JSON{cause}",
+                       "allowed": "a valid JSON object"}]
+            return StrictJSONResponse(error_body(errors, 400), status_code=400)
         body = {"error": str(exc.detail), "status": exc.status_code}
         return StrictJSONResponse(body, status_code=exc.status_code, headers=getattr(exc, "headers", None))

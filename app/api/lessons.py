@@ -130,6 +130,8 @@ async def _json_body(request: Request) -> Any:
         data = json.loads(raw)
     except (ValueError, UnicodeDecodeError) as exc:
         raise FieldError("body", f"malformed JSON ({exc})", "a valid JSON object") from None
+    except RecursionError:  # json.loads recurses once per nesting level; the body limit still allows ~100k levels
+        raise FieldError("body", "malformed JSON (nested too deeply)", "a valid JSON object") from None
     if not isinstance(data, dict):
         raise FieldError("body", f"expected a JSON object, got {type(data).__name__}", "a JSON object")
     return data

@@ -27,6 +27,8 @@ MAX_STEPS = 2000
 # 6e11 holds the largest preset (4 runs x 300 steps of a 12-block d_model-64 model, batch 16 x 16 tokens),
 # about 40-60 s on one core of a busy 2-core machine.
 MAX_TRAIN_MACS = 6.0e11
+# Measured on one core: a training step of a width-4 block takes ~1 ms, a preset block (1.3e7 multiply-adds) ~2.5 ms.
+BLOCK_OVERHEAD_MACS = 5.0e6
 PROBE_POINTS = 30          # per-layer norms are recorded about this many times per run
 EVAL_CHUNK = 64
 
@@ -55,12 +57,15 @@ class TrainRequest(BaseModel):
         if total > MAX_TRAIN_MACS:
             raise ValueError(f"steps: this request is too large for this server: {total:.3g} > {MAX_TRAIN_MACS:.3g} "
                              "multiply-adds (runs x steps x model size); use fewer steps, fewer runs or smaller models"
-                             f" | allowed: sum over runs of 3 x steps x forward multiply-adds <= {MAX_TRAIN_MACS:.3g}")
+                             " | allowed: sum over runs of 3 x steps x forward multiply-adds"
+                             f" (at least {BLOCK_OVERHEAD_MACS:.0e} per block) <= {MAX_TRAIN_MACS:.3g}")
         return self
 
 
 def training_macs(cfg: TraceConfig, steps: int) -> float:
-    return 3.0 * steps * forward_macs(cfg)
+    """Cost of `steps` steps, counting each block as at least BLOCK_OVERHEAD_MACS: a tiny block still runs a few
+    dozen kernels and autograd nodes, so 128 blocks of width 4 would otherwise pass the budget and train for ~45 min."""
+    return 3.0 * steps * max(forward_macs(cfg), BLOCK_OVERHEAD_MACS * cfg.depth)
 
 
 def check_runs(request: TrainRequest) -> list[TaskShape]:

@@ -1,0 +1,149 @@
+"""Hostile and edge-case input: every bad request gets a strict-JSON 4xx naming the field and what it allows.
+
+Regression tests for what a fuzzing pass found (JSON nested 50,000 deep was a 500 on the lesson endpoints;
+type errors on /api/sweep, /api/train and /api/presets named no allowed range; a non-JSON Content-Type
+got pydantic's "valid dictionary" riddle; highway gates were missing from the parameter budget; a deep
+stack of tiny blocks passed the training budget yet trained for most of an hour).
+"""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from app.config import MAX_PARAMETERS, TraceConfig, parameter_count
+from app.experiments.train import MAX_TRAIN_MACS, TrainRequest, training_macs
+from app.models.init import build_model
+
+TINY = {"depth": 1, "d_model": 8, "n_heads": 2, "seq_len": 4, "batch": 1, "vocab_size": 8}
+DEEP_NEST = b"[" * 50_000 + b"]" * 50_000   # under the body limit, far over Python's recursion limit
+HUGE_INT = b'{"depth": ' + b"9" * 5000 + b"}"  # past Python's 4300-digit int parsing limit
+JSON = {"content-type": "application/json"}
+
+
+def strict(response) -> dict:
+    """The body as JSON, refusing the NaN/Infinity tokens Python's parser would accept."""
+    def refuse(token: str):
+        raise AssertionError(f"non-strict JSON token {token}")
+    return json.loads(response.text, parse_constant=refuse)
+
+
+def assert_names_field(response, field: str | None = None, allowed: str = "") -> dict:
+    assert 400 <= response.status_code < 500, (response.status_code, response.text[:300])
+    errors = strict(response)["errors"]
+    assert errors and all(e["field"] and e["allowed"] for e in errors), errors
+    if field is not None:
+        assert errors[0]["field"] == field, errors
+    assert allowed in errors[0]["allowed"], errors
+    return errors[0]
+
+
+@pytest.mark.parametrize("url", ["/api/trace", "/api/sweep", "/api/train", "/api/layernorm", "/api/softmax"])
+@pytest.mark.parametrize("raw", [DEEP_NEST, HUGE_INT, b"{", b"\xff\xfe", b'{"depth": NaN'], ids=["deep", "huge-int", "cut",
+                                                                                                  "not-utf8", "nan-cut"])
+def test_unparseable_body_is_a_4xx_about_the_body(client, url, raw):
+    assert_names_field(client.post(url, content=raw, headers=JSON), "body", "JSON")
+
+
+@pytest.mark.parametrize("url", ["/api/trace", "/api/sweep", "/api/train"])
+@pytest.mark.parametrize("content_type", [None, "text/plain", "application/x-www-form-urlencoded"])
+def test_json_without_a_json_content_type_says_which_header_to_send(client, url, content_type):
+    headers = {"content-type": content_type} if content_type else {}
+    error = assert_names_field(client.post(url, content=b'{"depth": 2}', headers=headers), "body")
+    assert "Content-Type: application/json" in error["allowed"]
+
+
+@pytest.mark.parametrize("method,url,body,field,allowed", [
+    ("GET", "/api/presets?depth=x", None, "depth", "[1, 128]"),
+    ("GET", "/api/presets?depth=129", None, "depth", "[1, 128]"),
+    ("POST", "/api/sweep?stream=maybe", {"depths": [1]}, "stream", "true or false"),
+    ("POST", "/api/sweep", {"depths": None}, "depths", "a list of 1 to 128 items"),
+    ("POST", "/api/sweep", {"depths": []}, "depths", "a list of 1 to 128 items"),
+    ("POST", "/api/sweep", {"depths": [1.5]}, "depths.0", "an integer"),
+    ("POST", "/api/sweep", {"depths": [[1]]}, "depths.0", "an integer"),
+    ("POST", "/api/sweep", {"zzz": 1}, "zzz", "known fields: config, depths"),
+    ("POST", "/api/sweep", {"config": None}, "config", "a JSON object"),
+    ("POST", "/api/sweep", {"config": {"zzz": 1}}, "config.zzz", "known fields: arch, depth"),
+    ("POST", "/api/sweep", {"config": {"depth": "x"}}, "config.depth", "[1, 128]"),
+    ("POST", "/api/train", {"steps": None}, "steps", "[1, 2000]"),
+    ("POST", "/api/train", {"steps": 1.5}, "steps", "[1, 2000]"),
+    ("POST", "/api/train", {"steps": 1e308}, "steps", "[1, 2000]"),
+    ("POST", "/api/train", {"lr": "x"}, "lr", "(0.0, 10.0]"),
+    ("POST", "/api/train", {"clip": "x"}, "clip", "(0.0, 1000.0] or null"),
+    ("POST", "/api/train", {"seed": None}, "seed", "[0, 2147483647]"),
+    ("POST", "/api/train", {"runs": None}, "runs", "a list of 1 to 4 items"),
+    ("POST", "/api/train", {"runs": [TINY] * 5}, "runs", "a list of 1 to 4 items"),
+    ("POST", "/api/train", {"runs": ["x"]}, "runs.0", "a JSON object"),
+    ("POST", "/api/train", {"runs": [{"zzz": 1}]}, "runs.0.zzz", "known fields: arch, depth"),
+    ("POST", "/api/train", {"runs": [{"dtype": "float64"}]}, "runs.0.dtype", "one of: float32"),
+    ("POST", "/api/train", {"depth": 2}, "depth", "known fields: runs, task"),
+    ("POST", "/api/trace", [], "body", "a JSON object"),
+    ("POST", "/api/trace", {"residual_scale": None}, "residual_scale", "(0.0, 16.0]"),
+])
+def test_type_errors_name_the_field_and_what_it_allows(client, method, url, body, field, allowed):
+    response = client.request(method, url, json=body) if body is not None else client.request(method, url)
+    assert_names_field(response, field, allowed)
+
+
+# Not `true`: pydantic's lax mode reads it as 1 for an integer field, like "12" -> 12 (the GET form needs that).
+JUNK = [None, "", "🙂", "\u0000", [], {}, [[[[]]]], {"a": {"b": 1}}, -1, 2**64, 1e308, -1e308, 0.5]
+
+
+@pytest.mark.parametrize("name", list(TraceConfig.model_fields))
+def test_every_trace_field_refuses_junk_with_a_strict_4xx(client, name):
+    for value in JUNK:
+        if value in (True, 0.5) and name in ("final_norm", "depth_scaled_norm", "residual_scale"):
+            continue  # valid values of these fields
+        assert_names_field(client.post("/api/trace", json={**TINY, name: value}), name)
+
+
+@pytest.mark.parametrize("url,name", [("/api/layernorm", "x"), ("/api/layernorm", "gamma"), ("/api/layernorm", "eps"),
+                                      ("/api/softmax", "logits"), ("/api/softmax", "scale"), ("/api/softmax", "scales")])
+def test_every_lesson_field_refuses_junk_with_a_strict_4xx(client, url, name):
+    for value in JUNK + [[1.0, "2"], [1.0, None], [1e308] * 5000]:
+        if (value is None and name in ("gamma", "scales")) or (value == 0.5 and name in ("eps", "scale")):
+            continue  # valid: null means "the default" for these
+        error = assert_names_field(client.post(url, json={name: value}))
+        assert error["field"].split(".")[0] == name, error  # x.1 names the bad element
+
+
+def test_nan_and_infinity_tokens_in_a_request_are_refused(client):
+    for raw in (b'{"residual_scale": NaN}', b'{"residual_scale": Infinity}', b'{"residual_scale": -Infinity}'):
+        assert_names_field(client.post("/api/trace", content=raw, headers=JSON), "residual_scale")
+    for url, raw in (("/api/layernorm", b'{"x": [1, NaN]}'), ("/api/softmax", b'{"logits": [Infinity, 1]}')):
+        assert_names_field(client.post(url, content=raw, headers=JSON))
+
+
+@pytest.mark.parametrize("arch", ["transformer", "mlp"])
+@pytest.mark.parametrize("residual", ["identity", "highway"])
+def test_parameter_budget_counts_every_parameter(arch, residual):
+    """The estimate behind MAX_PARAMETERS is within 2% of the real model's count, highway gates included."""
+    cfg = TraceConfig(arch=arch, residual=residual, depth=4, d_model=64)
+    real = sum(p.numel() for p in build_model(cfg).parameters())
+    assert parameter_count(cfg) == pytest.approx(real, rel=0.02)
+
+
+def test_a_highway_mlp_over_the_parameter_budget_is_refused(client):
+    body = {"arch": "mlp", "residual": "highway", "d_model": 512, "depth": 128, "seq_len": 4, "batch": 1}
+    assert parameter_count(TraceConfig.model_construct(**{**TraceConfig().model_dump(), **body})) > MAX_PARAMETERS
+    assert_names_field(client.post("/api/trace", json=body), "depth", "parameters")
+
+
+def test_many_tiny_blocks_cannot_train_for_an_hour(client):
+    """Four 128-block width-4 runs for 2000 steps are only ~6e9 multiply-adds, but each block costs kernel and
+    autograd overhead whatever its width: the budget counts a block as at least BLOCK_OVERHEAD_MACS."""
+    tiny_deep = {"depth": 128, "d_model": 4, "n_heads": 1, "seq_len": 8, "batch": 1, "vocab_size": 8}
+    assert training_macs(TraceConfig(**tiny_deep), 2000) * 4 > MAX_TRAIN_MACS
+    assert_names_field(client.post("/api/train", json={"runs": [tiny_deep] * 4, "steps": 2000}), "steps")
+    assert TrainRequest(runs=[TraceConfig(**tiny_deep)], steps=100)  # a short run of the same stack is fine
+
+
+@pytest.mark.parametrize("query", ["depth=1&depth=2", "depth=2&foo=1&lang=zh", "%ff=1", "depth=%F0%9F%99%82"])
+def test_odd_query_strings_get_json_answers(client, query):
+    response = client.get(f"/api/chain?{query}")
+    assert response.status_code < 500
+    strict(response)
+
+
+def test_the_server_still_answers_after_the_attacks(client):
+    assert strict(client.get("/api/health"))["status"] == "ok"
