@@ -45,6 +45,8 @@ _EXPECTED_TYPE = (("int_", "an integer"), ("float_", "a finite number"), ("bool_
                   ("string_", "a string"), ("list_", "a JSON list"), ("model_", "a JSON object"),
                   ("dict_", "a JSON object"), ("json_invalid", "a valid JSON object"))
 NOT_JSON = "a JSON object sent with Content-Type: application/json"
+# A 256 kB body can hold 20,000 unknown keys: list only the first few, so the answer stays small and quick.
+MAX_LISTED_ERRORS = 20
 
 
 def _allowed_for(leaf: str, ctx: dict[str, Any] | None, error_type: str, model: type | None) -> str:
@@ -128,8 +130,11 @@ def _model_for(path: str) -> type | None:
 def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(RequestValidationError)
     async def _invalid(request: Request, exc: RequestValidationError) -> StrictJSONResponse:
-        model = _model_for(request.url.path)
-        return StrictJSONResponse(error_body(validation_errors(list(exc.errors()), model), 422), status_code=422)
+        model, raw = _model_for(request.url.path), list(exc.errors())
+        body = error_body(validation_errors(raw[:MAX_LISTED_ERRORS], model), 422)
+        if len(raw) > MAX_LISTED_ERRORS:
+            body["errors_omitted"] = len(raw) - MAX_LISTED_ERRORS
+        return StrictJSONResponse(body, status_code=422)
 
     @app.exception_handler(FieldError)
     async def _field(request: Request, exc: FieldError) -> StrictJSONResponse:

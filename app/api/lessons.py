@@ -101,7 +101,7 @@ def parse(model: type[BaseModel], data: Any, from_strings: bool = False) -> Base
         return model.model_validate_strings(data) if from_strings else model.model_validate(data)
     except ValidationError as exc:
         raw = list(exc.errors())
-        first = validation_errors(raw)[:1][0]
+        first = validation_errors(raw[:1])[0]
         leaf = first["field"].split(".")[0]
         explicit = " | allowed: " in str(raw[0].get("msg", ""))  # a model validator already named the range
         allowed = first["allowed"] if explicit else allowed_range(model, leaf)
@@ -114,7 +114,7 @@ def _stack_config(query: dict[str, str]):
     except ValidationError as exc:
         from app.config import TraceConfig
 
-        first = validation_errors(list(exc.errors()), TraceConfig)[0]
+        first = validation_errors(list(exc.errors())[:1], TraceConfig)[0]
         raise FieldError(first["field"], first["message"], first["allowed"]) from None
 
 
