@@ -2,7 +2,7 @@
 
 Regression tests for what a fuzzing pass found (JSON nested 50,000 deep was a 500 on the lesson endpoints;
 type errors on /api/sweep, /api/train and /api/presets named no allowed range; a non-JSON Content-Type
-got pydantic's "valid dictionary" riddle; 20,000 unknown keys took 50 s to answer; highway gates were missing from the parameter budget; a deep
+got pydantic's "valid dictionary" riddle; 20,000 unknown keys took 50 s to answer; a float16 sweep took ~3.5 min; highway gates were missing from the parameter budget; a deep
 stack of tiny blocks passed the training budget yet trained for most of an hour).
 """
 from __future__ import annotations
@@ -136,6 +136,17 @@ def test_many_tiny_blocks_cannot_train_for_an_hour(client):
     assert training_macs(TraceConfig(**tiny_deep), 2000) * 4 > MAX_TRAIN_MACS
     assert_names_field(client.post("/api/train", json={"runs": [tiny_deep] * 4, "steps": 2000}), "steps")
     assert TrainRequest(runs=[TraceConfig(**tiny_deep)], steps=100)  # a short run of the same stack is fine
+
+
+def test_a_float16_sweep_is_budgeted_for_the_cpus_slow_float16(client):
+    """float16 matmuls ran 5-10x slower than float32 on the CPU: a sweep the float32 budget admits took ~3.5 min."""
+    from app.experiments.sweep import SweepRequest
+
+    wide = {"d_model": 128, "seq_len": 32, "batch": 2}
+    assert SweepRequest(config=TraceConfig(**wide), depths=list(range(1, 129)))  # float32: fine
+    response = client.post("/api/sweep", json={"config": {**wide, "dtype": "float16"}, "depths": list(range(1, 129))})
+    assert_names_field(response, "depths", "float16")
+    assert SweepRequest(config=TraceConfig(dtype="float16"))  # the default 1..96 sweep still runs in float16
 
 
 @pytest.mark.parametrize("url,wrap", [("/api/trace", None), ("/api/sweep", "config"), ("/api/train", "runs")])

@@ -8,6 +8,10 @@ from pydantic import BaseModel, ValidationError, ConfigDict, Field, field_valida
 from app.config import TraceConfig, forward_macs
 
 MAX_SWEEP_MACS = 1.2e11  # about a minute of a 2-core laptop: the default 1..96 sweep costs ~3.2e10
+# CPUs have no fast float16 matmul: measured 2.6e8-5.9e8 multiply-adds/s against 1.7e9-5.5e9 in float32, so a
+# float16 sweep at the budget ran ~3.5 min on one core. Counting each float16 multiply-add 3 times keeps it near
+# a minute and still admits the default 1..96 sweep in float16 (bfloat16 ran within 2x of float32 here).
+DTYPE_COST = {"float32": 1.0, "bfloat16": 1.0, "float16": 3.0}
 
 
 class SweepRequest(BaseModel):
@@ -32,11 +36,12 @@ class SweepRequest(BaseModel):
         except ValidationError as exc:
             why = exc.errors()[0]["msg"].removeprefix("Value error, ").partition(": ")[2]
             raise ValueError(f"depths: depth {max(self.depths)} with this config: {why}") from None
-        total = sum(forward_macs(self.config.with_depth(d)) for d in self.depths)
+        total = DTYPE_COST[self.config.dtype] * sum(forward_macs(self.config.with_depth(d)) for d in self.depths)
         if total > MAX_SWEEP_MACS:
             raise ValueError(f"depths: the sweep is too large for this server: {total:.3g} > {MAX_SWEEP_MACS:.3g} "
                              "multiply-adds; sweep fewer or smaller depths, or a smaller model"
-                             f" | allowed: total forward multiply-adds <= {MAX_SWEEP_MACS:.3g}")
+                             f" | allowed: total forward multiply-adds (x{DTYPE_COST['float16']:g} in float16)"
+                             f" <= {MAX_SWEEP_MACS:.3g}")
         return self
 
 
