@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import time
 from typing import AsyncIterator
 
@@ -14,6 +15,7 @@ from app.experiments.sweep import SweepRequest, depth_row
 from app.jsonsafe import StrictJSONResponse, strict_dumps
 
 router = APIRouter(tags=["sweep"])
+logger = logging.getLogger(__name__)
 
 
 async def _rows(request: SweepRequest) -> AsyncIterator[dict]:
@@ -58,6 +60,11 @@ async def _ndjson(request: SweepRequest) -> AsyncIterator[str]:
             yield strict_dumps({"type": "depth", "index": done, "total": total, **row}) + "\n"
     except Busy as exc:  # the 200 is already sent: say "busy" in the stream, as a 503 would
         yield json.dumps({"type": "error", "status": 503, "retry_after": exc.retry_after, "error": exc.message,
+                          "completed": done, "total": total}) + "\n"
+        return
+    except Exception as exc:  # never cut the stream off mid-line: end it with what failed
+        logger.exception("sweep failed after %d of %d depths", done, total)
+        yield json.dumps({"type": "error", "status": 500, "error": f"sweep failed: {type(exc).__name__}",
                           "completed": done, "total": total}) + "\n"
         return
     yield json.dumps({"type": "done", "total": total, "elapsed_ms": round((time.perf_counter() - started) * 1000, 1)}) + "\n"

@@ -118,7 +118,11 @@ async def train(body: TrainRequest | None = None):
         message = f"{limit} training run(s) already in progress on this server; try again shortly"
         return StrictJSONResponse({"error": message, "status": 429, "retry_after": RETRY_AFTER_S},
                                   status_code=429, headers={"Retry-After": str(RETRY_AFTER_S)})
-    session = TrainingSession(body).start()
+    try:
+        session = TrainingSession(body).start()
+    except BaseException:  # no thread will ever release the slot: give it back now
+        SLOTS.release()
+        raise
     return StreamingResponse(session.ndjson(), media_type="application/x-ndjson",
                              headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
 
