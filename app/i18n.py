@@ -84,7 +84,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     "enum.residual.identity": ("identity shortcut", "恒等捷径"),
     "enum.residual.none": ("none (plain stack)", "无（普通堆叠）"),
     "enum.residual.rezero": ("ReZero", "ReZero"),
-    "enum.residual.highway": ("highway (gated)", "高速路（门控）"),
+    "enum.residual.highway": ("highway (gated)", "Highway（门控捷径）"),
     "enum.activation.gelu": ("GELU", "GELU"),
     "enum.activation.relu": ("ReLU", "ReLU"),
     "enum.activation.tanh": ("tanh", "tanh"),
@@ -129,6 +129,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     "mark.overflow_range": ("overflow (inf/NaN): layers {from}–{to}", "溢出（inf/NaN）：第 {from}–{to} 层"),
     "mark.overflow_at": ("overflow (inf/NaN) at layer {layer}", "第 {layer} 层溢出（inf/NaN）"),
     "mark.overflowed": ("inf/NaN (overflow)", "inf/NaN（溢出）"),
+    "mark.underflowed": ("0 (underflow: too small for the number format)", "0（下溢：小到数值格式表示不了）"),
     "series.dtype_max": ("{dtype} limit {value}", "{dtype} 上限 {value}"),
     "mark.null_points": ("× = value overflowed", "× = 数值溢出"),
     # Tour (/)
@@ -149,9 +150,9 @@ STRINGS: dict[str, tuple[str, str]] = {
     "home.card.norms": ("The snowball: how the length of the residual stream grows layer by layer.",
                         "滚雪球：残差流的长度如何逐层增长。"),
     "home.card.gradients": ("How far the gradient survives, with and without the shortcut, at every depth.",
-                            "有无捷径时，梯度能传多远，在每个深度上看。"),
+                            "有捷径和没有捷径时，梯度各能传多远；每种深度都算一遍。"),
     "home.card.compare": ("Pre-LN against Post-LN (or any 2 to 4 variants) in aligned panels.",
-                          "Pre-LN 对比 Post-LN（或任意 2 到 4 种变体），面板对齐。"),
+                          "Pre-LN 对比 Post-LN（或任选 2 到 4 种变体），各面板坐标对齐。"),
     "chart.tour.title": ("Stream norm per layer in a 24-block Transformer: Post-LN vs Pre-LN",
                          "24 块 Transformer 每层的残差流范数：Post-LN 对比 Pre-LN"),
     "caption.tour": ("Same sizes, initialisation and seed. Post-LN normalizes after every add, so each token vector has length √{d} = {value} at every layer. "
@@ -166,19 +167,19 @@ STRINGS: dict[str, tuple[str, str]] = {
     "chart.norms.y": ("Mean token norm ‖x_l‖", "词元平均范数 ‖x_l‖"),
     "series.act_norm": ("Residual stream ‖x_l‖", "残差流 ‖x_l‖"),
     "series.branch_norm": ("Block output ‖f(x)‖", "块输出 ‖f(x)‖"),
-    "series.max_abs": ("Largest |entry| (what overflows)", "最大元素绝对值（溢出看它）"),
+    "series.max_abs": ("Largest |entry| (what overflows)", "最大元素绝对值（决定是否溢出）"),
     "series.post_ln": ("Post-LN: N(x + f(x))", "Post-LN：N(x + f(x))"),
     "series.pre_ln": ("Pre-LN: x + f(N(x))", "Pre-LN：x + f(N(x))"),
     "series.theory_pre": ("Theory √(‖x₀‖² + c·l), c = {c} fitted", "理论 √(‖x₀‖² + c·l)，拟合 c = {c}"),
     "series.theory_post": ("Theory √d_model = {value}", "理论 √d_model = {value}"),
     "caption.norms.pre": ("Pre-LN: each block adds its output to the stream and nothing normalizes the sum, so the squared length grows "
                           "roughly linearly with depth and the length like √l (dashed: √(‖x₀‖² + c·l) with c fitted to this trace by least squares).",
-                          "Pre-LN：每个块把输出加到残差流上，和没有被归一化，所以长度的平方大致随深度线性增长，长度约按 √l 增长"
-                          "（虚线：√(‖x₀‖² + c·l)，c 由本次数据最小二乘拟合）。"),
+                          "Pre-LN：每个块把输出加到残差流上，而相加的结果不做归一化，所以长度的平方大致随深度线性增长，长度约按 √l 增长"
+                          "（虚线：√(‖x₀‖² + c·l)，c 由本次数据用最小二乘拟合）。"),
     "caption.norms.post": ("Post-LN: the norm comes after the add, so every token vector is rescaled to the same length √d_model at every layer "
                            "(dashed line). The stream cannot snowball, but see /gradients for what this costs the gradient.",
                            "Post-LN：归一化在相加之后，所以每层每个词元向量都被缩放到同样的长度 √d_model（虚线）。"
-                           "残差流不会滚雪球，代价是梯度，见“梯度”页。"),
+                           "残差流不会滚雪球，但梯度要为此付出代价，见“梯度”页。"),
     "caption.norms.other": ("The stream's length after each block. Switch the norm position to pre or post to see the two classic behaviours.",
                             "每个块之后残差流的长度。把归一化位置切换为 pre 或 post，可以看到两种典型行为。"),
     "caption.norms.growth": ("Measured: the stream's norm changed ×{growth} from layer 1 to layer {depth}.",
@@ -207,6 +208,8 @@ STRINGS: dict[str, tuple[str, str]] = {
     "caption.grad_heatmap.relative": ("Each cell is that layer's gradient divided by the last layer's: white = the signal arrives intact, "
                                       "red = it faded on the way back (those layers would barely learn), blue = it grew.",
                                       "每格是该层梯度除以最后一层梯度：白色 = 信号完整到达，红色 = 回传途中衰减（这些层几乎学不到东西），蓝色 = 被放大。"),
+    "caption.grad_heatmap.grey": ("Grey = that network has no such layer, or the value is not finite (inf/NaN).",
+                                  "灰色 = 该网络没有这一层，或数值不是有限数（inf/NaN）。"),
     "caption.grad_heatmap.absolute": ("Each cell is the gradient's size itself: dark cells on the left of a row mean the first layers of that "
                                       "network get almost no signal.",
                                       "每格是梯度本身的大小：某一行左侧的深色格子表示该网络的前几层几乎收不到信号。"),

@@ -23,7 +23,8 @@ export function themeOf(name) {
 /** One axis in the theme; log axes show powers of ten. */
 export function axis(theme, title, { log = false, ...more } = {}) {
   return {
-    title: { text: title, font: { size: theme.font + 1 } }, type: log ? 'log' : 'linear',
+    // standoff: a gap between tick labels and title (Plotly's default lets tall glyphs such as ‖ touch the ticks).
+    title: { text: title, font: { size: theme.font + 1 }, standoff: Math.round(theme.font * 0.8) }, type: log ? 'log' : 'linear',
     gridcolor: theme.grid, linecolor: theme.axis, linewidth: theme === THEMES.slide ? 2 : 1, showline: true,
     zeroline: false, ticks: 'outside', tickfont: { size: theme.font }, automargin: true,
     exponentformat: log ? 'power' : 'B', ...more,
@@ -87,7 +88,7 @@ export function line(themeName, { name, x, y, color = SERIES[0], dash = 'solid',
 }
 
 /** A horizontal reference line across the plot with a label at its right end. */
-export function hline(themeName, fig, value, text, { color = PALETTE.black, dash = 'dash', yref = 'y', xref = 'x' } = {}) {
+export function hline(themeName, fig, value, text, { color = PALETTE.black, dash = 'dash', yref = 'y', xref = 'x', below = false } = {}) {
   const theme = themeOf(themeName);
   const domain = xref === 'x' ? 'x domain' : `${xref} domain`;
   fig.layout.shapes.push({ type: 'line', xref: domain, x0: 0, x1: 1, yref, y0: value, y1: value,
@@ -95,7 +96,7 @@ export function hline(themeName, fig, value, text, { color = PALETTE.black, dash
   const axisName = yref === 'y' ? 'yaxis' : `yaxis${yref.slice(1)}`;
   const logAxis = fig.layout[axisName]?.type === 'log';  // annotations on a log axis are placed in log10 units
   fig.layout.annotations.push({ xref: domain, x: 1, yref, y: logAxis ? Math.log10(value) : value, text, showarrow: false, xanchor: 'right',
-    yanchor: 'bottom', font: { size: theme.font - 1, color }, bgcolor: 'rgba(255,255,255,0.8)' });
+    yanchor: below ? 'top' : 'bottom', font: { size: theme.font - 1, color }, bgcolor: 'rgba(255,255,255,0.8)' });
 }
 
 /** The first x whose value is null (strict JSON's inf/NaN) in any of the series, or null. */
@@ -127,13 +128,14 @@ export function markOverflow(themeName, fig, x, ys) {
 }
 
 /** Shade the layers from `from` on, where values overflowed to inf/NaN, and say so. */
-export function overflowBand(themeName, fig, from, to, text, { anchorRight = false } = {}) {
+export function overflowBand(themeName, fig, from, to, text, { anchorRight = false, low = false } = {}) {
   const theme = themeOf(themeName);
   fig.layout.shapes.push({ type: 'rect', xref: 'x', x0: from - 0.5, x1: to + 0.5, yref: 'paper', y0: 0, y1: 1,
     fillcolor: 'rgba(213,94,0,0.16)', line: { color: PALETTE.vermillion, width: 2, dash: 'dot' } });
   // The label reads into the band; near the right edge it ends there instead (so it never widens the x range).
-  fig.layout.annotations.push({ xref: 'x', x: anchorRight ? to + 0.5 : from - 0.5, yref: 'paper', y: 0.5,
-    xanchor: anchorRight ? 'right' : 'left', text: `✕ ${text}`,
+  // `low`: near the bottom, for charts whose band still holds a reference series climbing through the middle.
+  fig.layout.annotations.push({ xref: 'x', x: anchorRight ? to + 0.5 : from - 0.5, yref: 'paper', y: low ? 0.03 : 0.5,
+    yanchor: low ? 'bottom' : 'middle', xanchor: anchorRight ? 'right' : 'left', text: `✕ ${text}`,
     showarrow: false, font: { size: theme.font, color: PALETTE.vermillion }, bgcolor: 'rgba(255,255,255,0.9)' });
 }
 
@@ -158,8 +160,15 @@ export function logHeatmap(themeName, { x, y, values, colorbarTitle, diverging =
     type: 'heatmap', x, y, z, customdata: values, colorscale: diverging ? DIVERGING : 'Viridis', zmin: low, zmax: high, hoverongaps: false,
     hovertemplate: `L=%{y}, l=%{x}: %{customdata:.3g}<extra></extra>`,
     colorbar: { title: { text: colorbarTitle, side: 'right', font: { size: theme.font } }, tickvals,
-      ticktext: tickvals.map((v) => (diverging ? `×${10 ** v >= 1 ? 10 ** v : (10 ** v).toPrecision(1)}` : `1e${v}`)), tickfont: { size: theme.font }, thickness: theme.font + 4 },
+      ticktext: tickvals.map((v) => colourTick(v, diverging)), tickfont: { size: theme.font }, thickness: theme.font + 4 },
   };
+}
+
+/** A colour-bar tick for log10 value v: ×0.01 … ×100 as plain numbers, powers of ten beyond (×10⁶, not ×1000000),
+ *  written like the log axes' tick labels. */
+function colourTick(v, ratio) {
+  const plain = Math.abs(v) <= 2 ? String(Number((10 ** v).toPrecision(1))) : `10<sup>${v}</sup>`;
+  return ratio ? `×${plain}` : plain;
 }
 
 /** Layout for a heatmap: no grid lines, and a grey background so "no such layer" never looks like a value. */

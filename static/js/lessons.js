@@ -84,7 +84,8 @@ export function precise(value, digits = 6) {
   const size = Math.abs(value);
   if (size !== 0 && (size < 1e-3 || size >= 1e6)) {
     const [mantissa, exponent] = value.toExponential(digits - 1).split('e');
-    return `${Number(mantissa)}e${Number(exponent)}`;   // 1.00000e-192 -> 1e-192
+    // 1.00000e-192 -> 1e−192; a true minus sign (U+2212) so a caption never breaks the number after "e-".
+    return `${Number(mantissa)}e${String(Number(exponent)).replace('-', '\u2212')}`;
   }
   return String(Number(value.toPrecision(digits)));
 }

@@ -41,6 +41,11 @@ PAGE_STRINGS: dict[str, tuple[str, str]] = {
     "chain.verdict.vanish": ("Without the shortcut the first layer hears almost nothing.", "没有捷径时，第一层几乎收不到梯度。"),
     "chain.verdict.explode": ("Without the shortcut the product explodes.", "没有捷径时，乘积爆炸。"),
     "chain.verdict.fine": ("Here even the plain product stays within a factor of 1000 of 1.", "这里即使没有捷径，乘积也在 1 的 1000 倍以内。"),
+    "chain.shortcut.grows": (" The shortcut product cannot shrink, but with a large g it explodes instead: it stays near 1 only "
+                             "when each branch's derivative is small, which is why deep models initialise residual branches small, "
+                             "e.g. GPT-2's 1/√N scaling (try g = 0.01).",
+                             "有捷径的乘积不会缩小，但 g 较大时它反而会爆炸：只有每个分支的导数都很小时，它才会停在 1 附近。"
+                             "所以深层模型会把残差分支初始化得很小，例如 GPT-2 的 1/√N 缩放（试试 g = 0.01）。"),
     "chain.verdict.overflow": (" Some products passed the largest float64 number (about 1.8e308): the gaps in the chart.",
                                " 部分乘积超过了 float64 的最大值（约 1.8e308）：图中的空缺处。"),
     # /layernorm
@@ -94,7 +99,7 @@ PAGE_STRINGS: dict[str, tuple[str, str]] = {
                               "through softmax. At s = {s} it is {norm}; at s = {last} it is {last_norm}: the weights are one-hot "
                               "and almost no gradient reaches the scores.",
                               "J = diag(p) − p pᵀ 的谱范数是梯度反向穿过 softmax 时最多能被放大的倍数。s = {s} 时它是 {norm}；"
-                              "s = {last} 时它是 {last_norm}：权重变成独热，几乎没有梯度能传到分数上。"),
+                              "s = {last} 时它是 {last_norm}：权重已接近独热分布，几乎没有梯度能传回分数。"),
     # /precision
     "precision.title": ("Floating-point precision: overflow and swamping", "浮点精度：溢出与吞没"),
     "precision.intro": ("A 16-bit number has few digits and a small range. float16 overflows to infinity above 65504; bfloat16 keeps "

@@ -44,6 +44,9 @@ function chainCaption(data, state) {
   const verdict = plain !== null && plain < 1e-3 ? 'vanish' : plain === null || plain > 1e3 ? 'explode' : 'fine';
   // A worked case says what it shows in its own words; otherwise judge the plain product.
   let text = t('chain.caption', values) + (active ? t(`chain.case.${active.key}.caption`) : t(`chain.verdict.${verdict}`));
+  // The toy's other lesson: 1 + g never shrinks but explodes for large g (the chart shows it; the caption must say so).
+  const residual = data.residual_final;
+  if (active?.key !== 'shortcut' && (residual === null || residual > 1e3)) text += t('chain.shortcut.grows');
   if (data.nonfinite_count) text += t('chain.verdict.overflow');
   return text;
 }

@@ -23,6 +23,7 @@ function survival(trace) {
 }
 
 function ratioText(value) {
+  if (value === 0) return t('mark.underflowed');   // a ratio of exactly 0 is a gradient rounded away, not a true zero
   return value === null ? t('mark.overflowed') : fmt(value);
 }
 
@@ -109,7 +110,7 @@ runPage({
       dataKey: (state, ctx) => ({ ...ctx.config(state), depth: null, sweep_to: state.sweep_to }),
       load: loadSweep, figure: heatmapFigure, table: heatmapTable,
       caption: (data, state) => sentences(t('caption.grad_heatmap', { max: data.max }), t(`caption.grad_heatmap.${state.heat}`),
-        data.elapsed_ms && t('status.sweep_done', { total: data.rows.length, seconds: fmt(data.elapsed_ms / 1000) })),
+        t('caption.grad_heatmap.grey'), data.elapsed_ms && t('status.sweep_done', { total: data.rows.length, seconds: fmt(data.elapsed_ms / 1000) })),
     },
   ],
 });

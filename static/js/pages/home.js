@@ -20,7 +20,8 @@ function tourFigure(variants, state) {
     fig.data.push(line(state.theme, { name: t(`series.${position}_ln`), x, y, color: SERIES[i] }));
   });
   const width = variants[0].trace.config.d_model;
-  hline(state.theme, fig, Math.sqrt(width), t('series.theory_post', { value: fmt(Math.sqrt(width)) }));
+  hline(state.theme, fig, Math.sqrt(width), t('series.theory_post', { value: fmt(Math.sqrt(width)) }),
+    { below: true });   // Post-LN's points sit on the line and Pre-LN's rise above it: only below is free
   return fig;
 }
 

@@ -54,7 +54,8 @@ function overflowFigure(data, state) {
   hline(theme, fig, FLOAT16_MAX, t('series.fp16_max'), { color: PALETTE.vermillion });
   labelOnLogAxis(fig, FLOAT16_MAX);
   if (snow.overflow_layer !== null) {
-    overflowBand(theme, fig, snow.overflow_layer, snow.layers.length, t('mark.overflow', { layer: snow.overflow_layer }));
+    overflowBand(theme, fig, snow.overflow_layer, snow.layers.length, t('mark.overflow', { layer: snow.overflow_layer }),
+      { low: true });   // the float32 reference climbs through the band's middle; its bottom stays empty
   }
   return fig;
 }

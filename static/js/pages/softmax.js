@@ -33,6 +33,7 @@ function probsFigure(data, state) {
   fig.data.push({ type: 'bar', name, x: index, y: data.probs, marker: { color: PALETTE.blue },
     hovertemplate: `%{y:.4g}<extra>${name}</extra>` });
   fig.layout.yaxis.range = [0, 1.05];
+  fig.layout.showlegend = false;   // one series, named in the title and the caption: no empty legend row
   return fig;
 }
 
@@ -40,8 +41,6 @@ function sweepFigure(data, state) {
   const theme = state.theme;
   const fig = { data: [], layout: layout(theme, { title: t('chart.softmax_sweep.title'), x: t('softmax.axis.scale'),
     y: t('softmax.axis.value'), xlog: true, ylog: true }) };
-  // The curves start near 1 and fall on the right: the bottom-left corner is always empty, the legend goes there.
-  Object.assign(fig.layout.legend, { y: 0.02, yanchor: 'bottom' });
   const x = data.sweep.map((row) => row.scale);
   const series = [['entropy', 'softmax.series.entropy', PALETTE.green], ['max_prob', 'softmax.series.max_prob', PALETTE.orange],
     ['jacobian_norm', 'softmax.series.jacobian', PALETTE.vermillion]];

@@ -4,7 +4,7 @@
 import { runPage, scaleParam, status } from '../page.js';
 import { ApiError, fetchPresets, readNDJSON } from '../api.js';
 import { layout, line, hline, SERIES, PALETTE, t, fmt } from '../charts.js';
-import { pageData, lang } from '../i18n.js';
+import { pageData, lang, sentences } from '../i18n.js';
 import { specsFromSchema } from '../state.js';
 
 const extra = pageData.extra;
@@ -264,10 +264,10 @@ function profileFigure(data, state) {
 function lossCaption(data) {
   const done = data ? data.runs.filter((r) => r.done) : [];
   if (!done.length) return t('caption.train_loss');
-  return done.map((run) => (run.done.diverged
+  return sentences(...done.map((run) => (run.done.diverged
     ? t('caption.train_loss_diverged', { label: runName(run), step: run.done.diverged_step })
     : t('caption.train_loss_done', { label: runName(run), loss: fmt(run.done.final_loss),
-      accuracy: `${fmt(100 * run.done.accuracy)}%`, whole: `${fmt(100 * run.done.sequence_accuracy)}%` }))).join(' ');
+      accuracy: `${fmt(100 * run.done.accuracy)}%`, whole: `${fmt(100 * run.done.sequence_accuracy)}%` }))));
 }
 
 function lossTable(data) {
