@@ -82,8 +82,8 @@ function layernormCaption(data) {
   const ln = data.layernorm;
   const rmsOut = data.rmsnorm.output;
   const rmsMean = rmsOut.every(Number.isFinite) ? rmsOut.reduce((a, b) => a + b, 0) / rmsOut.length : null;
-  return t('layernorm.caption', { mean: precise(ln.mean, 4), variance: precise(ln.variance, 4), n: ln.n,
-    rms: precise(ln.rms, 4), beta: precise(data.beta, 3), rms_mean: precise(rmsMean, 3) });
+  return t('layernorm.caption', { mean: precise(ln.mean), variance: precise(ln.variance), n: ln.n,   // as many digits as the steps below
+    rms: precise(ln.rms), beta: precise(data.beta, 3), rms_mean: precise(rmsMean, 3) });
 }
 
 runPage({
