@@ -215,8 +215,11 @@ STRINGS: dict[str, tuple[str, str]] = {
                                       "每格是梯度本身的大小：某一行左侧的深色格子表示该网络的前几层几乎收不到信号。"),
     # /compare
     "compare.title": ("Side by side: Pre-LN vs Post-LN and friends", "并排对比：Pre-LN、Post-LN 及其他"),
-    "compare.intro": ("The same sizes and seed for every variant; the panels share their axes, so heights can be compared directly.",
-                      "每个变体的尺寸和随机种子都相同；面板共用坐标轴，高度可以直接比较。"),
+    "compare.intro": ("The same sizes, seed and number format for every variant; the panels share their axes, so heights can be "
+                      "compared directly. A preset fixes its own architecture: the architecture settings below change only the "
+                      "\u201cCustom\u201d variant, or one variant through its \u201cchanges\u201d box.",
+                      "每个变体的尺寸、随机种子和数值格式都相同；面板共用坐标轴，高度可以直接比较。预设自带架构：下方的架构设置"
+                      "只作用于\u201c自定义\u201d变体，或者通过某个变体的\u201c改动\u201d框修改它。"),
     "compare.custom": ("Custom (the settings below)", "自定义（下方设置）"),
     "chart.compare.title": ("Norms (top) and gradients (bottom), same axes", "范数（上）与梯度（下），坐标轴相同"),
     "chart.compare.y_norm": ("‖x_l‖", "‖x_l‖"),
