@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # make docker-test: build the image and smoke-test it, on a machine with no Docker engine running and no
-# Docker Hub. Installs Debian's docker.io/debootstrap/iptables if missing, starts its own dockerd (data and
+# Docker Hub. Installs the Debian packages docker.io, debootstrap and iptables if missing, starts its own dockerd (data and
 # exec roots: see below), makes a python:3.11-slim stand-in with debootstrap when none is cached, builds
 # the image with the torch CPU wheel fed from ./wheels/, runs it, checks health, a page and a trace, and
 # stops everything it started, also on failure.
