@@ -211,12 +211,18 @@ function runName(run) {
   return `${run.run + 1}. ${run.label}`;
 }
 
+/** A chart before any run: its titles, but no made-up ticks on the axes. */
+function idle(fig) {
+  for (const axis of [fig.layout.xaxis, fig.layout.yaxis]) Object.assign(axis, { showticklabels: false, showgrid: false, ticks: '' });
+  return fig;
+}
+
 function lossFigure(data, state) {
   const fig = { data: [], layout: layout(state.theme, { title: t('chart.train_loss.title'), x: t('chart.train_loss.x'),
     y: t('chart.train_loss.y'), ylog: state.loss_scale === 'log', legendBelow: true }) };
   if (!data) {
     fig.layout.annotations.push({ xref: 'paper', yref: 'paper', x: 0.5, y: 0.5, text: t('train.idle'), showarrow: false, font: { size: 16 } });
-    return fig;
+    return idle(fig);
   }
   data.runs.forEach((run, i) => {
     // copies: Plotly.react only notices new arrays, and these grow in place while the run streams
@@ -233,8 +239,6 @@ function lossFigure(data, state) {
   fig.layout.datarevision = data.runs.reduce((sum, run) => sum + run.steps.length, 0);
   const chance = Math.log(data.symbols);
   hline(state.theme, fig, chance, t('chart.train_loss.chance', { symbols: data.symbols, value: fmt(chance) }), { color: PALETTE.black });
-  // Plotly places annotations on a log axis in log10 units (shapes in data units): move the label onto its line
-  if (state.loss_scale === 'log') fig.layout.annotations[fig.layout.annotations.length - 1].y = Math.log10(chance);
   return fig;
 }
 
@@ -258,7 +262,7 @@ function profileFigure(data, state) {
   if (runs.length && runs[0].profile.act_norm.length <= 16) fig.layout.xaxis.dtick = 1;  // layers are whole numbers
   fig.layout.yaxis.autorange = true;
   fig.layout.datarevision = step;
-  return fig;
+  return runs.length ? fig : idle(fig);
 }
 
 function lossCaption(data) {
