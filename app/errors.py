@@ -6,6 +6,7 @@ from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
+from fastapi.responses import HTMLResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from app.jsonsafe import StrictJSONResponse
@@ -127,6 +128,20 @@ def _model_for(path: str) -> type | None:
     return {"/api/sweep": SweepRequest, "/api/train": TrainRequest}.get(path)
 
 
+NOT_FOUND_PAGE = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Not found · 页面不存在</title><link rel="icon" href="data:,"></head>
+<body style="font-family: sans-serif; margin: 3rem">
+<h1>Page not found · 页面不存在</h1>
+<p>This address is not a page of ResNorm Explorer. · 这个地址不是 ResNorm 探索器的页面。</p>
+<p><a href="/">Start the tour · 从导览开始</a></p>
+</body></html>"""
+
+
+def _wants_page(request: Request) -> bool:
+    """A browser asking for a page (not the JSON API) gets a page back."""
+    return not request.url.path.startswith("/api/") and "text/html" in request.headers.get("accept", "")
+
+
 def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(RequestValidationError)
     async def _invalid(request: Request, exc: RequestValidationError) -> StrictJSONResponse:
@@ -147,7 +162,9 @@ def install_error_handlers(app: FastAPI) -> None:
         return StrictJSONResponse(body, status_code=503, headers={"Retry-After": str(exc.retry_after)})
 
     @app.exception_handler(StarletteHTTPException)
-    async def _http(request: Request, exc: StarletteHTTPException) -> StrictJSONResponse:
+    async def _http(request: Request, exc: StarletteHTTPException):
+        if exc.status_code == 404 and _wants_page(request):
+            return HTMLResponse(NOT_FOUND_PAGE, status_code=404)
         if exc.status_code == 400:  # FastAPI's "error parsing the body": JSON nested too deep, a 5000-digit number...
             cause = f" ({type(exc.__cause__).__name__})" if exc.__cause__ is not None else ""
             errors = [{"field": "body", "message": f"the body could not be parsed as JSON{cause}",

@@ -133,3 +133,12 @@ def test_schema_carries_bounds_and_both_languages(client):
     props = client.get("/api/schema").json()["properties"]
     assert props["depth"]["maximum"] == 128 and props["depth"]["default"] == 12
     assert all(p.get("label") and p.get("label_zh") and p.get("description") and p.get("help_zh") for p in props.values())
+
+
+def test_unknown_addresses_answer_json_for_the_api_and_a_bilingual_page_for_browsers(client):
+    api = client.get("/api/nope", headers={"accept": "text/html"})
+    assert api.status_code == 404 and api.json()["status"] == 404
+    page = client.get("/no-such-page", headers={"accept": "text/html,application/xhtml+xml"})
+    assert page.status_code == 404 and page.headers["content-type"].startswith("text/html")
+    assert "Page not found" in page.text and "页面不存在" in page.text and 'href="/"' in page.text
+    assert client.get("/no-such-page").json()["status"] == 404  # no Accept: JSON
