@@ -77,4 +77,4 @@ def test_a_client_that_leaves_stops_the_sweep(server_url):
     settled = compute()["computed"]
     time.sleep(1.0)
     assert compute()["computed"] == settled and compute()["active"] == 0
-    assert settled - before < 40  # of 96 depths: the sweep stopped soon after the client left
+    assert settled - before < 60  # of 96 depths: the sweep stopped soon after the client left (slack for a busy machine)
