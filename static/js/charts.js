@@ -118,12 +118,12 @@ export function overflowRuns(x, ys) {
   return runs;
 }
 
-/** Shade every overflowed run of a series and label it with its layers. */
-export function markOverflow(themeName, fig, x, ys) {
+/** Shade every overflowed run of a series and label it with its layers (and its name, when a chart has several). */
+export function markOverflow(themeName, fig, x, ys, { series = '' } = {}) {
   const middle = (x[0] + x[x.length - 1]) / 2;
   for (const [from, to] of overflowRuns(x, ys)) {
-    overflowBand(themeName, fig, from, to, from === to ? t('mark.overflow_at', { layer: from }) : t('mark.overflow_range', { from, to }),
-      { anchorRight: from > middle });
+    const where = from === to ? t('mark.overflow_at', { layer: from }) : t('mark.overflow_range', { from, to });
+    overflowBand(themeName, fig, from, to, series ? `${series}: ${where}` : where, { anchorRight: from > middle });
   }
 }
 

@@ -38,10 +38,10 @@ function profileFigure(data, state) {
   const residualSpec = { name: 'residual' };
   const fig = { data: [], layout: layout(state.theme, { title: t('chart.grad_profile.title'), x: t('axis.layer'),
     y: t('chart.grad_profile.y'), ylog: state.grad_scale === 'log' }) };
-  fig.data.push(line(state.theme, { name: t('series.with_residual', { residual: optionLabel(residualSpec, data.withResidual.config.residual) }),
-    x, y: gradients(data.withResidual), color: PALETTE.blue }));
+  const withName = t('series.with_residual', { residual: optionLabel(residualSpec, data.withResidual.config.residual) });
+  fig.data.push(line(state.theme, { name: withName, x, y: gradients(data.withResidual), color: PALETTE.blue }));
   fig.data.push(line(state.theme, { name: t('series.without_residual'), x, y: gradients(data.without), color: PALETTE.vermillion, dash: 'dash' }));
-  markOverflow(state.theme, fig, x, gradients(data.withResidual));
+  markOverflow(state.theme, fig, x, gradients(data.withResidual), { series: withName });  // the band is this series' alone
   return fig;
 }
 
