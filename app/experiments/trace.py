@@ -34,7 +34,8 @@ def _assemble(cfg: TraceConfig, model, recorder: StreamRecorder, loss: float) ->
     acts = stream_statistics([recorder.acts[n] for n in names])
     grads = token_norm_means([recorder.grads.get(n) for n in names])
     units = names[1:]
-    unit_branches, block_branches = branch_norms([recorder.branches[n] for n in units], len(model.blocks[0].units))
+    per_block = len(model.blocks[0].units)
+    unit_branches, block_branches = branch_norms([recorder.branches[n] for n in units], per_block)
     unit_param_grads = parameter_grad_norms([unit for block in model.blocks for unit in block.units.values()])
     row = {n: i for i, n in enumerate(names)}
 
@@ -48,7 +49,6 @@ def _assemble(cfg: TraceConfig, model, recorder: StreamRecorder, loss: float) ->
         layer, kind = name.split(".")
         sublayers.append({"layer": int(layer), "sublayer": kind, **stats(name),
                           "branch_norm": unit_branches[i], "param_grad_norm": unit_param_grads[i]})
-    per_block = len(model.blocks[0].units)
     for l, block in enumerate(model.blocks, start=1):
         mine = sublayers[(l - 1) * per_block:l * per_block]
         entry = {"layer": l, **stats(f"{l}.{list(block.units)[-1]}"), "branch_norm": block_branches[l - 1],

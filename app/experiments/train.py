@@ -20,7 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from app.config import TraceConfig, forward_macs
 from app.experiments.tasks import TASKS, TaskMismatch, TaskShape, eval_set, task_shape, train_batches
 from app.models.init import build_model
-from app.probes.recorder import StreamRecorder, parameter_grad_norms, stream_statistics, token_norm_means
+from app.probes.recorder import StreamRecorder, parameter_grad_norms, token_norm_means
 
 MAX_STEPS = 2000
 # Budget of one request: sum over runs of steps x (forward + backward ~ 3 forwards) multiply-adds.
@@ -168,7 +168,7 @@ def layer_profile(model: torch.nn.Module, recorder: StreamRecorder) -> dict[str,
     """Per block: stream norm after it, gradient norm of the loss w.r.t. that stream, and of its parameters."""
     block_outputs = [f"{layer}.{list(block.units)[-1]}" for layer, block in enumerate(model.blocks, start=1)]
     names = ["embed"] + block_outputs
-    act = stream_statistics([recorder.acts[n] for n in names], with_cosine=False)["norm"]
+    act = token_norm_means([recorder.acts[n] for n in names])
     grad = token_norm_means([recorder.grads.get(n) for n in names])
     block_norms = parameter_grad_norms(list(model.blocks))
     return {"act_norm": act[1:], "grad_norm": grad[1:], "param_grad_norm": block_norms,

@@ -58,30 +58,34 @@ class StreamRecorder:
         return hook
 
 
-def stream_statistics(tensors: list[torch.Tensor], with_cosine: bool = True) -> dict[str, list[float]]:
+def stream_statistics(tensors: list[torch.Tensor]) -> dict[str, list[float]]:
     """Per snapshot: mean token L2 norm, global RMS, max |x|, mean pairwise token cosine."""
     out: dict[str, list[float]] = {"norm": [], "rms": [], "max_abs": [], "cosine": []}
     for start in range(0, len(tensors), CHUNK):
-        chunk = torch.stack(tensors[start:start + CHUNK])                    # (N, B, T, C)
-        stats = _chunk_statistics(chunk.float(), with_cosine)
-        if not all(torch.isfinite(v).all() for v in stats.values()) and torch.isfinite(chunk).all():
-            # finite entries whose float32 sum of squares overflowed (bfloat16 and float32 reach 3e38): redo in float64
-            stats = _chunk_statistics(chunk.double(), with_cosine)
+        stats = _float32_or_float64(_chunk_statistics, torch.stack(tensors[start:start + CHUNK]))  # (N, B, T, C)
         for name, values in stats.items():
             out[name] += values.tolist()
     return out
 
 
-def _chunk_statistics(x: torch.Tensor, with_cosine: bool) -> dict[str, torch.Tensor]:
+def _float32_or_float64(reduce, x: torch.Tensor):
+    """reduce(x) in float32; again in float64 when finite entries overflowed float32's sum of squares
+    (bfloat16 and float32 streams reach 3e38). `reduce` returns a tensor or a dict of tensors."""
+    result = reduce(x.float())
+    values = result.values() if isinstance(result, dict) else [result]
+    if not all(torch.isfinite(v).all() for v in values) and torch.isfinite(x).all():
+        result = reduce(x.double())
+    return result
+
+
+def _chunk_statistics(x: torch.Tensor) -> dict[str, torch.Tensor]:
     token_norm = torch.linalg.vector_norm(x, dim=-1)                         # (N, B, T)
-    stats = {
+    return {
         "norm": token_norm.mean(dim=(1, 2)),
         "rms": (token_norm.pow(2).mean(dim=(1, 2)) / x.shape[-1]).sqrt(),
         "max_abs": torch.linalg.vector_norm(x, ord=float("inf"), dim=(1, 2, 3)),
+        "cosine": _mean_pairwise_cosine(x, token_norm),
     }
-    if with_cosine:
-        stats["cosine"] = _mean_pairwise_cosine(x, token_norm)
-    return stats
 
 
 def _mean_pairwise_cosine(x: torch.Tensor, token_norm: torch.Tensor) -> torch.Tensor:
@@ -116,11 +120,8 @@ def branch_norms(branches: list[torch.Tensor], per_block: int) -> tuple[list[flo
 
 
 def _mean_token_norms(x: torch.Tensor) -> torch.Tensor:
-    """(N, B, T, C) -> (N,): float32 unless finite entries overflow its sum of squares, then float64."""
-    norms = torch.linalg.vector_norm(x.float(), dim=-1).mean(dim=(1, 2))
-    if not torch.isfinite(norms).all() and torch.isfinite(x).all():
-        norms = torch.linalg.vector_norm(x.double(), dim=-1).mean(dim=(1, 2))
-    return norms
+    """(N, B, T, C) -> (N,): the mean token L2 norm of each snapshot."""
+    return _float32_or_float64(lambda y: torch.linalg.vector_norm(y, dim=-1).mean(dim=(1, 2)), x)
 
 
 def parameter_grad_norms(groups: list[nn.Module]) -> list[float]:
