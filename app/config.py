@@ -281,6 +281,12 @@ def _schema_bounds(schema: dict[str, Any]) -> str:
     if schema.get("type") == "boolean":
         return "true or false"
     if schema.get("type") == "array":
-        return f"a list of {schema.get('minItems', 0)} to {schema.get('maxItems', 'any number of')} items"
+        text = f"a list of {schema.get('minItems', 0)} to {schema.get('maxItems', 'any number of')} items"
+        items = schema.get("items", {})
+        kind = {"number": "finite numbers", "integer": "integers"}.get(items.get("type"))
+        if kind:  # what each item must be, e.g. "(finite numbers in [-1e+300, 1e+300])"
+            inner = _schema_bounds(items)
+            text += f" ({kind}{' in ' + inner if inner else ''})"
+        return text
     return ""
 

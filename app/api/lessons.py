@@ -12,9 +12,8 @@ from pydantic import BaseModel, ValidationError
 
 from app import i18n
 from app.compute import get_pool
-from app.config import TraceConfig
+from app.config import TraceConfig, field_bounds
 from app.errors import FieldError, validation_errors
-from app.experiments.lessons import allowed_range
 from app.experiments.lessons.chain import WORKED_CASES, ChainRequest, chain_lesson
 from app.experiments.lessons.layernorm import LayerNormRequest, layernorm_lesson
 from app.experiments.lessons.precision import SNOWBALL_DEFAULTS, PrecisionRequest, precision_lesson, snowball_config
@@ -104,7 +103,8 @@ def parse(model: type[BaseModel], data: Any, from_strings: bool = False) -> Base
         first = validation_errors(raw[:1])[0]
         leaf = first["field"].split(".")[0]
         explicit = " | allowed: " in str(raw[0].get("msg", ""))  # a model validator already named the range
-        allowed = first["allowed"] if explicit else allowed_range(model, leaf)
+        allowed = first["allowed"] if explicit else (field_bounds(leaf, model)
+                                                     or "known fields: " + ", ".join(model.model_fields))
         raise FieldError(first["field"], first["message"], allowed) from None
 
 
@@ -112,8 +112,6 @@ def _stack_config(query: dict[str, str]):
     try:
         return snowball_config(query)
     except ValidationError as exc:
-        from app.config import TraceConfig
-
         first = validation_errors(list(exc.errors())[:1], TraceConfig)[0]
         raise FieldError(first["field"], first["message"], first["allowed"]) from None
 
