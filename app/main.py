@@ -1,7 +1,6 @@
 """create_app(): mounts static files, installs error handlers and security, includes the routers."""
 from __future__ import annotations
 
-import threading
 from contextlib import asynccontextmanager
 from pathlib import Path
 
@@ -14,8 +13,8 @@ from app.errors import install_error_handlers
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def warm_up() -> None:
-    """Import torch and fix its thread counts before the first request needs them (runs in a thread)."""
+def configure_torch() -> None:
+    """Fix torch's thread counts once per worker process, before any request runs a model."""
     import torch
 
     from app.settings import get_settings
@@ -25,12 +24,14 @@ def warm_up() -> None:
         torch.set_num_interop_threads(1)  # requests are our parallelism; only possible before torch's pools start
     except RuntimeError:
         pass
-    import app.experiments.trace  # noqa: F401  (the model code, ready for the first trace)
 
 
 @asynccontextmanager
 async def lifespan(app: FastAPI):
-    threading.Thread(target=warm_up, name="torch-warm-up", daemon=True).start()
+    from app.experiments.train import warm_up_in_background
+
+    configure_torch()
+    warm_up_in_background()  # the first optimizer's imports, paid at start-up, not by the first training run
     yield
 
 

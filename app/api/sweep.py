@@ -12,6 +12,7 @@ from fastapi import APIRouter, Query
 from app.compute import get_pool
 from app.errors import Busy
 from app.experiments.sweep import SweepRequest, depth_row
+from app.experiments.trace import run_trace
 from app.jsonsafe import StrictJSONResponse, strict_dumps
 
 router = APIRouter(tags=["sweep"])
@@ -21,8 +22,6 @@ logger = logging.getLogger(__name__)
 async def _rows(request: SweepRequest) -> AsyncIterator[dict]:
     """Rows in completion order, at most `compute_slots` depths at once; each depth takes one compute slot,
     so other users' traces queue between depths instead of behind the whole sweep."""
-    from app.experiments.trace import run_trace  # torch loads lazily: the server starts in a second
-
     pool = get_pool()
     pending = iter(request.depths)
     done: asyncio.Queue = asyncio.Queue()

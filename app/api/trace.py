@@ -9,14 +9,13 @@ from pydantic import ValidationError
 
 from app.compute import get_pool
 from app.config import TraceConfig
+from app.experiments.trace import run_trace
 from app.jsonsafe import StrictJSONResponse
 
 router = APIRouter(tags=["trace"])
 
 
 async def traced(cfg: TraceConfig) -> StrictJSONResponse:
-    from app.experiments.trace import run_trace  # torch loads lazily: the server starts in a second
-
     started = time.perf_counter()
     result, cached = await get_pool().run_cached(cfg.cache_key(), run_trace, cfg)
     body = {**result, "summary": {**result["summary"], "cached": cached,

@@ -16,8 +16,7 @@ from fastapi.responses import StreamingResponse
 
 from app.errors import FieldError
 from app.experiments.tasks import TaskMismatch, tasks_payload
-from app.experiments.train import (MAX_STEPS, MAX_TRAIN_MACS, TrainRequest, check_runs, train_events,
-                                   warm_up_in_background)
+from app.experiments.train import MAX_STEPS, MAX_TRAIN_MACS, TrainRequest, check_runs, train_events
 from app.experiments.train_presets import presets_payload
 from app.jsonsafe import StrictJSONResponse, strict_dumps
 from app.settings import get_settings
@@ -152,4 +151,3 @@ def _register_page() -> None:
 
 
 _register_page()
-warm_up_in_background()
