@@ -25,7 +25,7 @@ MAX_PARAMETERS = 40_000_000
 MAX_ACTIVATION_FLOATS = 100_000_000
 
 
-def _field(default: Any, label: str, label_zh: str, help: str, help_zh: str, group: str, **bounds: Any) -> Any:
+def labelled_field(default: Any, label: str, label_zh: str, help: str, help_zh: str, group: str, **bounds: Any) -> Any:
     """A field whose English and Chinese labels travel with its bounds into the JSON schema."""
     extra = {"label": label, "label_zh": label_zh, "help_zh": help_zh, "group": group}
     return Field(default, description=help, json_schema_extra=extra, **bounds)
@@ -36,66 +36,66 @@ class TraceConfig(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    arch: Arch = _field(
+    arch: Arch = labelled_field(
         "transformer", "Architecture", "架构",
         "transformer: embedding, L attention+FFN blocks, head; mlp: L blocks of Linear + activation.",
         "transformer：嵌入、L 个注意力+前馈块、输出头；mlp：L 个线性层+激活函数。", "model")
-    depth: int = _field(
+    depth: int = labelled_field(
         12, "Depth (blocks)", "深度（块数）", "Number of blocks L.", "块的数量 L。", "model", ge=1, le=128)
-    norm: Norm = _field(
+    norm: Norm = labelled_field(
         "layernorm", "Normalization", "归一化",
         "Which normalization layer: LayerNorm, RMSNorm, ScaleNorm (g·x/‖x‖), DyT (γ·tanh(αx)+β) or none.",
         "归一化层：LayerNorm、RMSNorm、ScaleNorm（g·x/‖x‖）、DyT（γ·tanh(αx)+β）或不使用。", "norm")
-    norm_position: NormPosition = _field(
+    norm_position: NormPosition = labelled_field(
         "pre", "Norm position", "归一化位置",
         "pre: x + f(N(x)); post: N(x + f(x)) (2017 original); sandwich: x + N(f(N(x))) (Peri-LN); "
         "mix: Post-LN in the first ⌊L/4⌋ blocks, Pre-LN after (Mix-LN).",
         "pre：x + f(N(x))；post：N(x + f(x))（2017 原版）；sandwich：x + N(f(N(x)))（Peri-LN）；"
         "mix：前 ⌊L/4⌋ 块用 Post-LN，其后用 Pre-LN（Mix-LN）。", "norm")
-    final_norm: bool = _field(
+    final_norm: bool = labelled_field(
         True, "Final norm", "最终归一化",
         "Normalize the stream once more before the head (Pre-LN, Sandwich, Mix-LN; Post-LN already ends on a norm).",
         "在输出头之前再归一化一次（Pre-LN、Sandwich、Mix-LN；Post-LN 本身以归一化结尾）。", "norm")
-    depth_scaled_norm: bool = _field(
+    depth_scaled_norm: bool = labelled_field(
         False, "Depth-scaled norm", "按深度缩放归一化",
         "Divide each pre-norm's output by √l at block l (LayerNorm Scaling, 'The Curse of Depth', 2025).",
         "在第 l 块把每个前置归一化的输出除以 √l（LayerNorm Scaling，《The Curse of Depth》，2025）。", "norm")
-    residual: Residual = _field(
+    residual: Residual = labelled_field(
         "identity", "Residual", "残差连接",
         "identity: αx + f(x); none: f(x) only (plain stack); rezero: x + a·f(x), a starts at 0; "
         "highway: T·f(x) + (1−T)·x with a learned gate T.",
         "identity：αx + f(x)；none：只有 f(x)（普通堆叠）；rezero：x + a·f(x)，a 初始为 0；"
         "highway：T·f(x) + (1−T)·x，门控 T 可学习。", "residual")
-    residual_scale: float = _field(
+    residual_scale: float = labelled_field(
         1.0, "Shortcut scale α", "捷径缩放 α",
         "Multiplies the shortcut: αx + f(x). DeepNorm uses α = (2L)^(1/4).",
         "乘在捷径上：αx + f(x)。DeepNorm 取 α = (2L)^(1/4)。", "residual", gt=0.0, le=16.0)
-    activation: Activation = _field(
+    activation: Activation = labelled_field(
         "gelu", "Activation", "激活函数", "Non-linearity inside the FFN / MLP block.",
         "前馈 / MLP 块中的非线性函数。", "model")
-    init: Init = _field(
+    init: Init = labelled_field(
         "xavier", "Initialization", "初始化",
         "xavier: Xavier-uniform, zero biases (2017 Transformer); gpt2: N(0, 0.02), branch outputs ÷√(2L); "
         "deepnorm: Xavier with FFN/value/output weights × (8L)^(-1/4) (Wang et al. 2022); torch: PyTorch defaults.",
         "xavier：Xavier 均匀分布、偏置为 0（2017 Transformer）；gpt2：N(0, 0.02)，分支输出层 ÷√(2L)；"
         "deepnorm：Xavier，且 FFN/value/输出权重 × (8L)^(-1/4)（Wang 等，2022）；torch：PyTorch 默认。", "model")
-    dtype: DType = _field(
+    dtype: DType = labelled_field(
         "float32", "Number format", "数值格式",
         "Run the whole model in this format on the CPU, so overflow and swamping really happen.",
         "整个模型在 CPU 上以此格式运行，溢出和精度吞没会真实发生。", "numerics")
-    d_model: int = _field(
+    d_model: int = labelled_field(
         64, "Width d_model", "宽度 d_model", "Width of the residual stream.", "残差流的宽度。", "size", ge=4, le=512)
-    n_heads: int = _field(
+    n_heads: int = labelled_field(
         4, "Attention heads", "注意力头数", "Number of attention heads; must divide d_model.",
         "注意力头的数量；必须整除 d_model。", "size", ge=1, le=16)
-    seq_len: int = _field(
+    seq_len: int = labelled_field(
         32, "Sequence length", "序列长度", "Tokens per sequence.", "每个序列的词元数。", "size", ge=2, le=256)
-    batch: int = _field(
+    batch: int = labelled_field(
         4, "Batch size", "批大小", "Sequences per batch.", "每批的序列数。", "size", ge=1, le=64)
-    vocab_size: int = _field(
+    vocab_size: int = labelled_field(
         128, "Vocabulary", "词表大小", "Vocabulary size of the random-token task.",
         "随机词元任务的词表大小。", "size", ge=2, le=4096)
-    seed: int = _field(
+    seed: int = labelled_field(
         0, "Seed", "随机种子", "Seed for the weights and the synthetic batch.", "权重和合成数据的随机种子。",
         "numerics", ge=0, le=2**31 - 1)
 

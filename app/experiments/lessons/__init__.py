@@ -14,11 +14,12 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
+from app.config import labelled_field
+
 # A JSON number that is finite: Python's json parser accepts NaN/Infinity tokens, we do not.
 Finite = Annotated[float, Field(strict=True, allow_inf_nan=False)]
 
 
 def lesson_field(default: Any, label: str, label_zh: str, help: str, help_zh: str, **bounds: Any) -> Any:
-    """A field whose English and Chinese labels travel with its bounds into the JSON schema."""
-    extra = {"label": label, "label_zh": label_zh, "help_zh": help_zh, "group": "page"}
-    return Field(default, description=help, json_schema_extra=extra, **bounds)
+    """A lesson's own setting: labelled like every request field, shown in the page's own group of controls."""
+    return labelled_field(default, label, label_zh, help, help_zh, "page", **bounds)
