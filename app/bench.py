@@ -10,34 +10,12 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
-import socket
 import statistics
-import subprocess
-import sys
 import time
 
 import httpx
 
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def start_server(port: int, threads: int) -> subprocess.Popen:
-    env = {**os.environ, "RESNORM_TORCH_THREADS": str(threads), "RESNORM_COMPUTE_SLOTS": "1"}
-    proc = subprocess.Popen([sys.executable, "-m", "uvicorn", "app.main:app", "--host", "127.0.0.1", "--port", str(port),
-                             "--log-level", "warning"], env=env)
-    deadline = time.time() + 60
-    while time.time() < deadline:
-        try:
-            if httpx.get(f"http://127.0.0.1:{port}/api/health", timeout=1).status_code == 200:
-                return proc
-        except httpx.HTTPError:
-            time.sleep(0.2)
-    proc.kill()
-    raise SystemExit("server did not start")
+from app.localserver import free_port, local_server, uvicorn_args
 
 
 def time_trace_ratio(base: str, repeats: int) -> tuple[list[float], list[float], float]:
@@ -95,9 +73,8 @@ def main() -> None:
 
     torch.set_num_threads(args.threads)
     port = free_port()
-    server = start_server(port, args.threads)
-    base = f"http://127.0.0.1:{port}"
-    try:
+    env = {**os.environ, "RESNORM_TORCH_THREADS": str(args.threads), "RESNORM_COMPUTE_SLOTS": "1"}
+    with local_server(uvicorn_args(port), port, env=env) as base:
         bare, http, cached = time_trace_ratio(base, args.repeats)
         computed, concurrent_s = asyncio.run(concurrent_identical(base, 6))
         print(f"torch {torch.__version__}, {args.threads} thread(s), {os.cpu_count()} cores, {args.repeats} interleaved repeats")
@@ -111,9 +88,6 @@ def main() -> None:
         if not args.skip_sweep:
             first, total, rows = time_sweep(base)
             print(f"sweep depths 1..96 (streamed NDJSON): first row {1000 * first:.0f} ms, {rows} rows in {total:.1f} s")
-    finally:
-        server.terminate()
-        server.wait(timeout=10)
 
 
 if __name__ == "__main__":

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import json
 import math
-import socket
-import threading
 import time
 
 import httpx

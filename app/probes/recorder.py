@@ -5,7 +5,6 @@ afterwards in a few vectorised ops, which keeps tracing nearly free. Every handl
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 
 import torch

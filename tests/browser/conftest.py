@@ -7,15 +7,12 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
+
+from app.localserver import free_port, local_server, uvicorn_args
 
 ROOT = Path(__file__).resolve().parents[2]
 SCREENSHOTS = ROOT / "artifacts" / "screenshots"
@@ -50,36 +47,16 @@ def browser_context_args(browser_context_args):
             "accept_downloads": True}
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="session")
 def live_server():
     """The real app under uvicorn in a child process; yields its base URL."""
-    port = _free_port()
+    port = free_port()
     env = {**os.environ, "RESNORM_COMPUTE_SLOTS": os.environ.get("RESNORM_COMPUTE_SLOTS", "2")}
-    process = subprocess.Popen([sys.executable, "-m", "uvicorn", "app.main:app", "--host", "127.0.0.1",
-                                "--port", str(port), "--log-level", "warning"], cwd=ROOT, env=env)
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            urllib.request.urlopen(base + "/api/health", timeout=2)
-            break
-        except OSError:
-            if process.poll() is not None or time.monotonic() > deadline:
-                process.kill()
-                pytest.fail("the live server did not start")
-            time.sleep(0.3)
-    yield base
-    process.terminate()
     try:
-        process.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        process.kill()
+        with local_server(uvicorn_args(port), port, env=env, cwd=str(ROOT)) as base:
+            yield base
+    except RuntimeError as exc:
+        pytest.fail(f"the live server did not start: {exc}")
 
 
 class PageWatch:

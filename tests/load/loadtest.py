@@ -18,15 +18,17 @@ import os
 import random
 import socket
 import statistics
-import subprocess
 import sys
 import time
 from collections import defaultdict
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from ipaddress import ip_address
 from urllib.parse import urlparse
 
 import httpx
+
+from app.localserver import free_port, local_server
 
 POSITIONS = ("pre", "post", "sandwich", "mix")
 SWEEP_DEPTHS = [1, 2, 4, 8, 16, 32, 48]  # a small sweep: ~1 s of compute uncached
@@ -175,40 +177,14 @@ def report(tally: Tally, wall_s: float, args: argparse.Namespace) -> tuple[str, 
     return "\n".join(lines), errors
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def start_server(workers: int) -> tuple[subprocess.Popen, str]:
+def server_for(args: argparse.Namespace):
+    """The server under test: the one at --url, or our own with --workers workers (no RESNORM_* from outside)."""
+    if args.url:
+        return nullcontext(args.url)
     port = free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("RESNORM_")}
-    cmd = [sys.executable, "-m", "app", "--host", "127.0.0.1", "--port", str(port), "--workers", str(workers),
-           "--log-level", "warning"]
-    server = subprocess.Popen(cmd, env=env)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        if server.poll() is not None:
-            raise SystemExit(f"server exited with {server.returncode}")
-        try:
-            if httpx.get(url + "/api/health", timeout=2).status_code == 200:
-                return server, url
-        except httpx.HTTPError:
-            pass
-        time.sleep(0.5)
-    server.terminate()
-    raise SystemExit("server did not answer /api/health within 120 s")
-
-
-def stop_server(server: subprocess.Popen) -> None:
-    server.terminate()
-    try:
-        server.wait(timeout=30)
-    except subprocess.TimeoutExpired:
-        server.kill()
-        server.wait()
+    cmd = ["-m", "app", "--host", "127.0.0.1", "--port", str(port), "--workers", str(args.workers), "--log-level", "warning"]
+    return local_server(cmd, port, env=env, timeout_s=120)
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -233,14 +209,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    server, url = (None, args.url) if args.url else start_server(args.workers)
-    try:
+    with server_for(args) as url:
         started = time.monotonic()
         tally = asyncio.run(Room(url, args).run())
         wall = time.monotonic() - started
-    finally:
-        if server is not None:
-            stop_server(server)
     text, errors = report(tally, wall, args)
     print(text)
     if args.json:

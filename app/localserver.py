@@ -1,0 +1,55 @@
+"""A real server of this app on 127.0.0.1, in a child process: for the benchmarks, the load test and the browser tests."""
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from contextlib import contextmanager
+from typing import Iterator
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@contextmanager
+def local_server(args: list[str], port: int, env: dict[str, str] | None = None, cwd: str | None = None,
+                 timeout_s: float = 60.0) -> Iterator[str]:
+    """Run `python <args>` (which must listen on `port`), wait until /api/health answers, yield the base URL,
+    and stop the process on exit. RuntimeError if it dies or stays silent for `timeout_s`."""
+    process = subprocess.Popen([sys.executable, *args], env=env or dict(os.environ), cwd=cwd)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        _wait_for_health(process, base, timeout_s)
+        yield base
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+def _wait_for_health(process: subprocess.Popen, base: str, timeout_s: float) -> None:
+    deadline = time.monotonic() + timeout_s
+    while True:
+        try:
+            urllib.request.urlopen(base + "/api/health", timeout=2)
+            return
+        except OSError:
+            if process.poll() is not None:
+                raise RuntimeError(f"the server exited with {process.returncode}") from None
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"the server did not answer /api/health within {timeout_s:.0f} s") from None
+            time.sleep(0.3)
+
+
+def uvicorn_args(port: int) -> list[str]:
+    """One worker of app.main:app under uvicorn, quiet."""
+    return ["-m", "uvicorn", "app.main:app", "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning"]
