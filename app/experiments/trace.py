@@ -40,9 +40,7 @@ def _assemble(cfg: TraceConfig, model, recorder: StreamRecorder, loss: float) ->
     row = {n: i for i, n in enumerate(names)}
 
     def stats(name: str) -> dict[str, Any]:
-        i = row[name]
-        return {"act_norm": acts["norm"][i], "act_rms": acts["rms"][i], "act_max_abs": acts["max_abs"][i],
-                "token_cosine": acts["cosine"][i], "grad_norm": grads[i]}
+        return snapshot_statistics(acts, grads, row[name])
 
     sublayers, layers = [], []
     for i, name in enumerate(units):
@@ -57,10 +55,17 @@ def _assemble(cfg: TraceConfig, model, recorder: StreamRecorder, loss: float) ->
             if s["sublayer"] in ("attn", "ffn"):
                 entry[f"{s['sublayer']}_param_grad_norm"] = s["param_grad_norm"]
         layers.append(entry)
-    embedding = {"act_norm": acts["norm"][0], "act_rms": acts["rms"][0], "act_max_abs": acts["max_abs"][0],
-                 "token_cosine": acts["cosine"][0], "grad_norm": grads[0]}
+    embedding = snapshot_statistics(acts, grads, 0)
     return {"config": cfg.model_dump(), "embedding": embedding, "layers": layers, "sublayers": sublayers,
             "loss": loss, "summary": summarise(layers, loss, cfg)}
+
+
+def snapshot_statistics(acts: dict[str, list[float]], grads: list[float], i: int) -> dict[str, Any]:
+    """What the trace reports for one stream snapshot: sizes, token similarity, the spread inside a token vector
+    (token_max_abs / token_min_abs: mean over tokens of its largest and smallest |coordinate|) and the gradient."""
+    return {"act_norm": acts["norm"][i], "act_rms": acts["rms"][i], "act_max_abs": acts["max_abs"][i],
+            "token_cosine": acts["cosine"][i], "token_max_abs": acts["token_max_abs"][i],
+            "token_min_abs": acts["token_min_abs"][i], "grad_norm": grads[i]}
 
 
 def summarise(layers: list[dict[str, Any]], loss: float, cfg: TraceConfig) -> dict[str, Any]:

@@ -58,8 +58,10 @@ class StreamRecorder:
 
 
 def stream_statistics(tensors: list[torch.Tensor]) -> dict[str, list[float]]:
-    """Per snapshot: mean token L2 norm, global RMS, max |x|, mean pairwise token cosine."""
-    out: dict[str, list[float]] = {"norm": [], "rms": [], "max_abs": [], "cosine": []}
+    """Per snapshot: mean token L2 norm, global RMS, max |x|, mean pairwise token cosine, and the mean over
+    tokens of each token vector's largest and smallest |coordinate| (how far apart one vector's entries drift)."""
+    out: dict[str, list[float]] = {"norm": [], "rms": [], "max_abs": [], "cosine": [], "token_max_abs": [],
+                                   "token_min_abs": []}
     for start in range(0, len(tensors), CHUNK):
         stats = _float32_or_float64(_chunk_statistics, torch.stack(tensors[start:start + CHUNK]))  # (N, B, T, C)
         for name, values in stats.items():
@@ -79,25 +81,31 @@ def _float32_or_float64(reduce, x: torch.Tensor):
 
 def _chunk_statistics(x: torch.Tensor) -> dict[str, torch.Tensor]:
     token_norm = torch.linalg.vector_norm(x, dim=-1)                         # (N, B, T)
+    magnitude = x.abs()
     return {
         "norm": token_norm.mean(dim=(1, 2)),
         "rms": (token_norm.pow(2).mean(dim=(1, 2)) / x.shape[-1]).sqrt(),
         "max_abs": torch.linalg.vector_norm(x, ord=float("inf"), dim=(1, 2, 3)),
-        "cosine": _mean_pairwise_cosine(x, token_norm),
+        "cosine": _mean_pairwise_cosine(x),
+        "token_max_abs": magnitude.amax(dim=-1).mean(dim=(1, 2)),
+        "token_min_abs": magnitude.amin(dim=-1).mean(dim=(1, 2)),
     }
 
 
-def _mean_pairwise_cosine(x: torch.Tensor, token_norm: torch.Tensor) -> torch.Tensor:
+def _mean_pairwise_cosine(x: torch.Tensor) -> torch.Tensor:
     """Mean cosine similarity over pairs of distinct positions of one sequence, averaged over the batch.
 
     With unit vectors u_t, the sum over pairs s != t of u_s.u_t is ||sum_t u_t||^2 - sum_t ||u_t||^2,
-    so no T x T matrix is needed.
+    so no T x T matrix is needed. Each token is first divided by its largest |entry|: a vanishing stream
+    (entries near 1e-30) would otherwise underflow its squared norm to 0 and give "unit" vectors of any length.
     """
     tokens = x.shape[-2]
     if tokens < 2:
         return torch.full(x.shape[:1], float("nan"))
-    unit = x / token_norm.clamp_min(1e-30).unsqueeze(-1)                     # (N, B, T, C)
-    unit_lengths = (token_norm > 0).sum(dim=-1)                               # sum of ||u_t||^2: 1 per nonzero token
+    peak = x.abs().amax(dim=-1, keepdim=True)                                # (N, B, T, 1)
+    scaled = torch.where(peak == 0, torch.zeros_like(x), x / peak)      # inf/NaN tokens stay NaN: flagged, not hidden
+    unit = scaled / torch.linalg.vector_norm(scaled, dim=-1, keepdim=True).clamp_min(1.0)  # a nonzero row's norm is >= 1
+    unit_lengths = (peak.squeeze(-1) > 0).sum(dim=-1)                         # sum of ||u_t||^2: 1 per nonzero token
     pairs = unit.sum(dim=-2).pow(2).sum(dim=-1) - unit_lengths                # (N, B)
     return (pairs / (tokens * (tokens - 1))).mean(dim=1)
 
