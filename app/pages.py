@@ -1,7 +1,7 @@
 """HTML routes: the explorer pages, one embed route for every chart, and Plotly.js from the installed package.
 
 A page is a `Page` in the `PAGES` registry: one template, one ES module under static/js/pages/, the charts
-it draws. Other modules add pages with `register_page(Page(...), their_router)` (see notes/FRONTEND.md);
+it draws. Other modules add pages with `register_page(Page(...), their_router)` (see docs/adding-a-page.md);
 `/embed/{chart}` then works for their charts too, and the navigation lists them.
 """
 from __future__ import annotations
