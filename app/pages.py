@@ -15,7 +15,7 @@ from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import FileResponse, HTMLResponse
 from fastapi.templating import Jinja2Templates
 
-from app.config import TraceConfig, presets_payload
+from app.config import MAX_DEPTH, TraceConfig, presets_payload
 from app.i18n import client_table, pick_lang, t
 from app.settings import get_settings
 
@@ -87,7 +87,7 @@ def _query_depth(request: Request) -> int:
         depth = int(request.query_params.get("depth", ""))
     except ValueError:
         return TraceConfig().depth
-    return depth if 1 <= depth <= 128 else TraceConfig().depth
+    return depth if 1 <= depth <= MAX_DEPTH else TraceConfig().depth
 
 
 def page_data(request: Request, page: Page, lang: str, embed_chart: str | None) -> dict[str, Any]:
