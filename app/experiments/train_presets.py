@@ -13,10 +13,13 @@ from app.config import PRESETS, TraceConfig, preset_config
 from app.experiments.train import TrainRequest
 
 # Run kinds: every architecture preset of app.config (pre_ln_2017 is Post-LN's fair partner: same init), plus
-# Post-LN with GPT-2's initialisation, which separates the norm's position from the size of the branches.
+# Post-LN with GPT-2's initialisation, which separates the norm's position from the size of the branches, and
+# the 2017 Pre-LN recipe without its shortcut (a norm in every block, no residual: the lecture's training slide).
 EXTRA_KINDS: dict[str, dict[str, Any]] = {
     "post_ln_gpt2": {"arch": "post_ln", "overrides": {"init": "gpt2", "activation": "gelu"},
                      "label": "Post-LN, GPT-2 init (small branches)", "label_zh": "Post-LN，GPT-2 初始化（分支很小）"},
+    "pre_ln_2017_no_shortcut": {"arch": "pre_ln_2017", "overrides": {"residual": "none"},
+                                "label": "Pre-LN, 2017 recipe, without the shortcut", "label_zh": "Pre-LN，2017 配方，去掉捷径"},
 }
 RUN_KINDS: dict[str, dict[str, Any]] = {
     **{key: {"arch": key, "overrides": {}, "label": p["name"], "label_zh": p["name_zh"]} for key, p in PRESETS.items()},

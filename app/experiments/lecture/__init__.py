@@ -1,0 +1,48 @@
+"""The lecture deck as data: the lesson on residual connections and normalization, one idea per slide.
+
+Each slide has a title, one to three sentences, speaker notes (English and Chinese), a chart request (the API
+calls it needs, `sources`, and how to draw them, `kind`) and a claim: named values read from those answers and
+checks on them. The browser fills the caption with the values it measured; tests/test_lecture.py runs every
+slide's sources through the real API and asserts every check, so the deck cannot say what the models do not show.
+
+slides_gradient  the gradient's trip down 96 blocks and the shortcut
+slides_walls     what the snowballing stream runs into: drift, 16-bit overflow, softmax saturation
+slides_norm      normalization: LayerNorm by hand, Post-LN vs Pre-LN, RMSNorm
+slides_overview  title, alternatives (read from the registries), summary
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from app.experiments.lecture import slides_gradient, slides_norm, slides_walls
+from app.experiments.lecture.describe import settings_text
+from app.experiments.lecture.slides_overview import alternatives_slide, summary_slide, title_slide
+
+
+def build_deck() -> list[dict[str, Any]]:
+    body = [*slides_gradient.SLIDES, *slides_walls.SLIDES, *slides_norm.SLIDES, alternatives_slide(), summary_slide()]
+    deck = [title_slide(len(body) + 1), *body]
+    for slide in deck:
+        if slide["chart"]:
+            slide["chart"]["settings"] = settings_text(slide["chart"])
+    ids = [s["id"] for s in deck]
+    if len(set(ids)) != len(ids):
+        raise ValueError(f"slide ids must be unique: {ids}")
+    return deck
+
+
+DECK: list[dict[str, Any]] = build_deck()
+
+
+def chart_key(slide: dict[str, Any]) -> str:
+    """The slide's chart as an /embed/ name."""
+    return f"lecture-{slide['id']}"
+
+
+def slide_by_chart(key: str) -> dict[str, Any] | None:
+    return next((s for s in DECK if s["chart"] and chart_key(s) == key), None)
+
+
+def deck_payload() -> dict[str, Any]:
+    """GET /api/lecture: every slide in both languages."""
+    return {"slides": DECK}

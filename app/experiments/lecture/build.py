@@ -1,0 +1,58 @@
+"""Small constructors that keep the slide data readable: every text is an (English, Chinese) pair."""
+from __future__ import annotations
+
+from typing import Any
+
+
+def pair(en: str, zh: str) -> dict[str, str]:
+    return {"en": en, "zh": zh}
+
+
+def slide(id: str, title: tuple[str, str], text: tuple[str, str], notes: tuple[str, str],
+          chart: dict[str, Any] | None, claim: dict[str, Any], **extra: Any) -> dict[str, Any]:
+    """One slide. extra: equation (one line, both languages read it), code (one line of Python),
+    qa (why / what / how / cost), aside (an analogy), in both languages."""
+    if "aside" in extra:
+        extra["aside"] = pair(*extra["aside"])
+    return {"id": id, "title": pair(*title), "text": pair(*text), "notes": pair(*notes), "chart": chart,
+            "claim": claim, **extra}
+
+
+def chart(kind: str, title: tuple[str, str], sources: list[dict[str, Any]], explorer: str, **more: Any) -> dict[str, Any]:
+    """kind: how the browser draws the answers (static/js/lecture/figures.js); sources: the API requests, in order."""
+    return {"kind": kind, "title": pair(*title), "sources": sources, "explorer": explorer, **more}
+
+
+def series(source: int, field: str, label: tuple[str, str], color: str, dash: str = "solid", panel: int = 0) -> dict[str, Any]:
+    """One line: `field` per layer of source `source` (a trace: the embedding as layer 0, then every block)."""
+    return {"source": source, "field": field, "label": pair(*label), "color": color, "dash": dash, "panel": panel}
+
+
+def panel(y: tuple[str, str], log: bool = False, **more: Any) -> dict[str, Any]:
+    return {"y": pair(*y), "log": log, **more}
+
+
+def claim(statement: tuple[str, str], values: dict[str, Any], checks: list[dict[str, Any]]) -> dict[str, Any]:
+    """statement: the caption, with {name} (3 significant digits) or {name|k} (k digits) filled by measured values."""
+    return {"statement": pair(*statement), "values": values, "checks": checks}
+
+
+def read(source: int, path: str) -> dict[str, Any]:
+    return {"source": source, "path": path}
+
+
+def const(value: float) -> dict[str, Any]:
+    return {"const": value}
+
+
+def op(name: str, of: Any, **more: Any) -> dict[str, Any]:
+    return {"op": name, "of": of, **more}
+
+
+def check(value: str, op: str, bound: Any = None, **tolerance: float) -> dict[str, Any]:
+    return {"value": value, "op": op, "bound": bound, **tolerance}
+
+
+def qa(why: tuple[str, str], what: tuple[str, str], how: str, cost: tuple[str, str]) -> dict[str, Any]:
+    """The lesson's question-and-answer shape: the problem, a one-line definition, one line of code, the price."""
+    return {"why": pair(*why), "what": pair(*what), "how": how, "cost": pair(*cost)}

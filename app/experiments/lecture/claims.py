@@ -1,0 +1,134 @@
+"""A slide's claim: named values read from its sources' answers, and checks on them.
+
+The browser evaluates the same values (static/js/lecture/claims.js) to fill the caption with the numbers it just
+measured; tests/test_lecture.py evaluates them here on the real API's answers and asserts every check.
+
+values: name -> one of
+  {"source": i, "path": "summary.grad_survival"}        a number (or a list, with [*] or a slice) from source i
+  {"sources": [i, j], "path": "loss"}                    the same path in several sources: a list
+  {"const": x}                                           a number computed when the deck is built (e.g. log 128)
+  {"op": "ratio", "of": [a, b]}                          a / b (element by element for lists)
+  {"op": "root", "of": a, "n": k}                        a ** (1 / k): the mean factor per step of a product
+  {"op": "min" | "max", "of": a}                         of a list (null entries count as not finite: null)
+  {"op": "first_over", "of": a, "bound": x}              the 1-based position of the first entry above x
+  {"op": "sqrt_fit_r2", "of": a}                         a = ‖x_l‖ for l = 1..L: R² of a least-squares line through
+                                                         ‖x_l‖² against l (1: the stream grows exactly like √(a + c·l))
+checks: [{"value": name, "op": "<" | ">" | "between" | "close" | "==" | "null", "bound": x, "rel": r, "abs": a}]
+  A list value passes when every entry passes. null stands for a value that overflowed (strict JSON).
+Paths: keys joined by dots; [i] (negative from the end), [*] every item, [a:b] a slice of items.
+"""
+from __future__ import annotations
+
+import math
+import re
+from typing import Any
+
+
+def read_path(data: Any, path: str) -> Any:
+    """Follow a path such as 'layers[15:].token_cosine' or 'sweep[-1].max_prob' into an API answer."""
+    parts = re.findall(r"[^.\[\]]+|\[[^\]]*\]", path)
+    return _walk(data, parts)
+
+
+def _walk(data: Any, parts: list[str]) -> Any:
+    if not parts or data is None:
+        return data
+    head, rest = parts[0], parts[1:]
+    if not head.startswith("["):
+        return _walk(data.get(head) if isinstance(data, dict) else None, rest)
+    inside = head[1:-1]
+    if inside == "*" or ":" in inside:
+        low, _, high = inside.partition(":") if inside != "*" else ("", "", "")
+        items = data[slice(int(low) if low else None, int(high) if high else None)]
+        return [_walk(item, rest) for item in items]
+    index = int(inside)
+    return _walk(data[index] if -len(data) <= index < len(data) else None, rest)
+
+
+def evaluate(claim: dict[str, Any], answers: list[Any]) -> dict[str, Any]:
+    """Every named value of a claim, computed from the answers of the slide's sources (in order)."""
+    out: dict[str, Any] = {}
+    for name, spec in claim["values"].items():
+        out[name] = _value(spec, answers, out)
+    return out
+
+
+def _value(spec: dict[str, Any], answers: list[Any], known: dict[str, Any]) -> Any:
+    if "const" in spec:
+        return spec["const"]
+    if "source" in spec:
+        return read_path(answers[spec["source"]], spec["path"])
+    if "sources" in spec:
+        return [read_path(answers[i], spec["path"]) for i in spec["sources"]]
+    op = spec["op"]
+    if op == "ratio":
+        top, bottom = (known[name] for name in spec["of"])
+        return _elementwise(_divide, top, bottom)
+    arg = known[spec["of"]]
+    if op == "root":
+        return None if arg is None or arg < 0 else arg ** (1.0 / spec["n"])
+    if op in ("min", "max"):
+        return None if any(v is None for v in arg) else (min(arg) if op == "min" else max(arg))
+    if op == "first_over":
+        return next((i + 1 for i, v in enumerate(arg) if v is not None and v > spec["bound"]), None)
+    if op == "sqrt_fit_r2":
+        return squared_growth_r2(arg)
+    raise ValueError(f"unknown value op {op!r}")
+
+
+def squared_growth_r2(norms: list[float | None]) -> float | None:
+    """R² of the least-squares line ‖x_l‖² ≈ a + c·l over l = 1..L (static/js/theory.js fitSquaredGrowth draws it)."""
+    if any(v is None for v in norms):
+        return None
+    layers = list(range(1, len(norms) + 1))
+    squares = [v * v for v in norms]
+    mean_l, mean_s = sum(layers) / len(layers), sum(squares) / len(squares)
+    slope = sum((l - mean_l) * (s - mean_s) for l, s in zip(layers, squares)) / sum((l - mean_l) ** 2 for l in layers)
+    intercept = mean_s - slope * mean_l
+    residual = sum((s - intercept - slope * l) ** 2 for l, s in zip(layers, squares))
+    total = sum((s - mean_s) ** 2 for s in squares)
+    return 1 - residual / total if total > 0 else 1.0
+
+
+def _divide(top: float | None, bottom: float | None) -> float | None:
+    if top is None or bottom is None or bottom == 0:
+        return None
+    return top / bottom
+
+
+def _elementwise(fn, a: Any, b: Any) -> Any:
+    if isinstance(a, list) and isinstance(b, list):
+        return [fn(x, y) for x, y in zip(a, b)]
+    if isinstance(a, list):
+        return [fn(x, b) for x in a]
+    return fn(a, b)
+
+
+def failures(claim: dict[str, Any], measured: dict[str, Any]) -> list[str]:
+    """The checks that do not hold, each as a sentence naming the value, what it should be and what it is."""
+    out = []
+    for check in claim["checks"]:
+        value = measured[check["value"]]
+        items = value if isinstance(value, list) else [value]
+        if not items or not all(_passes(check, item) for item in items):
+            out.append(f"{check['value']} {check['op']} {check.get('bound')}: measured {value}")
+    return out
+
+
+def _passes(check: dict[str, Any], value: Any) -> bool:
+    op, bound = check["op"], check.get("bound")
+    if op == "null":
+        return value is None
+    if value is None or isinstance(value, bool) != isinstance(bound, bool) or not math.isfinite(float(value)):
+        return op == "==" and value == bound
+    if op == "<":
+        return value < bound
+    if op == ">":
+        return value > bound
+    if op == "between":
+        return bound[0] <= value <= bound[1]
+    if op == "close":
+        return math.isclose(value, bound, rel_tol=check.get("rel", 1e-9), abs_tol=check.get("abs", 0.0))
+    if op == "==":
+        return value == bound
+    raise ValueError(f"unknown check op {op!r}")

@@ -1,0 +1,114 @@
+"""Run a slide's sources on the server, exactly as the API answers them, for the offline deck (/lecture.html).
+
+Traces and lessons go through the compute pool with the API's own cache keys, so an export after a rehearsal
+costs nothing and a trace computed here is a cache hit for the pages. Training runs are recorded once per server
+process and kept in memory (a whole deck's training takes about a minute): the exported file shows the curves as
+recorded. tests/test_lecture.py checks that every answer here equals the HTTP API's.
+"""
+from __future__ import annotations
+
+import asyncio
+import threading
+from typing import Any, Callable
+
+import anyio.to_thread
+
+from app.compute import get_pool
+from app.config import TraceConfig
+from app.experiments.lessons.chain import ChainRequest, chain_lesson
+from app.experiments.lessons.layernorm import LayerNormRequest, layernorm_lesson
+from app.experiments.lessons.precision import PrecisionRequest, precision_lesson, snowball_config
+from app.experiments.lessons.softmax import SoftmaxRequest, softmax_lesson
+from app.experiments.trace import run_trace
+from app.experiments.train import TrainRequest, train_events
+from app.settings import get_settings
+
+LESSONS: dict[str, tuple[type, Callable[..., dict[str, Any]]]] = {
+    "chain": (ChainRequest, chain_lesson), "layernorm": (LayerNormRequest, layernorm_lesson),
+    "softmax": (SoftmaxRequest, softmax_lesson),
+}
+
+
+async def run_source(source: dict[str, Any]) -> Any:
+    """The answer the API gives for this source (a training source: its list of NDJSON events)."""
+    api = source["api"]
+    if api == "trace":
+        return await _trace(TraceConfig(**source["body"]))
+    if api in LESSONS:
+        model, lesson = LESSONS[api]
+        req = model.model_validate(source.get("body", source.get("query")))
+        result, _ = await get_pool().run_cached(f"lesson:{api}:{req.model_dump_json()}", lesson, req)
+        return result
+    if api == "precision":
+        return await _precision(source["query"])
+    if api == "train":
+        return await recorded_events(TrainRequest(**source["body"]))
+    raise ValueError(f"unknown source api {api!r}")
+
+
+async def _trace(cfg: TraceConfig) -> dict[str, Any]:
+    result, _ = await get_pool().run_cached(cfg.cache_key(), run_trace, cfg)
+    return result
+
+
+async def _precision(query: dict[str, Any]) -> dict[str, Any]:
+    """GET /api/precision: numbers from PrecisionRequest's fields, the rest configures the float16 stack."""
+    numbers = {k: v for k, v in query.items() if k in PrecisionRequest.model_fields}
+    stack = {k: str(v) for k, v in query.items() if k not in PrecisionRequest.model_fields}
+    cfg16 = snowball_config(stack)
+    trace16 = await _trace(cfg16)
+    trace32 = await _trace(cfg16.model_copy(update={"dtype": "float32"}))
+    return precision_lesson(PrecisionRequest(**numbers), trace16, trace32)
+
+
+# ---- Training, recorded once per server process ---------------------------------------------------------------
+
+_recorded: dict[str, list[dict[str, Any]]] = {}
+_recording = threading.Lock()   # one recording at a time: training takes the whole machine
+
+
+def _record(request: TrainRequest) -> list[dict[str, Any]]:
+    import torch
+
+    key = request.model_dump_json()
+    with _recording:
+        if key not in _recorded:
+            torch.set_num_threads(get_settings().threads_per_run())
+            _recorded[key] = list(train_events(request))
+    return _recorded[key]
+
+
+async def recorded_events(request: TrainRequest) -> list[dict[str, Any]]:
+    """Every event /api/train streams for this request (start, steps, done per run, end), recorded once."""
+    key = request.model_dump_json()
+    if key in _recorded:
+        return _recorded[key]
+    return await anyio.to_thread.run_sync(_record, request)
+
+
+def remember_recording(request: TrainRequest, events: list[dict[str, Any]]) -> None:
+    """Keep a finished run of this request (e.g. one streamed by /api/train) for the next export."""
+    if events and events[-1].get("type") == "end":
+        _recorded[request.model_dump_json()] = events
+
+
+def recording_from_events(events: list[dict[str, Any]]) -> dict[str, Any]:
+    """What the browser builds from the NDJSON lines (static/js/lecture/sources.js): per run its loss curve and
+    its `done` event; `steps` and `symbols` (the data alphabet: ln symbols is the uniform guess)."""
+    start = events[0]
+    runs = [{"run": r["run"], "steps": [], "loss": [], "done": None} for r in start["runs"]]
+    for event in events:
+        if event.get("type") == "step":
+            runs[event["run"]]["steps"].append(event["step"])
+            runs[event["run"]]["loss"].append(event["loss"])
+        elif event.get("type") == "done":
+            runs[event["run"]]["done"] = event
+    symbols = start["runs"][0]["config"]["vocab_size"] - 1
+    return {"steps": start["steps"], "symbols": symbols, "runs": runs}
+
+
+async def run_slide(slide: dict[str, Any]) -> list[Any]:
+    """Every source of a slide, in order (traces at once; training one request after the other)."""
+    if not slide["chart"]:
+        return []
+    return list(await asyncio.gather(*(run_source(source) for source in slide["chart"]["sources"])))

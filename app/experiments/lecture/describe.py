@@ -1,0 +1,84 @@
+"""The settings line under each chart, in both languages, read from the sources themselves: a slide never
+describes its model in words that could disagree with the config it actually sends."""
+from __future__ import annotations
+
+from typing import Any
+
+from app import i18n
+from app.config import TraceConfig
+from app.experiments.lecture.build import pair
+from app.experiments.tasks import TASKS
+from app.experiments.lessons.precision import snowball_config
+
+SHOWN = ("depth", "d_model", "norm", "norm_position", "residual", "activation", "init", "dtype", "block")
+LABELS = TraceConfig.model_json_schema()["properties"]
+
+
+def settings_text(chart: dict[str, Any]) -> dict[str, str]:
+    kinds = {source["api"] for source in chart["sources"]}
+    configs = [TraceConfig(**s["body"]) for s in chart["sources"] if s["api"] == "trace"]
+    for source in chart["sources"]:
+        if source["api"] == "precision":
+            configs.append(snowball_config({k: str(v) for k, v in source["query"].items()}))
+        if source["api"] == "train":
+            configs += [TraceConfig(**run) for run in source["body"]["runs"]]
+    parts = [_describe(configs, lang) for lang in ("en", "zh")] if configs else ["", ""]
+    training = next((s["body"] for s in chart["sources"] if s["api"] == "train"), None)
+    if training:
+        parts = [f"{text} · {_training(training, lang)}" for text, lang in zip(parts, ("en", "zh"))]
+    if kinds <= {"chain", "layernorm", "softmax"}:
+        parts = ["Computed in float64 by torch", "由 torch 以 float64 计算"]
+    if "precision" in kinds:
+        parts = [f"{text} · {_dtype_note(lang)}" for text, lang in zip(parts, ("en", "zh"))]
+    return pair(*parts)
+
+
+def _describe(configs: list[TraceConfig], lang: str) -> str:
+    shared, differing = [], []
+    for name in SHOWN:
+        values = {getattr(cfg, name, None) for cfg in configs}
+        if None in values or (name == "norm_position" and {c.norm for c in configs} == {"none"}):
+            continue
+        if len(values) > 1:
+            differing.append(_label(name, lang))
+        else:
+            shared.append(_value_text(name, values.pop(), lang))
+    text = " · ".join(shared)
+    if differing:
+        joined = "、".join(differing) if lang == "zh" else ", ".join(differing)
+        text += f" · 各曲线不同：{joined}" if lang == "zh" else f" · the series differ in: {joined}"
+    return text
+
+
+# Short forms for a settings line; anything else is "<label>: <option label>" from the request model and i18n.
+SHORT = {
+    ("depth", None): ("{v} blocks", "{v} 块"), ("d_model", None): ("d_model {v}", "d_model {v}"),
+    ("norm", "none"): ("no norm", "无归一化"), ("residual", "none"): ("no shortcut", "无捷径"),
+    ("residual", "identity"): ("identity shortcut", "恒等捷径"), ("activation", None): ("{label}", "{label}"),
+    ("init", None): ("{label} init", "{label} 初始化"), ("dtype", None): ("{v}", "{v}"), ("norm", None): ("{label}", "{label}"),
+    ("norm_position", "pre"): ("Pre-LN", "Pre-LN"), ("norm_position", "post"): ("Post-LN", "Post-LN"),
+}
+
+
+def _value_text(name: str, value: Any, lang: str) -> str:
+    key = f"enum.{name}.{value}"
+    label = i18n.t(key, lang) if key in i18n.STRINGS else str(value)
+    form = SHORT.get((name, value)) or SHORT.get((name, None))
+    if form:
+        return form[1 if lang == "zh" else 0].format(v=value, label=label)
+    return f"{_label(name, lang)}{'：' if lang == 'zh' else ': '}{label}"
+
+
+def _label(name: str, lang: str) -> str:
+    prop = LABELS.get(name, {})
+    return prop.get("label_zh" if lang == "zh" else "label", name)
+
+
+def _training(body: dict[str, Any], lang: str) -> str:
+    if lang == "zh":
+        return f"{TASKS[body['task']].name_zh}任务 · {body['steps']} 步 · {body['optimizer'].capitalize()}，学习率 {body['lr']:g}"
+    return f"{TASKS[body['task']].name.lower()} task · {body['steps']} steps · {body['optimizer'].capitalize()}, lr {body['lr']:g}"
+
+
+def _dtype_note(lang: str) -> str:
+    return "同一组权重分别以 float16 和 float32 运行" if lang == "zh" else "the same weights run in float16 and in float32"

@@ -1,0 +1,137 @@
+"""What a slide asks the API for: one "source" per request, written the way the browser sends it.
+
+A source is {"api": name, "body"/"query": ...} for one of POST /api/trace, GET /api/chain, POST /api/layernorm,
+POST /api/softmax, GET /api/precision or POST /api/train. Every config is validated here, when the deck is built,
+by the same request models the API uses, so a slide cannot ask for something the API would refuse.
+"""
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import urlencode
+
+from pydantic import ValidationError
+
+from app.config import PRESETS, TraceConfig, preset_config
+from app.experiments.lessons.chain import ChainRequest
+from app.experiments.lessons.layernorm import LayerNormRequest
+from app.experiments.lessons.precision import PrecisionRequest
+from app.experiments.lessons.softmax import SoftmaxRequest
+from app.experiments.train import TrainRequest
+from app.experiments.train_presets import DEEP, SETTINGS, kind_config
+
+TRACE_DEFAULTS = TraceConfig()
+
+
+def model(preset: str | None = None, **fields: Any) -> TraceConfig:
+    """A TraceConfig: a preset (app.config.PRESETS) resolved at the given depth and sizes, then `fields` on top."""
+    sizes = {k: v for k, v in fields.items() if k not in _ARCH_FIELDS}
+    base = TraceConfig(**sizes)
+    cfg = preset_config(preset, base) if preset else base
+    return TraceConfig(**{**cfg.model_dump(), **fields})
+
+
+_ARCH_FIELDS = ("norm", "norm_position", "residual", "residual_scale", "activation", "init", "final_norm",
+                "depth_scaled_norm")
+
+
+def trace(cfg: TraceConfig) -> dict[str, Any]:
+    return {"api": "trace", "body": cfg.model_dump()}
+
+
+def chain(derivative: float, depth: int) -> dict[str, Any]:
+    return {"api": "chain", "query": ChainRequest(derivative=derivative, depth=depth).model_dump()}
+
+
+def layernorm(**fields: Any) -> dict[str, Any]:
+    LayerNormRequest(**fields)
+    return {"api": "layernorm", "body": fields}
+
+
+def softmax(**fields: Any) -> dict[str, Any]:
+    SoftmaxRequest(**fields)
+    return {"api": "softmax", "body": fields}
+
+
+def precision(**fields: Any) -> dict[str, Any]:
+    """GET /api/precision: the a + b table and the float16 snowball stack (its TraceConfig fields as query keys)."""
+    PrecisionRequest(**{k: v for k, v in fields.items() if k in PrecisionRequest.model_fields})
+    return {"api": "precision", "query": fields}
+
+
+def train(kinds: list[str], base: dict[str, Any] | None = None, **settings: Any) -> dict[str, Any]:
+    """POST /api/train with run kinds of app.experiments.train_presets (the /train page's names) on DEEP's sizes."""
+    sizes = TraceConfig(**{**DEEP, **(base or {})})
+    request = TrainRequest(runs=[kind_config(kind, sizes) for kind in kinds], **{**SETTINGS, **settings})
+    return {"api": "train", "body": request.model_dump(), "kinds": kinds}
+
+
+# ---- "Open in explorer": the full page with the same settings ------------------------------------------------
+
+def trace_link(page: str, cfg: TraceConfig, **extra: Any) -> str:
+    """/gradients?depth=96&norm=none...: only the fields that differ from the defaults, like the pages write them."""
+    changed = {k: v for k, v in cfg.model_dump().items() if v != getattr(TRACE_DEFAULTS, k)}
+    return _link(page, {**changed, **extra})
+
+
+def compare_link(presets: list[str], depth: int, **extra: Any) -> str:
+    return _link("/compare", {"variants": ",".join(presets), "depth": depth, **extra})
+
+
+def train_link(kinds: list[str], **settings: Any) -> str:
+    return _link("/train", {"runs": ",".join(kinds), **settings})
+
+
+def _link(page: str, params: dict[str, Any]) -> str:
+    text = {k: str(v).lower() if isinstance(v, bool) else str(v) for k, v in params.items()}
+    query = urlencode(text).replace("%2C", ",")
+    return f"{page}?{query}" if query else page
+
+
+# ---- The alternatives slide: every variant the engine builds, found in the registries ------------------------
+
+# Variants beyond the presets, on top of GPT-2's Pre-LN. Some need engine support that arrives separately
+# (block layouts, DenseFormer, BatchNorm, GroupNorm): a value TraceConfig does not accept yet is skipped, so the
+# slide picks it up the day the model builds it. tests/test_lecture.py names the ones still waiting.
+EXTRA_ALTERNATIVES: dict[str, dict[str, Any]] = {
+    "highway": {"residual": "highway"},
+    "dense": {"residual": "dense"},
+    "parallel": {"block": "parallel"},
+    "scalenorm": {"norm": "scalenorm"},
+    "batchnorm": {"norm": "batchnorm"},
+    "groupnorm": {"norm": "groupnorm"},
+}
+ALTERNATIVES_BASE = "pre_ln"
+# The axes along which a new enum value is a new alternative by itself (e.g. a new norm or residual kind).
+ALTERNATIVE_AXES = ("norm", "norm_position", "residual", "block")
+
+
+def alternatives(depth: int) -> list[dict[str, Any]]:
+    """[{key, config, preset?, patch?}] for every preset, every extra above the model accepts, and every value of an
+    architecture axis that neither covers (so a norm added to the enum later appears here by itself)."""
+    base = TraceConfig(depth=depth)
+    found = [{"key": key, "preset": key, "config": preset_config(key, base)} for key in PRESETS]
+    for key, patch in {**EXTRA_ALTERNATIVES, **_uncovered_axis_values(found)}.items():
+        cfg = buildable(patch, depth)
+        if cfg is not None and all(item["key"] != key for item in found):
+            found.append({"key": key, "patch": patch, "config": cfg})
+    return found
+
+
+def buildable(patch: dict[str, Any], depth: int) -> TraceConfig | None:
+    """GPT-2's Pre-LN at `depth` with `patch` on top, or None when TraceConfig does not accept the patch (yet)."""
+    try:
+        return model(ALTERNATIVES_BASE, depth=depth, **patch)
+    except (ValidationError, TypeError):
+        return None
+
+
+def _uncovered_axis_values(found: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    schema = TraceConfig.model_json_schema()["properties"]
+    covered = {(axis, getattr(item["config"], axis, None)) for item in found for axis in ALTERNATIVE_AXES}
+    covered |= {(axis, value) for patch in EXTRA_ALTERNATIVES.values() for axis, value in patch.items()}
+    out = {}
+    for axis in ALTERNATIVE_AXES:
+        for value in schema.get(axis, {}).get("enum", []):
+            if (axis, value) not in covered:
+                out[f"{axis}-{value}"] = {axis: value}
+    return out

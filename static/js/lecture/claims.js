@@ -1,0 +1,102 @@
+// A slide's claim, evaluated on the answers the slide just received: the JavaScript twin of
+// app/experiments/lecture/claims.py (same paths, same value ops, same checks; tests/browser/test_lecture.py
+// compares the two). The caption is the claim's statement with these measured values filled in.
+import { t, lang } from '../i18n.js';
+import { fitSquaredGrowth } from '../theory.js';
+
+/** Follow 'layers[15:].token_cosine', 'sweep[-1].max_prob', 'runs[0].done.final_loss' into an answer. */
+export function readPath(data, path) {
+  return walk(data, path.match(/[^.[\]]+|\[[^\]]*\]/g) || []);
+}
+
+function walk(data, parts) {
+  if (!parts.length || data === null || data === undefined) return data ?? null;
+  const [head, ...rest] = parts;
+  if (!head.startsWith('[')) return walk(data[head], rest);
+  const inside = head.slice(1, -1);
+  if (inside === '*' || inside.includes(':')) {
+    const [low, high] = inside === '*' ? ['', ''] : inside.split(':');
+    const items = data.slice(low ? Number(low) : 0, high ? Number(high) : undefined);   // negatives count from the end
+    return items.map((item) => walk(item, rest));
+  }
+  const index = Number(inside);
+  return walk(data.at(index), rest);
+}
+
+const divide = (a, b) => (a === null || b === null || b === 0 ? null : a / b);
+
+function elementwise(fn, a, b) {
+  if (Array.isArray(a) && Array.isArray(b)) return a.map((x, i) => fn(x, b[i]));
+  if (Array.isArray(a)) return a.map((x) => fn(x, b));
+  return fn(a, b);
+}
+
+function value(spec, answers, known) {
+  if ('const' in spec) return spec.const;
+  if ('source' in spec) return readPath(answers[spec.source], spec.path);
+  if ('sources' in spec) return spec.sources.map((i) => readPath(answers[i], spec.path));
+  const arg = Array.isArray(spec.of) ? null : known[spec.of];
+  switch (spec.op) {
+    case 'ratio': return elementwise(divide, known[spec.of[0]], known[spec.of[1]]);
+    case 'root': return arg === null || arg < 0 ? null : arg ** (1 / spec.n);
+    case 'min': return arg.some((v) => v === null) ? null : Math.min(...arg);
+    case 'max': return arg.some((v) => v === null) ? null : Math.max(...arg);
+    case 'sqrt_fit_r2': return arg.some((v) => v === null) ? null : fitSquaredGrowth(arg.map((_, i) => i + 1), arg).r2;
+    case 'first_over': {
+      const i = arg.findIndex((v) => v !== null && v > spec.bound);
+      return i < 0 ? null : i + 1;
+    }
+    default: throw new Error(`unknown value op ${spec.op}`);
+  }
+}
+
+/** Every named value of a claim, from the answers of the slide's sources (in order). */
+export function evaluate(claim, answers) {
+  const known = {};
+  for (const [name, spec] of Object.entries(claim.values)) known[name] = value(spec, answers, known);
+  return known;
+}
+
+function passes(check, v) {
+  const { op, bound } = check;
+  if (op === 'null') return v === null;
+  if (v === null || typeof v === 'boolean' || typeof bound === 'boolean' || !Number.isFinite(v)) return op === '==' && v === bound;
+  if (op === '<') return v < bound;
+  if (op === '>') return v > bound;
+  if (op === 'between') return bound[0] <= v && v <= bound[1];
+  if (op === 'close') return Math.abs(v - bound) <= Math.max((check.rel ?? 1e-9) * Math.max(Math.abs(v), Math.abs(bound)), check.abs ?? 0);
+  if (op === '==') return v === bound;
+  throw new Error(`unknown check op ${op}`);
+}
+
+/** Names of the values whose checks fail on these measurements (empty: the claim holds). */
+export function failures(claim, measured) {
+  return claim.checks.filter((check) => {
+    const v = measured[check.value];
+    const items = Array.isArray(v) ? v : [v];
+    return !items.length || !items.every((item) => passes(check, item));
+  }).map((check) => check.value);
+}
+
+const SUPERSCRIPT = { '-': '⁻', 0: '⁰', 1: '¹', 2: '²', 3: '³', 4: '⁴', 5: '⁵', 6: '⁶', 7: '⁷', 8: '⁸', 9: '⁹' };
+
+/** A measured number with `digits` significant digits; 4.04896×10⁻⁵ when very small or large; 0 digits: an integer. */
+export function formatNumber(v, digits = 3) {
+  if (v === null || v === undefined) return t('lecture.overflow');
+  if (typeof v === 'boolean') return String(v);
+  if (!Number.isFinite(v)) return t('lecture.overflow');
+  if (digits === 0) return String(Math.round(v));
+  const size = Math.abs(v);
+  if (size !== 0 && (size < 1e-3 || size >= 1e5)) {
+    const [mantissa, exponent] = v.toExponential(digits - 1).split('e');
+    const power = String(Number(exponent)).replace(/[-0-9]/g, (c) => SUPERSCRIPT[c]);
+    return `${mantissa.replace('-', '\u2212')}×10${power}`;
+  }
+  return v.toPrecision(digits).replace('-', '\u2212');   // keep the digits measured: 1.000, not 1
+}
+
+/** The claim's statement in the page language, {name} or {name|digits} replaced by measured values. */
+export function statement(claim, measured) {
+  return claim.statement[lang].replace(/\{(\w+)(?:\|(\d+))?\}/g, (whole, name, digits) =>
+    (name in measured ? formatNumber(measured[name], digits === undefined ? 3 : Number(digits)) : whole));
+}

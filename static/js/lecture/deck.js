@@ -1,0 +1,188 @@
+// The slide deck: which slide is on screen (kept in the URL), the keys a presentation clicker sends, full screen,
+// the 16:9 stage scaled to the window, and drawing each slide's chart with its measured caption. After the first
+// chart every other slide is drawn in the background, so moving on is instant and printing shows every chart.
+import { pageData, t } from '../i18n.js';
+import { describeError } from '../api.js';
+import { draw } from '../charts.js';
+import { answersFor, isTrainingSlide, offline, train, trained } from './sources.js';
+import { figureFor, isTable, tableFor } from './figures.js';
+import { evaluate, failures, statement } from './claims.js';
+
+const DECK = pageData.extra.deck;
+const STAGE = { width: 1280, height: 720 };
+const FLOW_BELOW = 700;   // narrower windows (phones) show one slide at its natural size instead of a scaled 16:9 stage
+const REDRAW_MS = 250;
+const NEXT = ['ArrowRight', 'ArrowDown', 'PageDown', ' ', 'Enter', 'n'];
+const PREVIOUS = ['ArrowLeft', 'ArrowUp', 'PageUp', 'Backspace', 'p'];
+
+/** The slide a URL points at: ?slide=N (1-based), else #id, else the first. */
+export function slideFromUrl(location = window.location) {
+  const number = Number(new URLSearchParams(location.search).get('slide'));
+  if (Number.isInteger(number) && number >= 1 && number <= DECK.length) return number - 1;
+  const byId = DECK.findIndex((s) => `#${s.id}` === decodeURIComponent(location.hash));
+  return Math.max(0, byId);
+}
+
+export function themeFromUrl() {
+  return new URLSearchParams(window.location.search).get('theme') === 'normal' ? 'normal' : 'slide';
+}
+
+export class Deck {
+  constructor(channel) {
+    this.channel = channel;
+    this.sections = [...document.querySelectorAll('.slide')];
+    this.theme = themeFromUrl();
+    this.current = -1;
+    this.drawn = new Map();     // slide index -> promise of its drawing
+    this.training = new Map();  // slide index -> running training promise
+  }
+
+  start() {
+    this.fit();
+    window.addEventListener('resize', () => this.fit());
+    document.addEventListener('keydown', (event) => this.onKey(event));
+    window.addEventListener('hashchange', () => this.show(slideFromUrl({ search: '', hash: window.location.hash })));
+    document.querySelectorAll('[data-train-start]').forEach((button) => button.addEventListener('click', () => {
+      this.startTraining(DECK.findIndex((s) => s.id === button.dataset.trainStart));
+    }));
+    const first = this.show(slideFromUrl());
+    first.then(() => this.drawAll());
+    return first;
+  }
+
+  /** Scale the 1280x720 stage to the window (letterboxed), or let a phone-sized window flow. */
+  fit() {
+    const flow = window.innerWidth < FLOW_BELOW;
+    document.body.classList.toggle('flow', flow);
+    const scale = flow ? 1 : Math.min(window.innerWidth / STAGE.width, window.innerHeight / STAGE.height);
+    document.getElementById('stage').style.setProperty('--scale', String(scale));
+    if (flow !== this.flow && this.flow !== undefined) this.drawn.forEach((_, i) => this.redraw(i));
+    this.flow = flow;
+  }
+
+  async show(index, { broadcast = true } = {}) {
+    const next = Math.max(0, Math.min(DECK.length - 1, index));
+    if (next !== this.current) {
+      this.sections.forEach((section, i) => {
+        section.classList.toggle('current', i === next);
+        section.setAttribute('aria-hidden', String(i !== next));
+      });
+      this.current = next;
+      this.writeUrl();
+      document.body.dataset.slide = String(next + 1);
+      if (broadcast) this.channel.post({ type: 'slide', index: next });
+    }
+    await this.drawSlide(next);
+  }
+
+  writeUrl() {
+    const params = new URLSearchParams(window.location.search);
+    params.set('slide', String(this.current + 1));
+    window.history.replaceState(null, '', `${window.location.pathname}?${params}#${DECK[this.current].id}`);
+  }
+
+  onKey(event) {
+    if (event.altKey || event.ctrlKey || event.metaKey || event.target.closest?.('input, textarea, select')) return;
+    const key = event.key.length === 1 ? event.key.toLowerCase() : event.key;
+    if ((key === 'Enter' || key === ' ') && event.target.closest?.('button, a')) return;   // let buttons and links work
+    const actions = {
+      Home: () => this.show(0), End: () => this.show(DECK.length - 1),
+      f: () => toggleFullScreen(), s: () => this.channel.openSpeaker(this.current),
+      t: () => this.startTraining(this.current), '?': () => toggleHelp(), Escape: () => toggleHelp(false),
+    };
+    let action = actions[key];
+    if (NEXT.includes(key)) action = () => this.show(this.current + (event.shiftKey && key === ' ' ? -1 : 1));
+    if (PREVIOUS.includes(key)) action = () => this.show(this.current - 1);
+    if (!action) return;
+    event.preventDefault();
+    action();
+  }
+
+  /** Draw slide i once (its chart, caption and check mark); later calls return the same promise. */
+  drawSlide(i) {
+    if (!this.drawn.has(i)) this.drawn.set(i, this.render(i).catch((error) => this.fail(i, error)));
+    return this.drawn.get(i);
+  }
+
+  redraw(i) {
+    this.drawn.delete(i);
+    return this.drawSlide(i);
+  }
+
+  async drawAll() {
+    for (let k = 1; k < DECK.length; k += 1) await this.drawSlide((this.current + k) % DECK.length);
+    document.body.dataset.allDrawn = '1';
+  }
+
+  async render(i, answers = null) {
+    const slide = DECK[i];
+    if (!slide.chart) return this.caption(i, []);
+    answers = answers || await answersFor(slide);
+    const element = this.sections[i].querySelector('[data-slide-chart]');
+    if (isTable(slide)) element.replaceChildren(tableFor(slide, answers));
+    else await draw(element, figureFor(slide, answers, this.theme));
+    if (isTrainingSlide(slide)) this.trainingState(i, trained(slide) ? 'done' : 'idle');
+    if (!isTrainingSlide(slide) || trained(slide)) this.caption(i, answers);
+    else this.sections[i].querySelector('[data-claim]').textContent = t('lecture.train_pending');
+  }
+
+  /** The claim's statement filled with the values measured on these answers, and whether its checks hold. */
+  caption(i, answers) {
+    const slide = DECK[i];
+    const measured = evaluate(slide.claim, answers);
+    const failed = failures(slide.claim, measured);
+    this.sections[i].querySelector('[data-claim]').textContent = statement(slide.claim, measured);
+    const mark = this.sections[i].querySelector('[data-check]');
+    mark.textContent = failed.length ? t('lecture.check_failed', { names: failed.join(', ') }) : t('lecture.checked');
+    mark.classList.toggle('failed', failed.length > 0);
+    this.sections[i].dataset.claimChecked = failed.length ? 'failed' : 'ok';
+  }
+
+  fail(i, error) {
+    this.sections[i].querySelector('[data-claim]').textContent = describeError(error);
+    this.drawn.delete(i);   // try again next time the slide is shown
+  }
+
+  async startTraining(i) {
+    const slide = DECK[i];
+    if (!slide || !isTrainingSlide(slide) || offline || trained(slide) || this.training.has(i)) return;
+    this.trainingState(i, 'running');
+    let last = 0;
+    const progress = (answers, fraction, text) => {
+      this.trainingState(i, 'running', fraction, text);
+      if (performance.now() - last < REDRAW_MS) return;
+      last = performance.now();
+      draw(this.sections[i].querySelector('[data-slide-chart]'), figureFor(slide, answers, this.theme));
+    };
+    const run = train(slide, progress).then((answers) => {
+      this.drawn.set(i, this.render(i, answers));
+      return this.drawn.get(i);
+    }).catch((error) => {
+      this.trainingState(i, 'idle', 0, describeError(error));
+    }).finally(() => this.training.delete(i));
+    this.training.set(i, run);
+    return run;
+  }
+
+  trainingState(i, state, fraction = 0, text = '') {
+    const id = DECK[i].id;
+    const button = document.querySelector(`[data-train-start="${id}"]`);
+    const bar = document.querySelector(`[data-train-progress="${id}"]`);
+    button.hidden = state !== 'idle';
+    bar.hidden = state !== 'running';
+    bar.value = fraction;
+    const done = offline ? t('lecture.recorded') : t('lecture.train_done');
+    document.querySelector(`[data-train-status="${id}"]`).textContent = state === 'done' ? done : text;
+    this.sections[i].dataset.training = state;
+  }
+}
+
+function toggleFullScreen() {
+  if (document.fullscreenElement) document.exitFullscreen?.();
+  else document.documentElement.requestFullscreen?.().catch(() => {});
+}
+
+function toggleHelp(open) {
+  const help = document.getElementById('help');
+  help.hidden = open === undefined ? !help.hidden : !open;
+}

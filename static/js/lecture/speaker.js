@@ -1,0 +1,79 @@
+// The speaker view (a second window: notes, next slide, elapsed time) and the channel that keeps it and the deck
+// on the same slide. A BroadcastChannel reaches every window of this deck on this origin (and survives reloads);
+// the window that opened the other one is also told directly, which works from a file:// copy too.
+import { pageData, t } from '../i18n.js';
+
+const DECK = pageData.extra.deck;
+const CHANNEL = 'resnorm-lecture';
+
+export class SyncChannel {
+  constructor(onMessage) {
+    this.peer = null;   // the speaker window we opened, if any
+    this.onMessage = onMessage;
+    this.broadcast = typeof BroadcastChannel === 'function' ? new BroadcastChannel(CHANNEL) : null;
+    this.broadcast?.addEventListener('message', (event) => this.receive(event.data));
+    window.addEventListener('message', (event) => {
+      if (event.source && (event.source === this.peer || event.source === window.opener)) this.receive(event.data);
+    });
+  }
+
+  receive(message) {
+    if (message && message.channel === CHANNEL && message.lang === pageData.lang) this.onMessage(message);
+  }
+
+  post(message) {
+    const full = { ...message, channel: CHANNEL, lang: pageData.lang };
+    this.broadcast?.postMessage(full);
+    for (const target of [this.peer, window.opener]) {
+      try {
+        if (target && !target.closed) target.postMessage(full, '*');
+      } catch { /* a closed or foreign window */ }
+    }
+  }
+
+  /** Open (or focus) the speaker window for slide `index`. */
+  openSpeaker(index) {
+    const url = new URL(window.location.href);
+    url.searchParams.set('view', 'speaker');
+    url.searchParams.set('slide', String(index + 1));
+    url.hash = '';
+    this.peer = window.open(url.href, 'resnorm-lecture-speaker', 'width=1100,height=720');
+    return this.peer;
+  }
+}
+
+function minutes(seconds) {
+  const s = Math.floor(seconds % 60);
+  return `${Math.floor(seconds / 60)}:${String(s).padStart(2, '0')}`;
+}
+
+/** Run this window as the speaker view; `go(index)` moves the deck (and this view) to a slide. */
+export function startSpeakerView(initial, channel) {
+  document.body.classList.add('speaker-view');
+  document.getElementById('speaker').hidden = false;
+  let current = initial;
+  let started = Date.now();
+  const show = (index) => {
+    current = Math.max(0, Math.min(DECK.length - 1, index));
+    const slide = DECK[current], next = DECK[current + 1];
+    const lang = pageData.lang;
+    document.getElementById('speaker-count').textContent = t('lecture.speaker.count', { n: current + 1, total: DECK.length });
+    document.getElementById('speaker-title').textContent = slide.title[lang];
+    document.getElementById('speaker-notes').textContent = slide.notes[lang];
+    document.getElementById('speaker-next-title').textContent = next ? next.title[lang] : t('lecture.speaker.end');
+    document.getElementById('speaker-next-text').textContent = next ? next.text[lang] : '';
+    document.body.dataset.slide = String(current + 1);
+  };
+  const go = (index) => {
+    show(index);
+    channel.post({ type: 'goto', index: current });
+  };
+  const tick = () => { document.getElementById('speaker-elapsed').textContent = minutes((Date.now() - started) / 1000); };
+  setInterval(tick, 1000);
+  document.getElementById('speaker-reset').addEventListener('click', () => { started = Date.now(); tick(); });
+  document.getElementById('speaker-prev').addEventListener('click', () => go(current - 1));
+  document.getElementById('speaker-next').addEventListener('click', () => go(current + 1));
+  show(initial);
+  channel.post({ type: 'hello' });   // the deck answers with the slide it shows
+  return { show, go, current: () => current };
+}

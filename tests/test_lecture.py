@@ -1,0 +1,245 @@
+"""The lecture deck: its API shape in both languages, every slide's claim asserted on the real API's numbers,
+the trace statistic it added (checked by hand), the alternatives read from the registries, the offline file."""
+from __future__ import annotations
+
+import json
+import math
+import re
+from urllib.parse import urlencode
+
+import pytest
+import torch
+
+from app.config import TraceConfig
+from app.experiments.lecture import DECK, chart_key
+from app.experiments.lecture.claims import evaluate, failures, read_path
+from app.experiments.lecture.demos import recording_from_events, remember_recording, run_source
+from app.experiments.lecture.sources import ALTERNATIVE_AXES, EXTRA_ALTERNATIVES, alternatives, buildable
+from app.experiments.train import TrainRequest
+from app.probes.recorder import stream_statistics
+
+SLIDES = {slide["id"]: slide for slide in DECK}
+TRAINING = [s["id"] for s in DECK if s["chart"] and any(src["api"] == "train" for src in s["chart"]["sources"])]
+COMPUTED = [s["id"] for s in DECK if s["id"] not in TRAINING]
+PLACEHOLDER = re.compile(r"\{(\w+)(?:\|\d+)?\}")
+# Alternatives whose engine support arrives with the variants issue; remove a key once the model builds it.
+AWAITING = {"dense", "parallel", "batchnorm", "groupnorm"}
+VOLATILE = {"cached", "served_ms", "elapsed_ms"}
+
+
+def strict(text: str):
+    """Parse JSON that must not hold the non-standard tokens NaN, Infinity or -Infinity."""
+    def refuse(token):
+        raise AssertionError(f"non-strict JSON token {token}")
+    return json.loads(text, parse_constant=refuse)
+
+
+def ask(client, source: dict) -> dict:
+    """One source through the real HTTP API, as the browser sends it."""
+    if source["api"] == "trace":
+        response = client.post("/api/trace", json=source["body"])
+    elif "query" in source:
+        response = client.get(f"/api/{source['api']}?{urlencode(source['query'])}")
+    else:
+        response = client.post(f"/api/{source['api']}", json=source["body"])
+    assert response.status_code == 200, response.text
+    return strict(response.text)
+
+
+def train_through_api(client, source: dict) -> list[dict]:
+    with client.stream("POST", "/api/train", json=source["body"]) as response:
+        assert response.status_code == 200
+        events = [json.loads(line) for line in response.iter_lines() if line.strip()]
+    assert events[-1]["type"] == "end", events[-1]
+    return events
+
+
+def test_api_answers_every_slide_in_both_languages(client):
+    response = client.get("/api/lecture")
+    assert response.status_code == 200
+    slides = strict(response.text)["slides"]
+    assert len(slides) >= 16 and slides[0]["chart"] is None
+    assert len({s["id"] for s in slides}) == len(slides)
+    for slide in slides:
+        for field in ("title", "text", "notes"):
+            assert slide[field]["en"].strip() and slide[field]["zh"].strip(), (slide["id"], field)
+            assert re.search(r"[\u4e00-\u9fff]", slide[field]["zh"]), (slide["id"], field)   # really Chinese
+        claim = slide["claim"]
+        assert set(claim) >= {"statement", "values", "checks"}
+        for lang in ("en", "zh"):
+            assert set(PLACEHOLDER.findall(claim["statement"][lang])) <= set(claim["values"]), (slide["id"], lang)
+        assert {check["value"] for check in claim["checks"]} <= set(claim["values"])
+        if slide["chart"]:
+            chart = slide["chart"]
+            assert chart["sources"] and chart["explorer"].startswith("/") and chart["title"]["zh"]
+            assert chart["settings"]["en"] and chart["settings"]["zh"]
+            assert claim["checks"], slide["id"]       # every chart slide claims something checkable
+
+
+def test_both_statements_name_the_same_numbers():
+    for slide in DECK:
+        statement = slide["claim"]["statement"]
+        assert PLACEHOLDER.findall(statement["en"]) and sorted(PLACEHOLDER.findall(statement["en"])) == \
+            sorted(PLACEHOLDER.findall(statement["zh"])), slide["id"]
+
+
+@pytest.mark.parametrize("slide_id", COMPUTED)
+def test_claim_holds_on_the_real_api(client, slide_id):
+    slide = SLIDES[slide_id]
+    answers = [ask(client, source) for source in slide["chart"]["sources"]] if slide["chart"] else []
+    measured = evaluate(slide["claim"], answers)
+    assert not failures(slide["claim"], measured), (failures(slide["claim"], measured), measured)
+
+
+@pytest.mark.parametrize("slide_id", TRAINING)
+def test_training_claim_holds_on_the_real_api(client, slide_id):
+    """The training slides, streamed from POST /api/train (about 20 s a request); the runs are kept for the export."""
+    slide = SLIDES[slide_id]
+    answers = []
+    for source in slide["chart"]["sources"]:
+        events = train_through_api(client, source)
+        remember_recording(TrainRequest(**source["body"]), events)
+        answers.append(recording_from_events(events))
+    measured = evaluate(slide["claim"], answers)
+    assert not failures(slide["claim"], measured), (failures(slide["claim"], measured), measured)
+
+
+def test_exact_powers_are_what_the_chain_slide_says(client):
+    """The lesson's '0.6 in 10,000' and '≈ 12000' were slips: the slide's own numbers, by hand."""
+    chain = SLIDES["chain"]
+    answers = [ask(client, s) for s in chain["chart"]["sources"]]
+    assert f"{answers[0]['plain_final']:.3g}" == "4.05e-05" and round(answers[1]["plain_final"]) == 9412
+    assert round(ask(client, SLIDES["shortcut"]["chart"]["sources"][0])["residual_final"], 2) == 2.60
+
+
+def test_claim_paths_and_ops():
+    data = {"layers": [{"v": 1.0}, {"v": 4.0}, {"v": None}], "x": {"y": [3, 5]}}
+    assert read_path(data, "layers[*].v") == [1.0, 4.0, None]
+    assert read_path(data, "layers[1:].v") == [4.0, None] and read_path(data, "layers[-2].v") == 4.0
+    assert read_path(data, "x.y[-1]") == 5 and read_path(data, "layers[7].v") is None
+    claim = {"values": {"a": {"source": 0, "path": "layers[0:2].v"}, "top": {"op": "max", "of": "a"},
+                        "r": {"op": "ratio", "of": ["a", "top"]}, "root": {"op": "root", "of": "top", "n": 2},
+                        "first": {"op": "first_over", "of": "a", "bound": 2.0}},
+             "checks": [{"value": "r", "op": "between", "bound": [0.25, 1.0]}, {"value": "root", "op": "close", "bound": 2.0},
+                        {"value": "first", "op": "==", "bound": 2}]}
+    measured = evaluate(claim, [data])
+    assert measured["r"] == [0.25, 1.0] and not failures(claim, measured)
+    claim["checks"].append({"value": "top", "op": "<", "bound": 3.0})
+    assert failures(claim, measured) == ["top < 3.0: measured 4.0"]
+
+
+def test_token_coordinate_statistics_by_hand():
+    """Per snapshot: the mean over tokens of each token's largest and smallest |x_i|, done with plain Python."""
+    x = torch.tensor([[[3.0, -0.5, 1.0], [-7.0, 2.0, 0.25]], [[0.0, 1.0, -1.5], [4.0, -4.0, 0.1]]])  # (B=2, T=2, C=3)
+    stats = stream_statistics([x, 10 * x])
+    tokens = [row for sequence in x.tolist() for row in sequence]
+    largest = sum(max(abs(v) for v in row) for row in tokens) / len(tokens)       # (3 + 7 + 1.5 + 4) / 4
+    smallest = sum(min(abs(v) for v in row) for row in tokens) / len(tokens)      # (0.5 + 0.25 + 0 + 0.1) / 4
+    assert stats["token_max_abs"] == pytest.approx([largest, 10 * largest], rel=1e-6)
+    assert stats["token_min_abs"] == pytest.approx([smallest, 10 * smallest], rel=1e-6)
+    assert largest == pytest.approx(3.875) and smallest == pytest.approx(0.2125)
+
+
+def test_trace_reports_the_coordinate_spread_of_the_real_stream(client):
+    """The embedding's statistics equal a hand computation on the model's own embedding output."""
+    from app.models.init import build_model
+    from app.models.stack import make_batch
+
+    cfg = TraceConfig(depth=2, d_model=8, n_heads=2, seq_len=4, batch=2)
+    body = client.post("/api/trace", json=cfg.model_dump()).json()
+    model = build_model(cfg)
+    inputs, _ = make_batch(cfg)
+    with torch.no_grad():
+        rows = model.embed(inputs).reshape(-1, cfg.d_model).abs().tolist()
+    assert body["embedding"]["token_max_abs"] == pytest.approx(sum(map(max, rows)) / len(rows), rel=1e-6)
+    assert body["embedding"]["token_min_abs"] == pytest.approx(sum(map(min, rows)) / len(rows), rel=1e-6)
+    for layer in body["layers"]:
+        assert 0 <= layer["token_min_abs"] <= layer["token_max_abs"] <= layer["act_max_abs"]
+
+
+def test_token_cosine_survives_a_vanishing_stream():
+    """Entries near 1e-30 used to underflow the squared norms and turn the cosine into garbage (e.g. 4e11)."""
+    x = torch.randn(2, 5, 16, generator=torch.Generator().manual_seed(0))
+    normal, tiny = stream_statistics([x, x * 1e-30])["cosine"]
+    assert -1.0 <= normal <= 1.0 and tiny == pytest.approx(normal, abs=1e-5)
+
+
+def test_every_listed_alternative_builds_unless_awaited():
+    for key, patch in EXTRA_ALTERNATIVES.items():
+        cfg = buildable(patch, 96)
+        if key in AWAITING:
+            assert cfg is None, f"{key} builds now: remove it from AWAITING so the test guards it"
+        else:
+            assert cfg is not None, f"alternative {key} ({patch}) is not accepted by TraceConfig"
+
+
+def test_alternatives_cover_every_value_of_every_architecture_axis():
+    """A norm, shortcut or block kind added to the request model appears on the slide without editing it."""
+    items = alternatives(96)
+    schema = TraceConfig.model_json_schema()["properties"]
+    for axis in ALTERNATIVE_AXES:
+        for value in schema.get(axis, {}).get("enum", []):
+            assert any(getattr(item["config"], axis, None) == value for item in items), (axis, value)
+    slide = SLIDES["alternatives"]
+    assert len(slide["chart"]["sources"]) == len(items) == len(slide["chart"]["labels"])
+
+
+def test_baked_answers_equal_the_api(client):
+    """What the offline file shows is what the API answers (minus timing and cache flags)."""
+    import asyncio
+
+    seen = set()
+    for slide in DECK:
+        for source in (slide["chart"] or {}).get("sources", []):
+            key = json.dumps(source, sort_keys=True)
+            if source["api"] == "train" or key in seen:
+                continue
+            seen.add(key)
+            baked = json.loads(json.dumps(_strict(asyncio.run(run_source(source)))))
+            assert _without_volatile(baked) == _without_volatile(ask(client, source)), source
+
+
+def _strict(value):
+    from app.jsonsafe import to_strict
+
+    return to_strict(value)[0]
+
+
+def _without_volatile(value):
+    if isinstance(value, dict):
+        return {k: _without_volatile(v) for k, v in value.items() if k not in VOLATILE and k != "nonfinite_fields"
+                and k != "nonfinite_count"}
+    if isinstance(value, list):
+        return [_without_volatile(v) for v in value]
+    return value
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_page_renders_every_slide(client, lang):
+    html = client.get("/lecture", params={"lang": lang}).text
+    for slide in DECK:
+        assert f'id="{slide["id"]}"' in html and slide["title"][lang].replace("'", "&#39;") in html
+        if slide["chart"]:
+            assert f'data-chart="{chart_key(slide)}"' in html
+    assert html.count('<section class="slide') == len(DECK)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_offline_file_is_self_contained_and_holds_every_answer(client, lang):
+    response = client.get("/lecture.html", params={"lang": lang})
+    assert response.status_code == 200
+    assert f'filename="resnorm-lecture-{lang}.html"' in response.headers["content-disposition"]
+    html = response.text
+    assert html.count("plotly.js v") == 1                                  # Plotly inlined once
+    assert not re.search(r"<(script|link|img)[^>]+(src|href)=", html)      # nothing to fetch
+    assert "import " not in html.split('id="page-data"')[0]
+    data = json.loads(re.search(r'<script type="application/json" id="page-data">(.*?)</script>', html, re.S).group(1))
+    assert data["lang"] == lang
+    strict(json.dumps(data["extra"]["baked"]))
+    baked = data["extra"]["baked"]
+    for slide in DECK:
+        if not slide["chart"]:
+            continue
+        answers = [baked["answers"][i] for i in baked["slides"][slide["id"]]]
+        answers = [recording_from_events(a) if isinstance(a, list) else a for a in answers]
+        assert not failures(slide["claim"], evaluate(slide["claim"], answers)), slide["id"]
