@@ -231,7 +231,7 @@ def test_offline_file_is_self_contained_and_holds_every_answer(client, lang):
     assert f'filename="resnorm-lecture-{lang}.html"' in response.headers["content-disposition"]
     html = response.text
     assert html.count("plotly.js v") == 1                                  # Plotly inlined once
-    assert not re.search(r"<(script|link|img)[^>]+(src|href)=", html)      # nothing to fetch
+    assert not re.search(r"<(script|link|img)[^>]+(src|href)=\"(?!data:)", html)   # nothing to fetch
     assert "import " not in html.split('id="page-data"')[0]
     data = json.loads(re.search(r'<script type="application/json" id="page-data">(.*?)</script>', html, re.S).group(1))
     assert data["lang"] == lang

@@ -25,7 +25,6 @@ STRINGS = {
     "lecture.overflow": ("overflow", "溢出"),
     "lecture.zero": ("0 (underflow)", "0（下溢）"),
     "lecture.underflow": ("{name}: exactly 0 (underflow) at layers {from}–{to}", "{name}：第 {from}–{to} 层恰为 0（下溢）"),
-    "lecture.sqrt_fit": ("√(a + c·l): a line through ‖x_l‖², c = {c}", "√(a + c·l)：对 ‖x_l‖² 的直线拟合，c = {c}"),
     "lecture.bar.x": ("x", "x"),
     "lecture.bar.normalized": ("x̂ = (x − μ) / σ", "x̂ = (x − μ) / σ"),
     "lecture.bar.output": ("y = γ·x̂ + β", "y = γ·x̂ + β"),

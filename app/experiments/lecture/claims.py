@@ -11,8 +11,6 @@ values: name -> one of
   {"op": "root", "of": a, "n": k}                        a ** (1 / k): the mean factor per step of a product
   {"op": "min" | "max", "of": a}                         of a list (null entries count as not finite: null)
   {"op": "first_over", "of": a, "bound": x}              the 1-based position of the first entry above x
-  {"op": "sqrt_fit_r2", "of": a}                         a = ‖x_l‖ for l = 1..L: R² of a least-squares line through
-                                                         ‖x_l‖² against l (1: the stream grows exactly like √(a + c·l))
 checks: [{"value": name, "op": "<" | ">" | "between" | "close" | "==" | "null", "bound": x, "rel": r, "abs": a}]
   A list value passes when every entry passes. null stands for a value that overflowed (strict JSON).
 Paths: keys joined by dots; [i] (negative from the end), [*] every item, [a:b] a slice of items.
@@ -71,23 +69,7 @@ def _value(spec: dict[str, Any], answers: list[Any], known: dict[str, Any]) -> A
         return None if any(v is None for v in arg) else (min(arg) if op == "min" else max(arg))
     if op == "first_over":
         return next((i + 1 for i, v in enumerate(arg) if v is not None and v > spec["bound"]), None)
-    if op == "sqrt_fit_r2":
-        return squared_growth_r2(arg)
     raise ValueError(f"unknown value op {op!r}")
-
-
-def squared_growth_r2(norms: list[float | None]) -> float | None:
-    """R² of the least-squares line ‖x_l‖² ≈ a + c·l over l = 1..L (static/js/theory.js fitSquaredGrowth draws it)."""
-    if any(v is None for v in norms):
-        return None
-    layers = list(range(1, len(norms) + 1))
-    squares = [v * v for v in norms]
-    mean_l, mean_s = sum(layers) / len(layers), sum(squares) / len(squares)
-    slope = sum((l - mean_l) * (s - mean_s) for l, s in zip(layers, squares)) / sum((l - mean_l) ** 2 for l in layers)
-    intercept = mean_s - slope * mean_l
-    residual = sum((s - intercept - slope * l) ** 2 for l, s in zip(layers, squares))
-    total = sum((s - mean_s) ** 2 for s in squares)
-    return 1 - residual / total if total > 0 else 1.0
 
 
 def _divide(top: float | None, bottom: float | None) -> float | None:

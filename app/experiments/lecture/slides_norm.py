@@ -89,15 +89,15 @@ POSITION = slide(
           POST_PRE, POST_PRE_LINK, panels=[panel(("Stream length ‖x_l‖", "残差流长度 ‖x_l‖"))],
           series=[series(0, "act_norm", POST_SERIES, "vermillion"), series(1, "act_norm", PRE_SERIES, "blue")],
           overlays=[{"type": "hline", "value": 8.0, "label": {"key": "series.theory_post", "value": 8}, "below": True}]),
-    claim(("Post-LN: every block's ‖x‖ lies between {post_low|5} and {post_high|5}, pinned at √64 = 8. "
-           "Pre-LN: {pre1|3} after block 1, {pre96|3} after block 96.",
-           "Post-LN：每块的 ‖x‖ 都在 {post_low|5} 到 {post_high|5} 之间，固定在 √64 = 8。"
+    claim(("Post-LN: ‖x‖ is between {post_low|6} and {post_high|6} after every block, pinned at √64 = 8 (ε keeps it a "
+           "hair below). Pre-LN: {pre1|3} after block 1, {pre96|3} after block 96.",
+           "Post-LN：每块之后 ‖x‖ 都在 {post_low|6} 到 {post_high|6} 之间，固定在 √64 = 8（ε 让它略低一点）。"
            "Pre-LN：第 1 块后为 {pre1|3}，第 96 块后为 {pre96|3}。"),
           {"post": read(0, "layers[*].act_norm"), "post_low": op("min", "post"), "post_high": op("max", "post"),
            "pre1": read(1, "layers[0].act_norm"), "pre96": read(1, "layers[-1].act_norm"),
            "pre_growth": op("ratio", ["pre96", "pre1"])},
           [check("post", "close", 8.0, rel=1e-3), check("pre_growth", ">", 3.0)]),
-    equation="Post: x ← LN(x + f(x))     Pre: x ← x + f(LN(x))",
+    equation="Post-LN: x ← LN(x + f(x))\nPre-LN:  x ← x + f(LN(x))",
 )
 
 POSITION_GRAD = slide(

@@ -45,10 +45,11 @@ FLOAT16 = slide(
      "and a small update next to a large number is simply lost.",
      "float16 最大只能存 65504，有效数字约三位。滚雪球的残差流会溢出成无穷大，而加在大数旁边的小更新会直接丢失。"),
     ("The same weights run twice, in float16 and in float32, on this CPU: the overflow really happens. bfloat16 "
-     "keeps float32's range but has even fewer digits, so it swallows the update too. This is why mixed-precision "
+     "keeps float32's range but has even fewer digits: it cannot even store 10000 (the nearest value is 9984) and swallows "
+     "the update too. This is why mixed-precision "
      "training keeps a float32 master copy of the weights and why the stream must not snowball.",
      "相同的权重在本机 CPU 上分别用 float16 和 float32 运行：溢出是真实发生的。bfloat16 保留了 float32 的范围，但有效"
-     "数字更少，所以同样会吞掉更新。这就是混合精度训练要保留一份 float32 主权重、残差流不能滚雪球的原因。"),
+     "数字更少：它连 10000 都存不下（最接近的值是 9984），同样会吞掉更新。这就是混合精度训练要保留一份 float32 主权重、残差流不能滚雪球的原因。"),
     chart("precision", ("Largest |entry| per block: float16 vs float32", "每块最大元素绝对值：float16 对比 float32"),
           [src.precision()], "/precision"),
     claim(("In float16 this stack overflows at block {layer|0}; in float32 its largest entry passes 65504 at block "
@@ -59,7 +60,7 @@ FLOAT16 = slide(
            "f16": read(0, "formats[2].sum"), "bf16": read(0, "formats[1].sum"), "f32sum": read(0, "formats[0].sum"),
            "lost16": read(0, "formats[2].update_lost")},
           [check("layer", "between", [1, 48]), check("f32", "between", [1, 48]), check("f16", "==", 10000.0),
-           check("lost16", "==", True), check("f32sum", ">", 10000.0)]),
+           check("lost16", "==", True), check("bf16", "==", 9984.0), check("f32sum", ">", 10000.0)]),
     equation="10000 + 0.001 = 10000   (float16)",
 )
 

@@ -2,7 +2,6 @@
 // app/experiments/lecture/claims.py (same paths, same value ops, same checks; tests/browser/test_lecture.py
 // compares the two). The caption is the claim's statement with these measured values filled in.
 import { t, lang } from '../i18n.js';
-import { fitSquaredGrowth } from '../theory.js';
 
 /** Follow 'layers[15:].token_cosine', 'sweep[-1].max_prob', 'runs[0].done.final_loss' into an answer. */
 export function readPath(data, path) {
@@ -41,7 +40,6 @@ function value(spec, answers, known) {
     case 'root': return arg === null || arg < 0 ? null : arg ** (1 / spec.n);
     case 'min': return arg.some((v) => v === null) ? null : Math.min(...arg);
     case 'max': return arg.some((v) => v === null) ? null : Math.max(...arg);
-    case 'sqrt_fit_r2': return arg.some((v) => v === null) ? null : fitSquaredGrowth(arg.map((_, i) => i + 1), arg).r2;
     case 'first_over': {
       const i = arg.findIndex((v) => v !== null && v > spec.bound);
       return i < 0 ? null : i + 1;

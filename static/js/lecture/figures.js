@@ -3,7 +3,7 @@
 // which answer feeds which series, and the labels. 'table' is an HTML table, not a Plotly figure.
 import { t, lang } from '../i18n.js';
 import { axis, layout, line, hline, markOverflow, overflowBand, themeOf, PALETTE, FLOAT16_MAX } from '../charts.js';
-import { fitSquaredGrowth } from '../theory.js';
+import { fitSqrtGrowth } from '../theory.js';
 import { formatNumber, readPath } from './claims.js';
 
 const tr = (text) => (typeof text === 'string' ? text : text[lang]);
@@ -61,11 +61,11 @@ function addOverlay(theme, fig, chart, answers, overlay) {
     hline(theme, fig, overlay.value, label(overlay.label), { color: PALETTE[overlay.color || 'black'], below: overlay.below });
     return;
   }
-  const s = chart.series[overlay.series];   // 'sqrt_fit': √(a + c·l), a line through ‖x_l‖² by least squares
+  const s = chart.series[overlay.series];   // 'sqrt_fit': √(‖x₀‖² + c·l), c by least squares (theory.js, as on /norms)
   const { x, y } = perLayer(answers[s.source], s.field);
-  const { a, c, curve } = fitSquaredGrowth(x, y);
-  fig.data.push(line(theme, { name: t('lecture.sqrt_fit', { a: formatNumber(a), c: formatNumber(c) }), x, y: curve,
-    color: PALETTE.black, dash: 'dash', markers: false, width: 0.6 }));
+  const { c, curve } = fitSqrtGrowth(y);
+  fig.data.push(line(theme, { name: t('series.theory_pre', { c: formatNumber(c) }), x, y: curve, color: PALETTE.black,
+    dash: 'dash', markers: false, width: 0.6 }));
 }
 
 function chainFigure(chart, answers, theme) {
@@ -110,7 +110,8 @@ function layernormFigure(chart, answers, theme) {
     const y = field === 'x' ? chart.sources[0].body.x : answers[0][field];
     const name = t(`lecture.bar.${field}`);
     fig.data.push({ type: 'bar', name, x: y.map((_, i) => i + 1), y, marker: { color: colors[field] },
-      text: y.map((v) => formatNumber(v, 4)), textposition: 'outside', cliponaxis: false, hovertemplate: `%{y:.4g}<extra>${name}</extra>` });
+      text: y.map((v) => formatNumber(v, 4)), textposition: 'outside', cliponaxis: false,
+      textfont: { size: themeOf(theme).font - 6 }, hovertemplate: `%{y:.4g}<extra>${name}</extra>` });
   });
   fig.layout.barmode = 'group';
   fig.layout.xaxis.dtick = 1;
@@ -153,7 +154,11 @@ function barsFigure(chart, answers, theme) {
     textfont: { size: style.font - 4 }, hovertemplate: '%{y}: %{x:.3g}<extra></extra>' });
   const finite = shown.filter((v) => v !== null);
   const low = Math.floor(Math.log10(Math.min(...finite))) - 1, high = Math.ceil(Math.log10(Math.max(...finite))) + 1;
-  Object.assign(fig.layout.xaxis, { range: [low, high], dtick: Math.max(1, Math.ceil((high - low) / 8)) });
+  Object.assign(fig.layout.xaxis, { range: [low, high], dtick: Math.max(1, Math.ceil((high - low) / 5)), tickangle: 0 });
+  values.forEach((v, i) => {   // no bar on a log axis for 0: say it where the bar would start
+    if (!(v > 0)) fig.layout.annotations.push({ xref: 'x', x: low, yref: 'y', y: names[i], xanchor: 'left', showarrow: false,
+      text: v === 0 ? t('lecture.zero') : t('lecture.overflow'), font: { size: style.font - 4, color: PALETTE.vermillion } });
+  });
   Object.assign(fig.layout.yaxis, { type: 'category', autorange: 'reversed', tickfont: { size: style.font - 6 }, showgrid: false });
   fig.layout.margin.l = 20;
   fig.layout.hovermode = 'closest';
@@ -169,6 +174,7 @@ const FIGURES = { layers: layersFigure, chain: chainFigure, precision: precision
 export function figureFor(slide, answers, theme) {
   const fig = FIGURES[slide.chart.kind](slide.chart, answers, theme);
   fig.layout.title.font.size = Math.round(themeOf(theme).title * 0.75);
+  fig.layout.legend.font.size = themeOf(theme).font - 4;
   return fig;
 }
 

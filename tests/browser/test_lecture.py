@@ -1,0 +1,208 @@
+"""The lecture deck in Chromium: walk every slide in both languages with the keys a clicker sends, the URL and
+reload, the speaker view in sync, a training slide on T, the offline file from file:// with the network blocked,
+printing (one PDF page per slide), an embed, a phone. Screenshots of every slide land in
+artifacts/screenshots/lecture/ for a human to look at."""
+from __future__ import annotations
+
+import re
+import threading
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from app.experiments.lecture import DECK
+from tests.browser.conftest import SCREENSHOTS
+
+SHOTS = SCREENSHOTS / "lecture"
+TRAINING = {s["id"] for s in DECK if s["chart"] and any(src["api"] == "train" for src in s["chart"]["sources"])}
+KEYS = ["ArrowRight", "Space", "PageDown"]   # what presentation clickers and keyboards send
+
+
+class Export:
+    """The offline file, requested in a thread as soon as the module starts: its first export records the training
+    runs (about a minute), which then overlaps the other tests instead of adding to them."""
+
+    def __init__(self, base: str) -> None:
+        self.files: dict[str, bytes] = {}
+        self.error: Exception | None = None
+        self.thread = threading.Thread(target=self._fetch, args=(base,), daemon=True)
+        self.thread.start()
+
+    def _fetch(self, base: str) -> None:
+        try:
+            for lang in ("zh", "en"):
+                with urllib.request.urlopen(f"{base}/lecture.html?lang={lang}", timeout=900) as response:
+                    self.files[lang] = response.read()
+        except Exception as exc:  # reported by the test that needs the file
+            self.error = exc
+
+    def file(self, lang: str, timeout: float = 900) -> bytes:
+        self.thread.join(timeout)
+        assert self.error is None, self.error
+        return self.files[lang]
+
+
+@pytest.fixture(scope="module")
+def export(live_server):
+    return Export(live_server)
+
+
+def current(watch) -> dict:
+    return watch.page.evaluate("""() => { const s = document.querySelector('.slide.current');
+        return {id: s.id, index: Number(s.dataset.slide), url: location.href, checked: s.dataset.claimChecked || '',
+                claim: s.querySelector('[data-claim]').textContent}; }""")
+
+
+def wait_slide(watch, number: int) -> None:
+    watch.page.wait_for_function("n => document.body.dataset.slide === String(n)", arg=number)
+
+
+def wait_drawn(watch, slide_id: str) -> None:
+    """The slide's chart (or table) is on screen and its caption holds measured numbers."""
+    watch.page.wait_for_function("""id => { const s = document.getElementById(id);
+        return s.dataset.claimChecked || s.dataset.training === 'idle'; }""", arg=slide_id, timeout=120_000)
+
+
+def overflowing(watch, slide_id: str) -> list[str]:
+    """Boxes of the slide whose text does not fit (a lecturer would not put a cut-off sentence on screen)."""
+    return watch.page.evaluate("""id => { const s = document.getElementById(id);
+        return [...s.querySelectorAll('.slide-title, .slide-text, figcaption, .claim')]
+          .filter(e => e.scrollHeight > e.clientHeight + 2 || e.scrollWidth > e.clientWidth + 2).map(e => e.className); }""", slide_id)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_walk_the_whole_deck_with_keys(watch, export, lang):
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    watch.open(f"/lecture?lang={lang}")
+    assert watch.page.title().startswith("讲座" if lang == "zh" else "Lecture")
+    for number, slide in enumerate(DECK, start=1):
+        wait_slide(watch, number)
+        state = current(watch)
+        assert state["id"] == slide["id"] and f"slide={number}" in state["url"] and state["url"].endswith(f"#{slide['id']}")
+        wait_drawn(watch, slide["id"])
+        state = current(watch)
+        if slide["id"] not in TRAINING:
+            assert state["checked"] == "ok", (slide["id"], state["claim"])
+            assert "{" not in state["claim"] and state["claim"].strip()
+        if slide["chart"] and slide["chart"]["kind"] != "table":
+            assert watch.page.locator(f"#{slide['id']} .main-svg").count() > 0
+        assert not overflowing(watch, slide["id"]), (slide["id"], overflowing(watch, slide["id"]))
+        watch.page.screenshot(path=str(SHOTS / f"{lang}-{number:02d}-{slide['id']}.png"))
+        watch.page.keyboard.press(KEYS[number % len(KEYS)])
+    assert current(watch)["id"] == DECK[-1]["id"]          # past the end stays on the last slide
+    watch.page.keyboard.press("Home")
+    wait_slide(watch, 1)
+    watch.page.keyboard.press("End")
+    wait_slide(watch, len(DECK))
+    watch.page.keyboard.press("PageUp")
+    wait_slide(watch, len(DECK) - 1)
+
+
+def test_captions_show_the_exact_numbers(watch):
+    watch.open("/lecture?slide=3")
+    wait_drawn(watch, "chain")
+    claim = current(watch)["claim"]
+    assert "4.04896×10⁻⁵" in claim and "9412.43" in claim     # 0.9^96 and 1.1^96, as Python computes them
+    watch.page.keyboard.press("ArrowRight")
+    wait_drawn(watch, "shortcut")
+    assert f"{1.01 ** 96:.6g}" in current(watch)["claim"]
+
+
+def test_the_url_holds_the_slide_and_reload_lands_there(watch):
+    watch.open("/lecture?lang=zh&slide=8&theme=normal")
+    assert current(watch)["id"] == DECK[7]["id"]
+    watch.page.keyboard.press("ArrowRight")
+    wait_slide(watch, 9)
+    watch.page.reload()
+    watch.wait_ready()
+    state = current(watch)
+    assert state["id"] == DECK[8]["id"] and "theme=normal" in state["url"] and "lang=zh" in state["url"]
+    watch.open("/lecture#drift")
+    assert current(watch)["id"] == "drift" and "slide=9" in current(watch)["url"]
+
+
+def test_speaker_view_follows_the_deck_and_drives_it(watch):
+    watch.open("/lecture?slide=2")
+    with watch.page.expect_popup() as popup:
+        watch.page.keyboard.press("s")
+    speaker = popup.value
+    speaker.wait_for_selector("body[data-ready='1']", state="attached")
+    speaker.wait_for_function("() => document.body.dataset.slide === '2'")
+    assert speaker.text_content("#speaker-notes") == DECK[1]["notes"]["en"]
+    assert speaker.text_content("#speaker-next-title") == DECK[2]["title"]["en"]
+    watch.page.keyboard.press("ArrowRight")                       # the deck moves: the speaker view follows
+    speaker.wait_for_function("() => document.body.dataset.slide === '3'")
+    speaker.keyboard.press("ArrowRight")                          # the speaker view moves: the deck follows
+    wait_slide(watch, 4)
+    assert re.fullmatch(r"\d+:\d\d", speaker.text_content("#speaker-elapsed"))
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    speaker.screenshot(path=str(SHOTS / "speaker-view.png"))
+    speaker.close()
+
+
+def test_a_training_slide_trains_on_t_and_keeps_the_run(watch):
+    number = next(i for i, s in enumerate(DECK, start=1) if s["id"] == "train-shortcut")
+    watch.open(f"/lecture?slide={number}")
+    wait_drawn(watch, "train-shortcut")
+    assert watch.page.get_attribute("#train-shortcut", "data-training") == "idle"
+    watch.page.keyboard.press("t")
+    watch.page.wait_for_function("() => document.getElementById('train-shortcut').dataset.training === 'running'")
+    watch.page.wait_for_function("() => document.getElementById('train-shortcut').dataset.claimChecked",
+                                 timeout=300_000)
+    assert current(watch)["checked"] == "ok", current(watch)["claim"]
+    watch.page.keyboard.press("ArrowRight")
+    watch.page.keyboard.press("ArrowLeft")                        # back again: the finished run is still there
+    assert watch.page.get_attribute("#train-shortcut", "data-training") == "done"
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_the_offline_file_presents_from_file_without_network(page, export, tmp_path, lang):
+    path: Path = tmp_path / f"resnorm-lecture-{lang}.html"
+    path.write_bytes(export.file(lang))
+    requests: list[str] = []
+    page.on("request", lambda request: requests.append(request.url))
+    page.route(re.compile(r"^(https?|wss?)://"), lambda route: route.abort())
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(path.as_uri())
+    page.wait_for_selector("body[data-all-drawn='1']", state="attached", timeout=120_000)
+    for slide in DECK:
+        if slide["chart"]:
+            assert page.get_attribute(f"#{slide['id']}", "data-claim-checked") == "ok", slide["id"]
+        if slide["chart"] and slide["chart"]["kind"] != "table":
+            assert page.locator(f"#{slide['id']} .main-svg").count() > 0, slide["id"]
+    page.keyboard.press("End")
+    page.wait_for_function("n => document.body.dataset.slide === String(n)", arg=len(DECK))
+    assert not errors, errors
+    assert all(url.startswith("file:") for url in requests), requests
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"offline-{lang}-last.png"))
+
+
+def test_print_gives_one_landscape_page_per_slide(watch):
+    watch.open("/lecture")
+    watch.page.wait_for_selector("body[data-all-drawn='1']", state="attached", timeout=120_000)
+    pdf = watch.page.pdf(prefer_css_page_size=True, print_background=True)
+    pages = re.findall(rb"/Type\s*/Page(?![a-zA-Z])", pdf)
+    assert len(pages) == len(DECK)
+    size = re.search(rb"/MediaBox\s*\[\s*0\s+0\s+([\d.]+)\s+([\d.]+)\s*\]", pdf)
+    assert float(size.group(1)) > float(size.group(2))            # landscape, 16:9
+    assert float(size.group(1)) / float(size.group(2)) == pytest.approx(16 / 9, rel=0.01)
+
+
+def test_a_slide_chart_embeds_alone(watch):
+    watch.open("/embed/lecture-post-vs-pre?lang=zh", charts=("lecture-post-vs-pre",))
+    caption = watch.page.text_content(".embed-caption")
+    assert "Post-LN" in caption and "{" not in caption
+
+
+def test_phone_shows_one_slide_at_the_window_width(browser, live_server):
+    page = browser.new_page(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    page.goto(f"{live_server}/lecture?slide=5&lang=zh")
+    page.wait_for_selector("body[data-ready='1']", state="attached")
+    page.wait_for_selector("#live-gradient .main-svg", state="attached")
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / "phone-zh-05.png"), full_page=True)
+    page.close()
