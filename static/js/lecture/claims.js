@@ -83,7 +83,7 @@ export function formatNumber(v, digits = 3) {
   if (v === null || v === undefined) return t('lecture.overflow');
   if (typeof v === 'boolean') return String(v);
   if (!Number.isFinite(v)) return t('lecture.overflow');
-  if (digits === 0) return String(Math.round(v));
+  if (digits === 0 || v === 0) return String(Math.round(v));   // an exact 0 (e.g. an underflow) is 0, not 0.00
   const size = Math.abs(v);
   if (size !== 0 && (size < 1e-3 || size >= 1e5)) {
     const [mantissa, exponent] = v.toExponential(digits - 1).split('e');

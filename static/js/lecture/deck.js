@@ -56,8 +56,14 @@ export class Deck {
     document.body.classList.toggle('flow', flow);
     const scale = flow ? 1 : Math.min(window.innerWidth / STAGE.width, window.innerHeight / STAGE.height);
     document.getElementById('stage').style.setProperty('--scale', String(scale));
-    if (flow !== this.flow && this.flow !== undefined) this.drawn.forEach((_, i) => this.redraw(i));
+    const changed = this.flow !== undefined && flow !== this.flow;
     this.flow = flow;
+    if (changed) [...this.drawn.keys()].forEach((i) => this.redraw(i));   // the other chart size and theme
+  }
+
+  /** Slide-sized chart text on the 16:9 stage; the explorer's normal sizes when a phone shows the slide at its width. */
+  chartTheme() {
+    return this.flow ? 'normal' : this.theme;
   }
 
   async show(index, { broadcast = true } = {}) {
@@ -120,7 +126,7 @@ export class Deck {
     answers = answers || await answersFor(slide);
     const element = this.sections[i].querySelector('[data-slide-chart]');
     if (isTable(slide)) element.replaceChildren(tableFor(slide, answers));
-    else await draw(element, figureFor(slide, answers, this.theme));
+    else await draw(element, figureFor(slide, answers, this.chartTheme()));
     if (isTrainingSlide(slide)) this.trainingState(i, trained(slide) ? 'done' : 'idle');
     if (!isTrainingSlide(slide) || trained(slide)) this.caption(i, answers);
     else this.sections[i].querySelector('[data-claim]').textContent = t('lecture.train_pending');
@@ -152,7 +158,7 @@ export class Deck {
       this.trainingState(i, 'running', fraction, text);
       if (performance.now() - last < REDRAW_MS) return;
       last = performance.now();
-      draw(this.sections[i].querySelector('[data-slide-chart]'), figureFor(slide, answers, this.theme));
+      draw(this.sections[i].querySelector('[data-slide-chart]'), figureFor(slide, answers, this.chartTheme()));
     };
     const run = train(slide, progress).then((answers) => {
       this.drawn.set(i, this.render(i, answers));
