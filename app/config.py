@@ -11,9 +11,10 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 Arch = Literal["transformer", "mlp"]
-Norm = Literal["layernorm", "rmsnorm", "scalenorm", "dyt", "none"]
+Norm = Literal["layernorm", "rmsnorm", "scalenorm", "dyt", "batchnorm", "groupnorm", "none"]
 NormPosition = Literal["pre", "post", "sandwich", "mix"]
-Residual = Literal["identity", "none", "rezero", "highway"]
+Block = Literal["sequential", "parallel"]
+Residual = Literal["identity", "none", "rezero", "highway", "dense"]
 Activation = Literal["gelu", "relu", "tanh", "sigmoid"]
 Init = Literal["xavier", "gpt2", "deepnorm", "torch"]
 DType = Literal["float32", "bfloat16", "float16"]
@@ -42,10 +43,24 @@ class TraceConfig(BaseModel):
         "transformer：嵌入、L 个注意力+前馈块、输出头；mlp：L 个线性层+激活函数。", "model")
     depth: int = labelled_field(
         12, "Depth (blocks)", "深度（块数）", "Number of blocks L.", "块的数量 L。", "model", ge=1, le=128)
+    block: Block = labelled_field(
+        "sequential", "Block layout", "块的结构",
+        "sequential: attention, then the FFN reads its result (two units, two norms); parallel: x + attn(N(x)) + ffn(N(x)), "
+        "both branches read one shared norm (GPT-J, PaLM). The MLP has one branch per block: both are the same there.",
+        "sequential：先注意力，前馈再读取它的结果（两个单元、两个归一化）；parallel：x + attn(N(x)) + ffn(N(x))，"
+        "两个分支共用一个归一化（GPT-J、PaLM）。MLP 每块只有一个分支，两者相同。", "model")
     norm: Norm = labelled_field(
         "layernorm", "Normalization", "归一化",
-        "Which normalization layer: LayerNorm, RMSNorm, ScaleNorm (g·x/‖x‖), DyT (γ·tanh(αx)+β) or none.",
-        "归一化层：LayerNorm、RMSNorm、ScaleNorm（g·x/‖x‖）、DyT（γ·tanh(αx)+β）或不使用。", "norm")
+        "Which normalization layer: LayerNorm, RMSNorm, ScaleNorm (g·x/‖x‖), DyT (γ·tanh(αx)+β), BatchNorm (statistics "
+        "per channel over the batch and every position), GroupNorm (per token, over groups of channels) or none.",
+        "归一化层：LayerNorm、RMSNorm、ScaleNorm（g·x/‖x‖）、DyT（γ·tanh(αx)+β）、BatchNorm（每个通道在整批和所有位置上"
+        "求统计量）、GroupNorm（每个词元内按通道分组）或不使用。", "norm")
+    norm_groups: int = labelled_field(
+        8, "GroupNorm groups", "GroupNorm 分组数",
+        "Groups of channels GroupNorm normalizes separately (used only by groupnorm); must divide d_model with at least "
+        "2 channels a group. 1 group is LayerNorm.",
+        "GroupNorm 分别归一化的通道组数（仅 groupnorm 使用）；必须整除 d_model，且每组至少 2 个通道。1 组就是 LayerNorm。",
+        "norm", ge=1, le=256)
     norm_position: NormPosition = labelled_field(
         "pre", "Norm position", "归一化位置",
         "pre: x + f(N(x)); post: N(x + f(x)) (2017 original); sandwich: x + N(f(N(x))) (Peri-LN); "
@@ -63,9 +78,11 @@ class TraceConfig(BaseModel):
     residual: Residual = labelled_field(
         "identity", "Residual", "残差连接",
         "identity: αx + f(x); none: f(x) only (plain stack); rezero: x + a·f(x), a starts at 0; "
-        "highway: T·f(x) + (1−T)·x with a learned gate T.",
+        "highway: T·f(x) + (1−T)·x with a learned gate T; dense: αx + f(x) inside each block, and each block reads a "
+        "learned weighted average of the embedding and every earlier block's output, starting as identity (DenseFormer).",
         "identity：αx + f(x)；none：只有 f(x)（普通堆叠）；rezero：x + a·f(x)，a 初始为 0；"
-        "highway：T·f(x) + (1−T)·x，门控 T 可学习。", "residual")
+        "highway：T·f(x) + (1−T)·x，门控 T 可学习；dense：块内为 αx + f(x)，且每个块读取嵌入和之前所有块输出的"
+        "可学习加权平均，初始时等同 identity（DenseFormer）。", "residual")
     residual_scale: float = labelled_field(
         1.0, "Shortcut scale α", "捷径缩放 α",
         "Multiplies the shortcut: αx + f(x). DeepNorm uses α = (2L)^(1/4).",
@@ -105,6 +122,9 @@ class TraceConfig(BaseModel):
             divisors = [h for h in range(1, 17) if self.d_model % h == 0]
             raise ValueError(f"n_heads: must divide d_model ({self.d_model}); got {self.n_heads}"
                              f" | allowed: divisors of d_model up to 16: {', '.join(map(str, divisors))}")
+        if self.norm == "groupnorm" and self.norm_groups not in group_counts(self.d_model):
+            raise ValueError(f"norm_groups: must divide d_model ({self.d_model}) with at least 2 channels a group; "
+                             f"got {self.norm_groups} | allowed: {', '.join(map(str, group_counts(self.d_model)))}")
         for field, value, limit in (
             ("depth", forward_macs(self), MAX_FORWARD_MACS),
             ("depth", parameter_count(self), MAX_PARAMETERS),
@@ -125,34 +145,50 @@ class TraceConfig(BaseModel):
         return self.model_dump_json()
 
 
+def group_counts(d_model: int) -> list[int]:
+    """GroupNorm's allowed numbers of groups for a width: divisors of d_model leaving at least 2 channels a group
+    (a group of 1 channel normalizes every value to 0)."""
+    return [g for g in range(1, d_model // 2 + 1) if d_model % g == 0]
+
+
+def units_per_block(cfg: TraceConfig) -> int:
+    """Units (norm + branch + shortcut) per block: attention and FFN, or one parallel unit, or one MLP layer."""
+    return 2 if cfg.arch == "transformer" and cfg.block == "sequential" else 1
+
+
+def dense_weights(cfg: TraceConfig) -> int:
+    """DenseFormer's extra parameters: after block l, l + 1 weights (embedding and blocks 1..l); sum = L(L+3)/2."""
+    return cfg.depth * (cfg.depth + 3) // 2 if cfg.residual == "dense" else 0
+
+
 def forward_macs(cfg: TraceConfig) -> float:
-    """Multiply-accumulates of one forward pass (attention scores included)."""
+    """Multiply-accumulates of one forward pass (attention scores included). A highway gate is a d x d Linear per
+    unit; DenseFormer's averages cost one multiply-add per weight and coordinate of every token."""
     tokens = cfg.batch * cfg.seq_len
+    gates = units_per_block(cfg) * cfg.d_model**2 if cfg.residual == "highway" else 0
+    dense = dense_weights(cfg) * cfg.d_model
     if cfg.arch == "mlp":
-        per_block = cfg.d_model**2 + (cfg.d_model**2 if cfg.residual == "highway" else 0)
-        return float(tokens * cfg.depth * per_block)
-    per_block = 12 * cfg.d_model**2 + 2 * cfg.seq_len * cfg.d_model
-    if cfg.residual == "highway":
-        per_block += 2 * cfg.d_model**2
-    return float(tokens * (cfg.depth * per_block + cfg.d_model * cfg.vocab_size))
+        return float(tokens * (cfg.depth * (cfg.d_model**2 + gates) + dense))
+    per_block = 12 * cfg.d_model**2 + 2 * cfg.seq_len * cfg.d_model + gates
+    return float(tokens * (cfg.depth * per_block + dense + cfg.d_model * cfg.vocab_size))
 
 
 def parameter_count(cfg: TraceConfig) -> float:
-    # A highway shortcut has its own gate, a d x d Linear, per unit: one unit per MLP block, two per Transformer block.
-    gate = cfg.d_model**2 + cfg.d_model if cfg.residual == "highway" else 0
+    gate = units_per_block(cfg) * (cfg.d_model**2 + cfg.d_model) if cfg.residual == "highway" else 0
     if cfg.arch == "mlp":
-        return float(cfg.depth * (cfg.d_model**2 + 4 * cfg.d_model + gate))
+        return float(cfg.depth * (cfg.d_model**2 + 4 * cfg.d_model + gate) + dense_weights(cfg))
     embeddings = 2 * cfg.vocab_size * cfg.d_model + cfg.seq_len * cfg.d_model
-    return float(cfg.depth * (12 * cfg.d_model**2 + 2 * gate) + embeddings)
+    return float(cfg.depth * (12 * cfg.d_model**2 + gate) + dense_weights(cfg) + embeddings)
 
 
 def activation_floats(cfg: TraceConfig) -> float:
-    """Floats autograd keeps for the backward pass (a generous estimate)."""
+    """Floats autograd keeps for the backward pass (a generous estimate); DenseFormer keeps one average per block."""
     tokens = cfg.batch * cfg.seq_len
+    dense = cfg.depth * cfg.d_model if cfg.residual == "dense" else 0
     if cfg.arch == "mlp":
-        return float(tokens * cfg.depth * 8 * cfg.d_model)
+        return float(tokens * (cfg.depth * 8 * cfg.d_model + dense))
     per_block = 24 * cfg.d_model + 3 * cfg.n_heads * cfg.seq_len
-    return float(tokens * (cfg.depth * per_block + 3 * cfg.vocab_size))
+    return float(tokens * (cfg.depth * per_block + dense + 3 * cfg.vocab_size))
 
 
 def deepnorm_alpha(depth: int) -> float:
@@ -230,7 +266,7 @@ def preset_config(key: str, base: TraceConfig | None = None) -> TraceConfig:
     base = base or TraceConfig()
     preset = PRESETS[key]
     defaults = TraceConfig.model_fields
-    reset = {name: defaults[name].default for name in ("norm", "norm_position", "residual", "residual_scale",
+    reset = {name: defaults[name].default for name in ("block", "norm", "norm_position", "residual", "residual_scale",
                                                        "activation", "init", "final_norm", "depth_scaled_norm")}
     update = {**reset, **preset["config"]}
     for field, rule in preset.get("depth_dependent", {}).items():
@@ -248,7 +284,7 @@ def presets_payload(base: TraceConfig | None = None) -> list[dict[str, Any]]:
             "key": key, "name": preset["name"], "name_zh": preset["name_zh"],
             "description": preset["description"], "description_zh": preset["description_zh"],
             "config": {k: v for k, v in cfg.model_dump().items() if k in {**preset["config"], **preset.get("depth_dependent", {})}
-                       or k in ("norm", "norm_position", "residual", "residual_scale", "activation", "init")},
+                       or k in ("block", "norm", "norm_position", "residual", "residual_scale", "activation", "init")},
         })
     return out
 

@@ -170,7 +170,7 @@ def test_layernorm_huge_values_are_strict_json_and_flagged(client):
     ({"x": []}, "x"), ({"x": [1.0]}, "x"), ({"x": [1, "a"]}, "x"), ({"x": [1, None]}, "x"), ({"x": [True, 2]}, "x"),
     ({"x": [0.5] * 4097}, "x"), ({"x": "1,2,3"}, "x"),
     ({"x": [1, 2, 3], "gamma": [1, 2]}, "gamma"), ({"x": [1, 2], "beta": [0, 0, 0]}, "beta"),
-    ({"x": [1, 2], "eps": -1e-5}, "eps"), ({"x": [1, 2], "eps": 0}, "eps"), ({"x": [1, 2], "kind": "batchnorm"}, "kind"),
+    ({"x": [1, 2], "eps": -1e-5}, "eps"), ({"x": [1, 2], "eps": 0}, "eps"), ({"x": [1, 2], "kind": "groupnorm"}, "kind"),
     ({"x": [1, 2], "kind": "rmsnorm", "beta": [0, 0]}, "beta"), ({"x": [1, 2], "mu": 3}, "mu"),
 ])
 def test_layernorm_bad_input_names_the_field(client, payload, field):
@@ -307,7 +307,7 @@ def test_a_big_number_overflows_float16_and_is_flagged(client):
 
 @pytest.mark.parametrize("params, field", [
     ({"big": "abc"}, "big"), ({"small": "inf"}, "small"), ({"depth": 999}, "depth"), ({"depth": 0}, "depth"),
-    ({"dtype": "float32"}, "dtype"), ({"norm": "batchnorm"}, "norm"), ({"colour": "red"}, "colour"),
+    ({"dtype": "float32"}, "dtype"), ({"norm": "weightnorm"}, "norm"), ({"colour": "red"}, "colour"),
 ])
 def test_precision_bad_input_names_the_field(client, params, field):
     assert_names_field(client.get("/api/precision", params=params), field)

@@ -104,7 +104,7 @@ def test_absurd_learning_rate_diverges_with_strict_json(client):
     ({"runs": [{"depth": 0}]}, "runs.0.depth"),
     ({"runs": [{"vocab_size": 2}]}, "runs.0.vocab_size"),
     ({"runs": [{"arch": "mlp"}]}, "runs.0.arch"),
-    ({"runs": [{}, {"norm": "batchnorm"}]}, "runs.1.norm"),
+    ({"runs": [{}, {"norm": "weightnorm"}]}, "runs.1.norm"),
     ({"learning_rate": 0.1}, "learning_rate"),
 ])
 def test_bad_input_gets_a_4xx_naming_the_field(client, body, field):

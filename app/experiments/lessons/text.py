@@ -136,6 +136,7 @@ PAGE_STRINGS: dict[str, tuple[str, str]] = {
     "precision.sublayer.attn": ("attention", "注意力"),
     "precision.sublayer.ffn": ("feed-forward", "前馈"),
     "precision.sublayer.mlp": ("dense layer", "全连接层"),
+    "precision.sublayer.parallel": ("parallel attention + feed-forward", "并行的注意力 + 前馈"),
 }
 
 
