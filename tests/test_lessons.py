@@ -315,8 +315,9 @@ def test_precision_bad_input_names_the_field(client, params, field):
 
 # --- the four pages (routes, both languages) --------------------------------------------------------
 
-PAGES_AND_CHARTS = {"/chain": ("chain",), "/layernorm": ("layernorm",), "/softmax": ("softmax-probs", "softmax-sweep"),
-                    "/precision": ("precision-overflow",)}
+PAGES_AND_CHARTS = {"/chain": ("chain",), "/layernorm": ("layernorm", "norm-speed"),
+                    "/softmax": ("softmax-probs", "softmax-sweep"), "/precision": ("precision-overflow",),
+                    "/batchnorm": ("batch-dependence", "batch-padding")}
 
 
 @pytest.fixture(scope="module")
@@ -357,7 +358,8 @@ def test_lesson_page_renders_in_both_languages(site, path, lang):
 
 
 @pytest.mark.parametrize("path, model_name", [("/chain", "ChainRequest"), ("/layernorm", "LayerNormRequest"),
-                                              ("/softmax", "SoftmaxRequest"), ("/precision", "PrecisionRequest")])
+                                              ("/softmax", "SoftmaxRequest"), ("/precision", "PrecisionRequest"),
+                                              ("/batchnorm", "BatchDependenceRequest")])
 def test_page_controls_come_from_the_request_model(site, path, model_name):
     from app.api import lessons as router_module
     from app.i18n import t

@@ -17,6 +17,18 @@ from app.experiments.train import TrainRequest
 EXTRA_KINDS: dict[str, dict[str, Any]] = {
     "post_ln_gpt2": {"arch": "post_ln", "overrides": {"init": "gpt2", "activation": "gelu"},
                      "label": "Post-LN, GPT-2 init (small branches)", "label_zh": "Post-LN，GPT-2 初始化（分支很小）"},
+    # GPT-2 (Pre-LN) with one thing changed: each pairs with "pre_ln" in a preset below.
+    "pre_ln_plain": {"arch": "pre_ln", "overrides": {"residual": "none"},
+                     "label": "GPT-2 without the residual (plain stack)", "label_zh": "去掉残差的 GPT-2（普通堆叠）"},
+    "pre_ln_parallel": {"arch": "pre_ln", "overrides": {"block": "parallel"},
+                        "label": "GPT-2 with parallel blocks (GPT-J)", "label_zh": "并行块的 GPT-2（GPT-J）"},
+    "pre_ln_batchnorm": {"arch": "pre_ln", "overrides": {"norm": "batchnorm"},
+                         "label": "GPT-2 with BatchNorm", "label_zh": "使用 BatchNorm 的 GPT-2"},
+    "pre_ln_dense": {"arch": "pre_ln", "overrides": {"residual": "dense"},
+                     "label": "GPT-2 with dense connections (DenseFormer)", "label_zh": "密集连接的 GPT-2（DenseFormer）"},
+    **{f"post_ln_{depth}": {"arch": "post_ln", "overrides": {"depth": depth},
+                            "label": f"Post-LN (2017), {depth} blocks", "label_zh": f"Post-LN（2017），{depth} 块"}
+       for depth in (6, 12, 24)},
 }
 RUN_KINDS: dict[str, dict[str, Any]] = {
     **{key: {"arch": key, "overrides": {}, "label": p["name"], "label_zh": p["name_zh"]} for key, p in PRESETS.items()},
@@ -85,13 +97,43 @@ TRAIN_PRESETS: dict[str, dict[str, Any]] = {
                        're-LN 学会了完美复制。这是最慢的预设：大约一分钟。'),
         "runs": ["post_ln", "pre_ln_2017"], "base": {**DEEP, "depth": 24}, "settings": {"warmup_steps": 100},
     },
+    "residual": {
+        "name": "12 blocks: with and without the residual", "name_zh": "12 块：有残差与无残差",
+        "caption": "TBD", "caption_zh": "TBD",
+        "runs": ["pre_ln", "pre_ln_plain"], "base": DEEP, "settings": {},
+    },
+    "rmsnorm": {
+        "name": "RMSNorm vs LayerNorm", "name_zh": "RMSNorm 对比 LayerNorm",
+        "caption": "TBD", "caption_zh": "TBD",
+        "runs": ["pre_ln", "llama"], "base": DEEP, "settings": {},
+    },
+    "parallel": {
+        "name": "Parallel vs sequential blocks", "name_zh": "并行块对比串行块",
+        "caption": "TBD", "caption_zh": "TBD",
+        "runs": ["pre_ln", "pre_ln_parallel"], "base": DEEP, "settings": {},
+    },
+    "post_ln_depth": {
+        "name": "Post-LN at 6, 12 and 24 blocks", "name_zh": "6、12、24 块的 Post-LN",
+        "caption": "TBD", "caption_zh": "TBD",
+        "runs": ["post_ln_6", "post_ln_12", "post_ln_24"], "base": DEEP, "settings": {},
+    },
+    "batchnorm": {
+        "name": "BatchNorm vs LayerNorm on copy", "name_zh": "复制任务上 BatchNorm 对比 LayerNorm",
+        "caption": "TBD", "caption_zh": "TBD",
+        "runs": ["pre_ln", "pre_ln_batchnorm"], "base": DEEP, "settings": {},
+    },
+    "dense": {
+        "name": "Dense connections (DenseFormer) vs the residual", "name_zh": "密集连接（DenseFormer）对比残差",
+        "caption": "TBD", "caption_zh": "TBD",
+        "runs": ["pre_ln", "pre_ln_dense"], "base": DEEP, "settings": {},
+    },
 }
 
 
 def kind_config(kind: str, base: TraceConfig) -> TraceConfig:
     spec = RUN_KINDS[kind]
     cfg = preset_config(spec["arch"], base)
-    return cfg.model_copy(update=spec["overrides"]) if spec["overrides"] else cfg
+    return TraceConfig(**{**cfg.model_dump(), **spec["overrides"]})  # validated: an override may change the depth
 
 
 def preset_runs(key: str) -> list[TraceConfig]:

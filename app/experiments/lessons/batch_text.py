@@ -38,8 +38,7 @@ BATCH_STRINGS: dict[str, tuple[str, str]] = {
                                      "同一个序列、不同的同批序列：它的输出变化多少"),
     "batchnorm.axis.batch": ("Batch size B (sequences)", "批大小 B（序列数）"),
     "batchnorm.axis.change": ("Relative change ‖Δy‖ / ‖y‖", "相对变化 ‖Δy‖ / ‖y‖"),
-    "batchnorm.series.same": ("{norm}: new batch mates", "{norm}：换同批序列"),
-    "batchnorm.series.train_eval": ("BatchNorm: train vs eval mode", "BatchNorm：训练模式对比评估模式"),
+    "batchnorm.series.train_eval": ("BatchNorm: train vs eval mode", "BatchNorm：训练对比评估"),
     "batchnorm.mark.chosen": ("B = {batch}", "B = {batch}"),
     "caption.batch_dependence": ("The measured changes appear here once they are computed.", "计算完成后，这里显示实测的变化。"),
     "batchnorm.caption.dependence": ("At batch size {batch}, replacing the other sequences changed the fixed sequence's BatchNorm "
@@ -49,13 +48,12 @@ BATCH_STRINGS: dict[str, tuple[str, str]] = {
                                      "批大小为 {batch} 时，换掉其他序列后，固定序列的 BatchNorm 输出平均变化了自身大小的 {same}"
                                      "（最多 {max}），其训练模式输出与评估模式输出相差 {gap}。B = {big} 时变化仍有 {big_same}："
                                      "批越大变化越小，但永远不为 0。LayerNorm、RMSNorm 和 GroupNorm：{zero}。"),
-    "chart.batch_padding.title": ("Padding the other sequences: what BatchNorm's statistics see",
-                                  "填充其他序列：BatchNorm 的统计量看到了什么"),
+    "chart.batch_padding.title": ("Padding the other sequences: the unpadded sequence's output changes",
+                                  "填充其他序列：未填充序列的输出随之改变"),
     "batchnorm.axis.pad": ("Fraction of the batch's positions that are padding", "批中填充位置所占的比例"),
     "batchnorm.axis.effect": ("Relative change, or shift in standard deviations", "相对变化，或以标准差计的偏移"),
-    "batchnorm.series.padding": ("{norm}: output of the unpadded sequence", "{norm}：未填充序列的输出"),
-    "batchnorm.series.mean_shift": ("BatchNorm's channel means: shift ÷ σ", "BatchNorm 的通道均值：偏移 ÷ σ"),
-    "batchnorm.series.std_ratio": ("BatchNorm's channel σ ÷ real tokens' σ", "BatchNorm 的通道 σ ÷ 真实词元的 σ"),
+    "batchnorm.series.mean_shift": ("BatchNorm's means: shift ÷ σ", "BatchNorm 均值：偏移 ÷ σ"),
+    "batchnorm.series.std_ratio": ("BatchNorm's σ ÷ real tokens' σ", "BatchNorm 的 σ ÷ 真实词元 σ"),
     "caption.batch_padding": ("What zero padding does to the statistics, once computed.", "计算完成后，这里显示零填充对统计量的影响。"),
     "batchnorm.caption.padding": ("The first sequence has no padding; the others are cut shorter and padded with zero vectors. "
                                   "With {fraction} of the positions padding, BatchNorm's channel means moved by {shift} standard "
@@ -78,33 +76,38 @@ SPEED_STRINGS: dict[str, tuple[str, str]] = {
     "normspeed.series.layernorm_composed": ("LayerNorm written op by op", "逐个算子写出的 LayerNorm"),
     "caption.norm_speed": ("Timing LayerNorm and RMSNorm on this server (about 2 s, once)…",
                            "正在本服务器上计时 LayerNorm 与 RMSNorm（约 2 秒，只测一次）…"),
-    "normspeed.caption.slower": ("Measured here (torch {torch}, {threads} thread(s), median of {repeats} interleaved repeats, bars: "
-                                 "middle half): RMSNorm took {low}× to {high}× LayerNorm's time, so on this server it is slower. "
-                                 "The formula is cheaper: written op by op, LayerNorm took {composed_low}× to {composed_high}× "
-                                 "RMSNorm's time. But at these sizes a norm is memory-bound (a few operations per number read), so "
-                                 "what counts is how many times the data crosses memory: torch's CPU LayerNorm is one fused kernel, "
-                                 "its CPU RMSNorm a chain of separate ops. (Zhang & Sennrich 2019 measured their speed-ups on GPUs, with their own "
-                                 "implementation.)",
-                                 "本机实测（torch {torch}，{threads} 个线程，{repeats} 次交替重复的中位数，误差条：中间一半）："
-                                 "RMSNorm 用时是 LayerNorm 的 {low} 到 {high} 倍，所以在本服务器上它更慢。公式本身更省："
-                                 "逐个算子写出时，LayerNorm 用时是 RMSNorm 的 {composed_low} 到 {composed_high} 倍。但在这些规模下，"
-                                 "归一化受内存带宽限制（每读一个数只做几次运算），关键是数据在内存中来回几遍：torch 的 CPU LayerNorm "
-                                 "是一个融合内核，而 CPU RMSNorm 是一串独立的算子。（Zhang 与 Sennrich 2019 的加速是在 GPU 上用他们自己的实现测得的。）"),
-    "normspeed.caption.faster": ("Measured here (torch {torch}, {threads} thread(s), median of {repeats} interleaved repeats, bars: "
-                                 "middle half): RMSNorm took {low}× to {high}× LayerNorm's time, so on this server it is faster. "
-                                 "Written op by op, LayerNorm took {composed_low}× to {composed_high}× RMSNorm's time: skipping "
-                                 "the mean saves a pass over memory, and at these sizes a norm is memory-bound (a few operations "
-                                 "per number read), so passes over memory are what the time is made of.",
-                                 "本机实测（torch {torch}，{threads} 个线程，{repeats} 次交替重复的中位数，误差条：中间一半）："
-                                 "RMSNorm 用时是 LayerNorm 的 {low} 到 {high} 倍，所以在本服务器上它更快。逐个算子写出时，"
-                                 "LayerNorm 用时是 RMSNorm 的 {composed_low} 到 {composed_high} 倍：省掉均值就少一遍内存读写，"
-                                 "而在这些规模下归一化受内存带宽限制（每读一个数只做几次运算），时间主要花在读写内存上。"),
-    "normspeed.caption.mixed": ("Measured here (torch {torch}, {threads} thread(s), median of {repeats} interleaved repeats, bars: "
-                                "middle half): RMSNorm took {low}× to {high}× LayerNorm's time: no clear winner on this server. "
-                                "Written op by op, LayerNorm took {composed_low}× to {composed_high}× RMSNorm's time. At these "
-                                "sizes a norm is memory-bound, so the kernel (fused or a chain of ops) matters more than the formula.",
-                                "本机实测（torch {torch}，{threads} 个线程，{repeats} 次交替重复的中位数，误差条：中间一半）："
-                                "RMSNorm 用时是 LayerNorm 的 {low} 到 {high} 倍：在本服务器上没有明显的赢家。逐个算子写出时，"
-                                "LayerNorm 用时是 RMSNorm 的 {composed_low} 到 {composed_high} 倍。在这些规模下归一化受内存带宽"
-                                "限制，内核（融合的还是一串算子）比公式更重要。"),
+    "normspeed.caption.head": ("Measured here at {time} (torch {torch}, {threads} thread(s), {tokens} tokens, median of {repeats} "
+                               "interleaved repeats; bars: the middle half of the repeats).",
+                               "本机于 {time} 实测（torch {torch}，{threads} 个线程，{tokens} 个词元，{repeats} 次交替重复的中位数；"
+                               "误差条：中间一半的重复）。"),
+    "normspeed.verdict.slower": ("RMSNorm took {low}× to {high}× LayerNorm's time: on this server it is slower.",
+                                 "RMSNorm 用时是 LayerNorm 的 {low} 到 {high} 倍：在本服务器上它更慢。"),
+    "normspeed.verdict.faster": ("RMSNorm took {low}× to {high}× LayerNorm's time: on this server it is faster.",
+                                 "RMSNorm 用时是 LayerNorm 的 {low} 到 {high} 倍：在本服务器上它更快。"),
+    "normspeed.verdict.mixed": ("RMSNorm took {low}× to {high}× LayerNorm's time: no clear winner on this server.",
+                                "RMSNorm 用时是 LayerNorm 的 {low} 到 {high} 倍：在本服务器上没有明显的赢家。"),
+    "normspeed.composed.cheaper": ("The formula itself is cheaper: written op by op, LayerNorm took {low}× to {high}× RMSNorm's time.",
+                                   "公式本身更省：逐个算子写出时，LayerNorm 用时是 RMSNorm 的 {low} 到 {high} 倍。"),
+    "normspeed.composed.unclear": ("Written op by op, LayerNorm took {low}× to {high}× RMSNorm's time.",
+                                   "逐个算子写出时，LayerNorm 用时是 RMSNorm 的 {low} 到 {high} 倍。"),
+    "normspeed.why.slower": ("Why: at these sizes a norm is memory-bound (a few operations per number read), so the time is set by "
+                             "how often the data crosses memory. torch's CPU LayerNorm is one fused kernel ({layernorm_ops} ATen "
+                             "operator calls for a forward + backward), its CPU RMSNorm a chain of separate ops ({rmsnorm_ops} calls). "
+                             "Zhang & Sennrich (2019) measured their speed-ups on GPUs, with their own implementation.",
+                             "原因：在这些规模下，归一化受内存带宽限制（每读一个数只做几次运算），时间取决于数据在内存中来回几遍。"
+                             "torch 的 CPU LayerNorm 是一个融合内核（一次前向 + 反向调用 {layernorm_ops} 个 ATen 算子），"
+                             "而 CPU RMSNorm 是一串独立的算子（{rmsnorm_ops} 个调用）。Zhang 与 Sennrich（2019）的加速是在 GPU 上"
+                             "用他们自己的实现测得的。"),
+    "normspeed.why.faster": ("Why: at these sizes a norm is memory-bound (a few operations per number read), so skipping the mean "
+                             "saves a pass over memory ({layernorm_ops} ATen operator calls for LayerNorm's forward + backward, "
+                             "{rmsnorm_ops} for RMSNorm's).",
+                             "原因：在这些规模下，归一化受内存带宽限制（每读一个数只做几次运算），省掉均值就少一遍内存读写"
+                             "（LayerNorm 一次前向 + 反向调用 {layernorm_ops} 个 ATen 算子，RMSNorm 调用 {rmsnorm_ops} 个）。"),
+    "normspeed.why.mixed": ("Why: at these sizes a norm is memory-bound, so the kernel (fused, or a chain of ops: {layernorm_ops} "
+                            "ATen operator calls for LayerNorm's forward + backward, {rmsnorm_ops} for RMSNorm's) matters more than "
+                            "the formula.",
+                            "原因：在这些规模下归一化受内存带宽限制，所以内核（融合的，还是一串算子：LayerNorm 一次前向 + 反向调用 "
+                            "{layernorm_ops} 个 ATen 算子，RMSNorm 调用 {rmsnorm_ops} 个）比公式更重要。"),
+    "normspeed.noisy": ("Some bars are wide: the server was busy while it measured (it measures again at most once an hour).",
+                        "部分误差条很宽：测量时服务器很忙（每小时最多重新测量一次）。"),
 }

@@ -69,7 +69,7 @@ function dependenceFigure(data, state) {
   for (const norm of NORMS) {
     const rows = data[norm].by_batch;
     fig.data.push(normLine(theme, norm, rows.map((r) => r.batch), rows.map((r) => r.same_sequence_change),
-      t('batchnorm.series.same', { norm: nameOf(norm) })));
+      nameOf(norm)));
   }
   const bn = data.batchnorm.by_batch;
   fig.data.push(line(theme, { name: t('batchnorm.series.train_eval'), x: bn.map((r) => r.batch), y: bn.map((r) => r.train_eval_change),
@@ -88,7 +88,7 @@ function paddingFigure(data, state) {
   for (const norm of NORMS) {
     const points = data[norm].padding;
     fig.data.push(normLine(theme, norm, points.map((p) => p.pad_fraction), points.map((p) => p.output_change),
-      t('batchnorm.series.padding', { norm: nameOf(norm) })));
+      nameOf(norm)));
   }
   const bn = data.batchnorm.padding;
   fig.data.push(line(theme, { name: t('batchnorm.series.mean_shift'), x: bn.map((p) => p.pad_fraction), y: bn.map((p) => p.mean_shift),

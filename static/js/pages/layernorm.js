@@ -4,7 +4,7 @@
 import { runPage } from '../page.js';
 import { postJSON, getJSON } from '../api.js';
 import { layout, line, PALETTE, t } from '../charts.js';
-import { lang } from '../i18n.js';
+import { lang, sentences } from '../i18n.js';
 import { scalarSpecs, vectorSpec, sliderSpec, remember, numbers, bindVector, syncVector, bindSlider, syncSlider,
   precise, el } from '../lessons.js';
 
@@ -105,14 +105,26 @@ function speedFigure(data, state) {
   return fig;
 }
 
-/** The verdict follows the measurement: slower, faster, or no clear winner (ratios on both sides of 1 ± 5%). */
+/** A range of ratios, "1.4× to 2.9×" style numbers. */
+function range(values) {
+  return { low: precise(Math.min(...values), 2), high: precise(Math.max(...values), 2) };
+}
+
+/** Every sentence follows the measurement: slower, faster or no clear winner (ratios on both sides of 1 ± 5%);
+ *  the formula's saving only when op-by-op LayerNorm was slower at every width; a warning when the spread is wide. */
 function speedCaption(data) {
   const ratios = data.rows.map((row) => row.ratio);
   const composed = data.rows.map((row) => row.composed_ratio);
   const verdict = ratios.every((r) => r > 1.05) ? 'slower' : ratios.every((r) => r < 0.95) ? 'faster' : 'mixed';
-  return t(`normspeed.caption.${verdict}`, { torch: data.torch, threads: data.threads, repeats: data.repeats,
-    low: precise(Math.min(...ratios), 2), high: precise(Math.max(...ratios), 2),
-    composed_low: precise(Math.min(...composed), 2), composed_high: precise(Math.max(...composed), 2) });
+  const wide = data.rows.some((row) => SPEED_SERIES.some(([kind]) => (row[kind].p75_us - row[kind].p25_us) > 0.5 * row[kind].median_us));
+  const ops = { layernorm_ops: data.operator_calls.layernorm, rmsnorm_ops: data.operator_calls.rmsnorm };
+  return sentences(
+    t('normspeed.caption.head', { time: data.measured_at ?? '—', torch: data.torch, threads: data.threads, tokens: data.tokens,
+      repeats: data.repeats }),
+    t(`normspeed.verdict.${verdict}`, range(ratios)),
+    t(`normspeed.composed.${composed.every((r) => r > 1.05) ? 'cheaper' : 'unclear'}`, range(composed)),
+    t(`normspeed.why.${verdict}`, ops),
+    wide ? t('normspeed.noisy') : '');
 }
 
 function speedRows(data) {
