@@ -112,10 +112,10 @@ TRAIN_PRESETS: dict[str, dict[str, Any]] = {
         "name": "RMSNorm vs LayerNorm", "name_zh": "RMSNorm 对比 LayerNorm",
         "caption": ("GPT-2 with LayerNorm against the same model with RMSNorm (LLaMA's norm: no mean, no shift), nothing else "
                     "changed. When we ran it, both copied every held-out sequence and ended at the same loss (0.016); RMSNorm "
-                    "was a little behind halfway (0.27 against 0.18 at step 150). Dropping the mean cost nothing the model "
+                    "was a little behind halfway (0.27 against 0.18). Dropping the mean cost nothing the model "
                     "could learn here."),
         "caption_zh": ("使用 LayerNorm 的 GPT-2 与换成 RMSNorm（LLaMA 的归一化：不减均值、没有偏移）的同一模型，其他都不变。"
-                       "我们运行时，两者都复制对了每个留出序列，最终损失相同（0.016）；RMSNorm 在中途稍慢（第 150 步 0.27 对 "
+                       "我们运行时，两者都复制对了每个留出序列，最终损失相同（0.016）；RMSNorm 在中途稍慢（0.27 对 "
                        "0.18）。在这里，去掉均值并没有让模型少学到什么。"),
         "runs": ["pre_ln", "llama"], "base": DEEP, "settings": {},
     },
@@ -123,10 +123,10 @@ TRAIN_PRESETS: dict[str, dict[str, Any]] = {
         "name": "Parallel vs sequential blocks", "name_zh": "并行块对比串行块",
         "caption": ("Sequential blocks (attention, then the FFN reads its result) against parallel blocks, x + attn(N(x)) + "
                     "ffn(N(x)) with one shared norm (GPT-J, PaLM). When we ran it, the loss curves lay almost on top of each "
-                    "other (0.18 against 0.19 at step 150, 0.016 for both at the end) and both copied every held-out sequence: "
+                    "other (0.18 against 0.19 halfway, 0.016 for both at the end) and both copied every held-out sequence: "
                     "at this size the FFN lost nothing by not reading attention's output within the block."),
         "caption_zh": ("串行块（先注意力，前馈再读取它的结果）与并行块 x + attn(N(x)) + ffn(N(x))（两个分支共用一个归一化；"
-                       "GPT-J、PaLM）对比。我们运行时，两条损失曲线几乎重合（第 150 步 0.18 对 0.19，最终都是 0.016），"
+                       "GPT-J、PaLM）对比。我们运行时，两条损失曲线几乎重合（中途 0.18 对 0.19，最终都是 0.016），"
                        "两者都复制对了每个留出序列：在这个规模下，前馈在块内不读取注意力的输出并没有损失。"),
         "runs": ["pre_ln", "pre_ln_parallel"], "base": DEEP, "settings": {},
     },
@@ -147,11 +147,11 @@ TRAIN_PRESETS: dict[str, dict[str, Any]] = {
         "name": "BatchNorm vs LayerNorm on copy", "name_zh": "复制任务上 BatchNorm 对比 LayerNorm",
         "caption": ("GPT-2 with LayerNorm against the same model with BatchNorm (statistics per channel over the 16 sequences "
                     "× 16 positions of each batch). When we ran it, BatchNorm learned too: slower at first (0.77 against 0.18 "
-                    "at step 150), but it reached 0.02 and, scored in eval mode with its running averages, copied every "
+                    "halfway), but it reached 0.02 and, scored in eval mode with its running averages, copied every "
                     "held-out sequence. On this fixed-length task its trouble is not training: see the BatchNorm page for "
                     "what it costs (batch dependence, a train/eval gap, padding)."),
         "caption_zh": ("使用 LayerNorm 的 GPT-2 与换成 BatchNorm（每个通道在每批 16 个序列 × 16 个位置上求统计量）的同一模型。"
-                       "我们运行时，BatchNorm 也学会了：一开始较慢（第 150 步 0.77 对 0.18），但最终降到 0.02，并且在评估模式下"
+                       "我们运行时，BatchNorm 也学会了：一开始较慢（中途 0.77 对 0.18），但最终降到 0.02，并且在评估模式下"
                        "（用滑动平均）复制对了每个留出序列。在这个定长任务上，它的问题不在于训练：它的代价见 BatchNorm 页"
                        "（依赖同批样本、训练与评估不一致、填充）。"),
         "runs": ["pre_ln", "pre_ln_batchnorm"], "base": DEEP, "settings": {},
@@ -160,11 +160,11 @@ TRAIN_PRESETS: dict[str, dict[str, Any]] = {
         "name": "Dense connections (DenseFormer) vs the residual", "name_zh": "密集连接（DenseFormer）对比残差",
         "caption": ("GPT-2 with and without DenseFormer's connections: each block reads a learned weighted average of the "
                     "embedding and every earlier block's output, starting as the plain residual stack (90 extra weights for "
-                    "12 blocks). When we ran it, the dense stack was a little ahead halfway (0.12 against 0.18 at step 150) "
+                    "12 blocks). When we ran it, the dense stack was a little ahead halfway (0.12 against 0.18) "
                     "and both ended in the same place (0.015 against 0.016, every held-out sequence copied). More paths for "
                     "information, a few more parameters and multiply-adds; at 12 blocks little to gain."),
         "caption_zh": ("有与没有 DenseFormer 连接的 GPT-2：每个块读取嵌入和之前所有块输出的可学习加权平均，初始时就是普通残差模型"
-                       "（12 块多 90 个权重）。我们运行时，密集连接的模型在中途稍快（第 150 步 0.12 对 0.18），两者最终相同"
+                       "（12 块多 90 个权重）。我们运行时，密集连接的模型在中途稍快（0.12 对 0.18），两者最终相同"
                        "（0.015 对 0.016，每个留出序列都复制对了）。信息通路更多，参数和乘加略多；在 12 块时收益很小。"),
         "runs": ["pre_ln", "pre_ln_dense"], "base": DEEP, "settings": {},
     },
