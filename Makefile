@@ -34,8 +34,8 @@ test-browser: $(VENV)/.installed-test
 	$(BIN)/python -m pytest tests/browser
 
 bench: $(VENV)/.installed
-	$(BIN)/python -m app.bench
-	$(BIN)/python -m app.bench_train
+	$(BIN)/python -m tools.bench
+	$(BIN)/python -m tools.bench_train
 
 loadtest: $(VENV)/.installed-test
 	$(BIN)/python -m tests.load.loadtest
