@@ -7,8 +7,10 @@ environment before uvicorn starts, so every worker process reads the same settin
 from __future__ import annotations
 
 import argparse
+import errno
 import json
 import os
+import socket
 import sys
 
 from pydantic.fields import FieldInfo
@@ -69,12 +71,39 @@ def resolve(argv: list[str] | None = None, prog: str = "python -m app") -> tuple
     return settings, args
 
 
+def listen_problem(host: str, port: int) -> str | None:
+    """Why a server could not listen on host:port, or None. Checked before torch loads (seconds), so a busy
+    port is one line instead of a start-up followed by uvicorn's error."""
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM,
+                                                              flags=socket.AI_PASSIVE)[0]
+    except socket.gaierror as exc:
+        return f"cannot listen on {host}:{port}: {exc.strerror}; check --host / RESNORM_HOST"
+    with socket.socket(family, kind, proto) as sock:
+        if os.name != "nt":  # as uvicorn does (on Windows this option would let two servers share a port)
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind(address)
+        except OSError as exc:
+            if exc.errno == errno.EADDRINUSE:
+                return (f"port {port} on {host} is already in use (is ResNorm Explorer already running?); "
+                        f"choose another with --port or RESNORM_PORT")
+            if exc.errno == errno.EACCES:
+                return (f"not allowed to listen on port {port} (ports below 1024 need administrator rights); "
+                        f"choose another with --port")
+            return f"cannot listen on {host}:{port}: {exc.strerror}"
+    return None
+
+
 def main(argv: list[str] | None = None, prog: str = "python -m app") -> None:
     settings, args = resolve(argv, prog)
     threads = settings.threads_per_run()
     if args.print_settings:
         print(json.dumps({**settings.model_dump(), "threads_per_run": threads}, indent=2))
         return
+    problem = listen_problem(settings.host, settings.port)
+    if problem:
+        sys.exit(f"{prog}: error: {problem}")
     # OpenMP sizes its pool when torch first loads: without this each worker starts one thread per core.
     os.environ.setdefault("OMP_NUM_THREADS", str(threads))
     os.environ.setdefault("MKL_NUM_THREADS", str(threads))

@@ -2,13 +2,22 @@
 and its bounds from the settings model, safe defaults, one clear line for bad input."""
 from __future__ import annotations
 
+import json
 import os
+import shutil
+import socket
 import subprocess
 import sys
+import urllib.request
+from pathlib import Path
+
 import pytest
 
 from app import __main__ as cli
 from app.settings import Settings, _cpu_count, auto_workers, env_name, get_settings, load_settings
+from tools.localserver import free_port, local_server
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(autouse=True)
@@ -114,8 +123,72 @@ def test_main_serves_the_app_with_the_asked_workers(monkeypatch):
     calls = []
     monkeypatch.setattr(uvicorn, "run", lambda target, **kw: calls.append((target, kw)))
     monkeypatch.setenv("OMP_NUM_THREADS", "1")
-    cli.main(["--workers", "3", "--port", "8123"])
+    port = free_port()
+    cli.main(["--workers", "3", "--port", str(port)])
     target, options = calls[0]
     assert target == "app.main:app"
-    assert (options["workers"], options["port"], options["host"]) == (3, 8123, "127.0.0.1")
+    assert (options["workers"], options["port"], options["host"]) == (3, port, "127.0.0.1")
     assert options["timeout_keep_alive"] > 10  # longer than a 503's Retry-After: no race with a retry
+
+
+def child_env() -> dict[str, str]:
+    """This checkout's app for a child process, whatever folder it starts in (RESNORM_* already cleared)."""
+    return {**os.environ, "PYTHONPATH": str(ROOT), "RESNORM_TORCH_THREADS": "1", "RESNORM_COMPUTE_SLOTS": "1"}
+
+
+def test_a_busy_port_is_one_line_not_a_traceback():
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = subprocess.run([sys.executable, "-m", "app", "--port", str(port)], capture_output=True, text=True,
+                                timeout=60, env=child_env())
+    assert result.returncode == 1
+    assert result.stderr == (f"python -m app: error: port {port} on 127.0.0.1 is already in use (is ResNorm Explorer "
+                             f"already running?); choose another with --port or RESNORM_PORT\n")
+
+
+@pytest.fixture
+def read_only_project(tmp_path):
+    """The project's Makefile and pyproject.toml in a folder nobody may write, root included (as in CI):
+    a read-only bind mount for root, mode 555 for anyone else."""
+    if os.name == "nt":
+        pytest.skip("read-only folders are made with POSIX calls here")
+    source = tmp_path / "project"
+    source.mkdir()
+    for name in ("Makefile", "pyproject.toml"):
+        shutil.copy(ROOT / name, source / name)
+    if os.geteuid() != 0:
+        source.chmod(0o555)
+        yield source
+        source.chmod(0o755)
+        return
+    frozen = tmp_path / "read-only"
+    frozen.mkdir()
+    for step in (["mount", "--bind", source, frozen], ["mount", "-o", "remount,bind,ro", frozen]):
+        if subprocess.run([str(a) for a in step], capture_output=True).returncode != 0:
+            subprocess.run(["umount", str(frozen)], capture_output=True)
+            pytest.fail(f"could not make a read-only folder with {' '.join(map(str, step))}")
+    try:
+        yield frozen
+    finally:
+        subprocess.run(["umount", str(frozen)], check=True)
+
+
+def test_the_server_writes_nothing_to_the_folder_it_starts_in(read_only_project):
+    assert not os.access(read_only_project, os.W_OK)
+    port = free_port()
+    with local_server(["-m", "app", "--port", str(port), "--log-level", "warning"], port, env=child_env(),
+                      cwd=str(read_only_project)) as base:
+        with urllib.request.urlopen(base + "/api/trace?depth=3", timeout=60) as response:
+            trace = json.loads(response.read())
+    assert len(trace["layers"]) == 3 and trace["layers"][0]["grad_norm"] > 0
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="no make on this system (see docs/install.md)")
+def test_make_in_a_read_only_folder_is_one_line_before_anything_is_made(read_only_project):
+    result = subprocess.run(["make", "run"], cwd=read_only_project, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2 and result.stdout == ""
+    assert result.stderr.count("\n") == 1, result.stderr
+    assert f"cannot create .venv: {read_only_project} is read-only" in result.stderr
+    assert not (read_only_project / ".venv").exists()
