@@ -1,4 +1,4 @@
-"""`python -m app.bench_norms`: LayerNorm vs RMSNorm, forward + backward with torch's own kernels, side by side.
+"""`python -m tools.bench_norms`: LayerNorm vs RMSNorm, forward + backward with torch's own kernels, side by side.
 
 The same measurement GET /api/norm_speed serves (app/experiments/lessons/norm_speed.py): widths 64..4096,
 interleaved, median of repeats with the middle half as spread, here with a longer budget and one thread.
