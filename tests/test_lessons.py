@@ -5,6 +5,7 @@ import json
 import math
 import random
 import struct
+import typing
 
 import pytest
 from fastapi import FastAPI
@@ -12,6 +13,7 @@ from fastapi.testclient import TestClient
 
 from app.api import lessons
 from app.errors import install_error_handlers
+from app.experiments.lessons.layernorm import LayerNormRequest
 
 
 @pytest.fixture(scope="module")
@@ -136,7 +138,7 @@ def test_rmsnorm_divides_by_the_root_mean_square_without_centring(client):
     assert body["normalized_mean"] != pytest.approx(0.0, abs=1e-3)   # RMSNorm does not centre
 
 
-@pytest.mark.parametrize("kind", ["layernorm", "rmsnorm"])
+@pytest.mark.parametrize("kind", typing.get_args(LayerNormRequest.model_fields["kind"].annotation))
 def test_normalized_vector_has_unit_rms_and_ignores_scale(client, kind):
     rng = random.Random(4)
     x = [rng.gauss(3.0, 5.0) for _ in range(64)]
