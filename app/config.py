@@ -53,7 +53,8 @@ class TraceConfig(BaseModel):
     norm: Norm = labelled_field(
         "layernorm", "Normalization", "归一化",
         "Which normalization layer: LayerNorm, RMSNorm, ScaleNorm (g·x/‖x‖), DyT (γ·tanh(αx)+β), BatchNorm (statistics "
-        "per channel over the batch and every position; a trace uses the batch's own, as training does), GroupNorm (per token, over groups of channels) or none.",
+        "per channel over the batch and every position; a trace uses the batch's own, as training does), "
+        "GroupNorm (per token, over groups of channels) or none.",
         "归一化层：LayerNorm、RMSNorm、ScaleNorm（g·x/‖x‖）、DyT（γ·tanh(αx)+β）、BatchNorm（每个通道在整批和所有位置上"
         "求统计量；追踪时与训练一样使用本批的统计量）、GroupNorm（每个词元内按通道分组）或不使用。", "norm")
     norm_groups: int = labelled_field(
