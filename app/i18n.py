@@ -236,6 +236,8 @@ STRINGS: dict[str, tuple[str, str]] = {
                         "Pre-LN 任由残差流增长，梯度经捷径传回。本次测得："),
     "caption.compare.variant": ("{name}: stream ×{growth} from layer 1 to the last; layer 1 gets {survival}× the last layer's gradient.",
                                 "{name}：残差流从第 1 层到最后一层变为 {growth} 倍；第 1 层收到的梯度是最后一层的 {survival} 倍。"),
+    "caption.compare.cost": ("{name}: {params} parameters, {macs} multiply-adds a forward pass.",
+                             "{name}：{params} 个参数，每次前向 {macs} 次乘加。"),
 }
 
 

@@ -69,3 +69,13 @@ def test_a_dense_sweep_streams_every_depth(client):
     depth_rows = [row for row in rows if row["type"] == "depth"]
     assert sorted(row["depth"] for row in depth_rows) == [1, 4, 8] and rows[-1]["type"] == "done"
     assert all(len(row["grad_norm"]) == row["depth"] and not row["nonfinite"] for row in depth_rows)
+
+
+def test_a_trace_reports_what_the_variant_costs(client):
+    """DenseFormer's extra weights and the highway gates show in the trace's own parameter count and multiply-adds."""
+    base = {"depth": 12, "d_model": 32, "n_heads": 2, "seq_len": 8, "batch": 2}
+    summaries = {r: strict(client.post("/api/trace", json={**base, "residual": r}).text)["summary"]
+                 for r in ("identity", "dense", "highway")}
+    assert summaries["dense"]["parameters"] - summaries["identity"]["parameters"] == 12 * 15 // 2
+    assert summaries["dense"]["forward_macs"] - summaries["identity"]["forward_macs"] == 16 * 32 * 90
+    assert summaries["highway"]["parameters"] - summaries["identity"]["parameters"] == 12 * 2 * (32 * 32 + 32)

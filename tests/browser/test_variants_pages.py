@@ -60,4 +60,7 @@ def test_explorer_takes_the_new_variants_from_the_url(watch, path, chart):
     assert watch.page.input_value("#ctl-residual") == "dense"
     assert watch.page.input_value("#ctl-norm") == "groupnorm" and watch.page.input_value("#ctl-norm_groups") == "4"
     assert watch.page.evaluate("document.documentElement.scrollWidth") <= 1280
+    if chart == "compare":   # GPT-2 against the dense custom stack: the caption says what the extra weights cost
+        caption = watch.page.text_content("[data-caption='compare']")
+        assert "parameters" in caption and "multiply-adds" in caption
     watch.screenshot(f"variants-{chart}")
