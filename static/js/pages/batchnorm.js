@@ -62,7 +62,7 @@ function normLine(theme, norm, x, y, name) {
 function dependenceFigure(data, state) {
   const theme = state.theme;
   const fig = { data: [], layout: layout(theme, { title: t('chart.batch_dependence.title'), x: t('batchnorm.axis.batch'),
-    y: t('batchnorm.axis.change'), xlog: true }) };
+    y: t('batchnorm.axis.change'), xlog: true, legendBelow: true }) };
   const sweep = pageData.extra.batch_sweep;
   fig.layout.xaxis.tickvals = sweep;
   fig.layout.xaxis.ticktext = sweep.map(String);
@@ -84,7 +84,7 @@ function dependenceFigure(data, state) {
 function paddingFigure(data, state) {
   const theme = state.theme;
   const fig = { data: [], layout: layout(theme, { title: t('chart.batch_padding.title'), x: t('batchnorm.axis.pad'),
-    y: t('batchnorm.axis.effect') }) };
+    y: t('batchnorm.axis.effect'), legendBelow: true }) };
   for (const norm of NORMS) {
     const points = data[norm].padding;
     fig.data.push(normLine(theme, norm, points.map((p) => p.pad_fraction), points.map((p) => p.output_change),
