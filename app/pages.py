@@ -17,11 +17,11 @@ from fastapi.templating import Jinja2Templates
 
 from app.config import MAX_DEPTH, TraceConfig, presets_payload
 from app.i18n import client_table, pick_lang, t
+from app.paths import asset_dir
 from app.settings import get_settings
 
-ROOT = Path(__file__).resolve().parent.parent
 PLOTLY_JS = Path(plotly.__file__).resolve().parent / "package_data" / "plotly.min.js"
-templates = Jinja2Templates(directory=ROOT / "templates")
+templates = Jinja2Templates(directory=asset_dir("templates"))
 templates.env.globals["t"] = t
 # Keep the request model's field order (Jinja sorts JSON keys by default): controls follow it.
 templates.env.policies["json.dumps_kwargs"] = {"sort_keys": False}

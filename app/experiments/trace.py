@@ -7,7 +7,7 @@ from typing import Any
 
 import torch
 
-from app.config import TraceConfig
+from app.config import TraceConfig, forward_macs
 from app.models.init import build_model
 from app.models.stack import make_batch
 from app.probes.recorder import (StreamRecorder, branch_norms, parameter_grad_norms, stream_statistics,
@@ -56,8 +56,10 @@ def _assemble(cfg: TraceConfig, model, recorder: StreamRecorder, loss: float) ->
                 entry[f"{s['sublayer']}_param_grad_norm"] = s["param_grad_norm"]
         layers.append(entry)
     embedding = snapshot_statistics(acts, grads, 0)
+    summary = {**summarise(layers, loss, cfg), "parameters": sum(p.numel() for p in model.parameters()),
+               "forward_macs": forward_macs(cfg)}  # what a variant costs: DenseFormer's weights, highway gates
     return {"config": cfg.model_dump(), "embedding": embedding, "layers": layers, "sublayers": sublayers,
-            "loss": loss, "summary": summarise(layers, loss, cfg)}
+            "loss": loss, "summary": summary}
 
 
 def snapshot_statistics(acts: dict[str, list[float]], grads: list[float], i: int) -> dict[str, Any]:

@@ -2,8 +2,8 @@
 
 Traces and lessons go through the compute pool with the API's own cache keys, so an export after a rehearsal
 costs nothing and a trace computed here is a cache hit for the pages. Training runs are recorded once per server
-process and kept in memory (a whole deck's training takes about a minute): the exported file shows the curves as
-recorded. tests/test_lecture.py checks that every answer here equals the HTTP API's.
+process (a whole deck's training takes about a minute) and kept with the finished runs /api/train replays, so a
+rehearsal's run serves the export and the other way round: the exported file shows the curves as recorded. tests/test_lecture.py checks that every answer here equals the HTTP API's.
 """
 from __future__ import annotations
 
@@ -61,10 +61,15 @@ async def _precision(query: dict[str, Any]) -> dict[str, Any]:
     return precision_lesson(PrecisionRequest(**numbers), trace16, trace32)
 
 
-# ---- Training, recorded once per server process ---------------------------------------------------------------
+# ---- Training: the server's finished runs (app.train_cache), recorded here when missing -------------------------
 
-_recorded: dict[str, list[dict[str, Any]]] = {}
 _recording = threading.Lock()   # one recording at a time: training takes the whole machine
+
+
+def _finished_runs():
+    from app.api.train import FINISHED   # the same store /api/train replays from: a rehearsal's run serves the export
+
+    return FINISHED
 
 
 def _record(request: TrainRequest) -> list[dict[str, Any]]:
@@ -72,24 +77,18 @@ def _record(request: TrainRequest) -> list[dict[str, Any]]:
 
     key = request.model_dump_json()
     with _recording:
-        if key not in _recorded:
+        events = _finished_runs().get(key)
+        if events is None:
             torch.set_num_threads(get_settings().threads_per_run())
-            _recorded[key] = list(train_events(request))
-    return _recorded[key]
+            events = list(train_events(request))
+            _finished_runs().keep(key, events)   # and a later T on the live deck replays it at once
+    return events
 
 
 async def recorded_events(request: TrainRequest) -> list[dict[str, Any]]:
-    """Every event /api/train streams for this request (start, steps, done per run, end), recorded once."""
-    key = request.model_dump_json()
-    if key in _recorded:
-        return _recorded[key]
-    return await anyio.to_thread.run_sync(_record, request)
-
-
-def remember_recording(request: TrainRequest, events: list[dict[str, Any]]) -> None:
-    """Keep a finished run of this request (e.g. one streamed by /api/train) for the next export."""
-    if events and events[-1].get("type") == "end":
-        _recorded[request.model_dump_json()] = events
+    """Every event /api/train streams for this request (start, steps, done per run, end), trained at most once."""
+    events = _finished_runs().get(request.model_dump_json())
+    return events if events is not None else await anyio.to_thread.run_sync(_record, request)
 
 
 def recording_from_events(events: list[dict[str, Any]]) -> dict[str, Any]:

@@ -13,11 +13,11 @@ from typing import Any
 from app.experiments.lecture import DECK, chart_key
 from app.experiments.lecture.demos import run_source
 from app.jsonsafe import to_strict
+from app.paths import asset_dir
 
-ROOT = Path(__file__).resolve().parents[3]
-SCRIPTS = ROOT / "static" / "js"
+SCRIPTS = asset_dir("static") / "js"
 ENTRY = "pages/lecture.js"
-STYLESHEET = ROOT / "static" / "css" / "lecture.css"
+STYLESHEET = asset_dir("static") / "css" / "lecture.css"
 
 IMPORT = re.compile(r"^import\s+(?:\*\s+as\s+(?P<star>\w+)|\{(?P<names>[^}]*)\})\s+from\s+'(?P<path>[^']+)';[ \t]*$", re.M)
 EXPORTED = re.compile(r"^export\s+((?:async\s+)?function\*?\s+(\w+)|(?:const|let|class)\s+(\w+))", re.M)
