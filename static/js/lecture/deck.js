@@ -46,7 +46,10 @@ export class Deck {
       this.startTraining(DECK.findIndex((s) => s.id === button.dataset.trainStart));
     }));
     const first = this.show(slideFromUrl());
-    first.then(() => this.drawAll());
+    first.then(() => {
+      performance.mark('lecture-first-chart');
+      this.drawAll();
+    });
     return first;
   }
 

@@ -10,6 +10,7 @@ import { figureFor, isTable, tableFor } from '../lecture/figures.js';
 import { evaluate, statement } from '../lecture/claims.js';
 
 const DECK = pageData.extra.deck;
+performance.mark('lecture-module');   // tools/bench_lecture.py reads these marks
 
 /** /embed/lecture-<id>: the slide's chart and its measured caption, nothing else (a training chart trains on click). */
 async function embed(key) {

@@ -1,0 +1,93 @@
+"""`python -m tools.bench_lecture`: how fast the lecture deck puts its first chart on screen (target: under 1 s on a
+warm server), measured in headless Chromium against a real uvicorn server on 127.0.0.1.
+
+Cold: the first visit after the server started (every trace computed). Warm: later visits in the same browser (the
+server's cache answers, the browser has Plotly.js cached, as on a lecturer's laptop after a rehearsal). Fresh browser:
+warm server, empty browser cache. Each figure is milliseconds from the start of navigation until the slide's chart is
+drawn and its caption filled.
+Needs Playwright and Chromium (the test extras); development only.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+
+from tools.localserver import free_port, local_server, uvicorn_args
+
+SLIDES = {"model": 2, "live-gradient": 5, "alternatives": 18}   # one trace; three traces; twelve traces
+CHROMIUM = os.environ.get("RESNORM_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
+
+
+def first_chart_ms(context, base: str, slide_id: str, number: int) -> float:
+    page = context.new_page()
+    page.goto(f"{base}/lecture?slide={number}")
+    page.wait_for_function("id => document.getElementById(id).dataset.claimChecked", arg=slide_id, timeout=300_000)
+    elapsed = page.evaluate("performance.now()")
+    BREAKDOWN.append(page.evaluate("""() => {
+        const at = (name) => performance.getEntriesByName(name)[0];
+        const plotly = performance.getEntriesByType('resource').find((r) => r.name.includes('plotly'));
+        return {html: performance.getEntriesByType('navigation')[0].responseEnd, plotly: plotly.responseEnd,
+                module: at('lecture-module').startTime, chart: at('lecture-first-chart').startTime}; }"""))
+    page.close()
+    return elapsed
+
+
+BREAKDOWN: list[dict[str, float]] = []
+
+
+def plotly_alone_ms(context, base: str) -> float:
+    """The same browser loading nothing but Plotly.js from this server: the floor under any chart page."""
+    page = context.new_page()
+    page.goto(f"{base}/api/health")
+    elapsed = page.evaluate("""async (url) => { const start = performance.now();
+        await new Promise((resolve) => { const s = document.createElement('script'); s.src = url; s.onload = resolve;
+                                        document.head.append(s); });
+        return performance.now() - start; }""", f"{base}/vendor/plotly.min.js")
+    page.close()
+    return elapsed
+
+
+def next_slide_ms(context, base: str) -> float:
+    """A key press to the next slide's chart, once the deck has drawn everything in the background."""
+    page = context.new_page()
+    page.goto(f"{base}/lecture?slide=4")
+    page.wait_for_selector("body[data-all-drawn='1']", state="attached", timeout=300_000)
+    started = page.evaluate("performance.now()")
+    page.keyboard.press("ArrowRight")
+    page.wait_for_function("() => document.body.dataset.slide === '5'")
+    elapsed = page.evaluate("performance.now()") - started
+    page.close()
+    return elapsed
+
+
+def main() -> None:
+    from playwright.sync_api import sync_playwright
+
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--repeats", type=int, default=5)
+    args = parser.parse_args()
+    port = free_port()
+    with local_server(uvicorn_args(port), port, cwd=os.getcwd()) as base, sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--headless", "--no-sandbox", "--disable-gpu"])
+        size = {"viewport": {"width": 1280, "height": 720}}
+        lecturer = browser.new_context(**size)
+        print(f"{'slide':14s} {'cold':>8s} {'warm median':>12s} {'warm max':>9s} {'fresh browser':>14s}   (ms; target: warm < 1000)")
+        for slide_id, number in SLIDES.items():
+            cold = first_chart_ms(lecturer, base, slide_id, number)
+            warm = [first_chart_ms(lecturer, base, slide_id, number) for _ in range(args.repeats)]
+            fresh = browser.new_context(**size)
+            empty_cache = first_chart_ms(fresh, base, slide_id, number)
+            fresh.close()
+            print(f"{slide_id:14s} {cold:8.0f} {statistics.median(warm):12.0f} {max(warm):9.0f} {empty_cache:14.0f}")
+        print(f"next slide after the background drawing: {next_slide_ms(lecturer, base):.0f} ms")
+        print(f"Plotly.js alone, same browser: {statistics.median(plotly_alone_ms(lecturer, base) for _ in range(3)):.0f} ms")
+        last = BREAKDOWN[-2]   # the last warm visit: where its time went
+        print("last warm visit: HTML received {html:.0f} ms, Plotly.js received {plotly:.0f} ms, deck module running "
+              "{module:.0f} ms, first chart drawn {chart:.0f} ms".format(**last))
+        browser.close()
+
+
+if __name__ == "__main__":
+    main()
