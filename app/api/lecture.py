@@ -29,10 +29,13 @@ STRINGS = {
     "lecture.bar.normalized": ("x̂ = (x − μ) / σ", "x̂ = (x − μ) / σ"),
     "lecture.bar.output": ("y = γ·x̂ + β", "y = γ·x̂ + β"),
     "lecture.train_start": ("▶ Train on this server (T)", "▶ 在本服务器上训练（T）"),
+    "lecture.train_idle": ("Press T to train on this server", "按 T 在本服务器上训练"),
     "lecture.train_click": ("Click the chart to train on this server.", "点击图表，在本服务器上训练。"),
     "lecture.train_pending": ("Not trained yet: press T (or the button) to run it on this server; the caption then shows "
                               "the measured losses.",
                               "尚未训练：按 T（或按钮）在本服务器上运行；之后说明文字会显示实测的损失。"),
+    "lecture.train_running": ("Training on this server: the measured losses appear here when every run has finished.",
+                              "正在本服务器上训练：所有训练结束后，这里会显示实测的损失。"),
     "lecture.training": ("Training… step {step} of {steps}", "训练中…第 {step} / {steps} 步"),
     "lecture.train_busy": ("Another training run is using the server; retrying in {s} s.", "另一个训练正在使用服务器；{s} 秒后重试。"),
     "lecture.train_incomplete": ("the training stream ended early", "训练数据流提前结束"),

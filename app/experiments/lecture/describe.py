@@ -10,7 +10,8 @@ from app.experiments.lecture.build import pair
 from app.experiments.tasks import TASKS
 from app.experiments.lessons.precision import snowball_config
 
-SHOWN = ("depth", "d_model", "norm", "norm_position", "residual", "activation", "init", "dtype", "block")
+SHOWN = ("depth", "d_model", "block", "norm", "norm_position", "residual", "activation", "init", "dtype")
+QUIET_DEFAULTS = ("block",)   # named only when a slide changes them (every slide but the alternatives uses sequential blocks)
 LABELS = TraceConfig.model_json_schema()["properties"]
 
 
@@ -41,7 +42,7 @@ def _describe(configs: list[TraceConfig], lang: str) -> str:
             continue
         if len(values) > 1:
             differing.append(_label(name, lang))
-        else:
+        elif values != {getattr(TraceConfig(), name, None)} or name not in QUIET_DEFAULTS:
             shared.append(_value_text(name, values.pop(), lang))
     text = " · ".join(shared)
     if differing:

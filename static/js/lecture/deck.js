@@ -156,6 +156,7 @@ export class Deck {
     const slide = DECK[i];
     if (!slide || !isTrainingSlide(slide) || offline || trained(slide) || this.training.has(i)) return;
     this.trainingState(i, 'running');
+    this.sections[i].querySelector('[data-claim]').textContent = t('lecture.train_running');
     let last = 0;
     const progress = (answers, fraction, text) => {
       this.trainingState(i, 'running', fraction, text);

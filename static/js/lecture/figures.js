@@ -122,8 +122,10 @@ function trainFigure(chart, answers, theme) {
   const fig = { data: [], layout: layout(theme, { title: tr(chart.title), x: t('chart.train_loss.x'), y: t('chart.train_loss.y'),
     ylog: true, legendBelow: false }) };
   const recordings = answers.filter(Boolean);
-  if (!recordings.length) {
+  if (!recordings.length) {   // not trained yet: titles, no made-up ticks, and what to press
     for (const a of [fig.layout.xaxis, fig.layout.yaxis]) Object.assign(a, { showticklabels: false, showgrid: false, ticks: '' });
+    fig.layout.annotations.push({ xref: 'paper', yref: 'paper', x: 0.5, y: 0.5, showarrow: false, text: t('lecture.train_idle'),
+      font: { size: themeOf(theme).font, color: PALETTE.blue } });
     return fig;
   }
   const colors = ['vermillion', 'blue', 'orange', 'green'];
@@ -138,7 +140,8 @@ function trainFigure(chart, answers, theme) {
   const steps = chart.sources[0].body.steps;
   const symbols = chart.sources[0].body.runs[0].vocab_size - 1;
   fig.layout.xaxis.range = [0, steps];
-  hline(theme, fig, Math.log(symbols), t('chart.train_loss.chance', { symbols, value: formatNumber(Math.log(symbols)) }));
+  hline(theme, fig, Math.log(symbols), t('chart.train_loss.chance', { symbols, value: formatNumber(Math.log(symbols)) }),
+    { below: true });   // the stalled runs sit on the line: its label goes under it
   return fig;
 }
 
