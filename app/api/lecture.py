@@ -50,9 +50,11 @@ STRINGS = {
     "lecture.help.title": ("Presenting", "放映"),
     "lecture.help.keys": ("→, ↓, Space, Page Down, Enter: next slide. ←, ↑, Page Up, Backspace: previous. Home, End: first, "
                           "last. F: full screen. S: speaker view (a second window with notes, the next slide and a clock). "
-                          "T: train on a training slide. ?: this help. Esc: close it.",
+                          "T: train on a training slide. ?: this help. Esc: close it. The address always names the slide: "
+                          "reload or share it.",
                           "→、↓、空格、Page Down、回车：下一页。←、↑、Page Up、退格：上一页。Home、End：第一页、最后一页。"
-                          "F：全屏。S：演讲者视图（第二个窗口，显示备注、下一页和计时）。T：在训练页上开始训练。?：本帮助。Esc：关闭。"),
+                          "F：全屏。S：演讲者视图（第二个窗口，显示备注、下一页和计时）。T：在训练页上开始训练。?：本帮助。Esc：关闭。"
+                          "地址栏始终记着当前页：刷新或分享都会回到这一页。"),
     "lecture.help.print": ("Print or save as PDF: one slide per landscape page.", "打印或另存为 PDF：每页横向一张幻灯片。"),
     "lecture.download": ("Download the offline deck (one HTML file)", "下载离线讲稿（单个 HTML 文件）"),
     "lecture.speaker.title": ("Speaker view", "演讲者视图"),

@@ -88,6 +88,11 @@ export class Deck {
     const params = new URLSearchParams(window.location.search);
     params.set('slide', String(this.current + 1));
     window.history.replaceState(null, '', `${window.location.pathname}?${params}#${DECK[this.current].id}`);
+    const other = document.getElementById('lang-switch');   // the other language, on the same slide
+    if (other) {
+      params.set('lang', other.hreflang);
+      other.href = `${window.location.pathname}?${params}`;
+    }
   }
 
   onKey(event) {
