@@ -3,7 +3,6 @@ the trace statistic it added (checked by hand), the alternatives read from the r
 from __future__ import annotations
 
 import json
-import math
 import re
 from urllib.parse import urlencode
 

@@ -39,10 +39,6 @@ def chart_key(slide: dict[str, Any]) -> str:
     return f"lecture-{slide['id']}"
 
 
-def slide_by_chart(key: str) -> dict[str, Any] | None:
-    return next((s for s in DECK if s["chart"] and chart_key(s) == key), None)
-
-
 def deck_payload() -> dict[str, Any]:
     """GET /api/lecture: every slide in both languages."""
     return {"slides": DECK}

@@ -7,7 +7,6 @@ rehearsal's run serves the export and the other way round: the exported file sho
 """
 from __future__ import annotations
 
-import asyncio
 import threading
 from typing import Any, Callable
 
@@ -104,10 +103,3 @@ def recording_from_events(events: list[dict[str, Any]]) -> dict[str, Any]:
             runs[event["run"]]["done"] = event
     symbols = start["runs"][0]["config"]["vocab_size"] - 1
     return {"steps": start["steps"], "symbols": symbols, "runs": runs}
-
-
-async def run_slide(slide: dict[str, Any]) -> list[Any]:
-    """Every source of a slide, in order (traces at once; training one request after the other)."""
-    if not slide["chart"]:
-        return []
-    return list(await asyncio.gather(*(run_source(source) for source in slide["chart"]["sources"])))
