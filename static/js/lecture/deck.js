@@ -132,6 +132,7 @@ export class Deck {
     const slide = DECK[i];
     if (!slide.chart) return this.caption(i, []);
     answers = answers || await answersFor(slide);
+    await plotlyReady();
     const element = this.sections[i].querySelector('[data-slide-chart]');
     if (isTable(slide)) element.replaceChildren(tableFor(slide, answers));
     else await draw(element, figureFor(slide, answers, this.chartTheme()));
@@ -190,6 +191,16 @@ export class Deck {
     document.querySelector(`[data-train-status="${id}"]`).textContent = state === 'done' ? done : text;
     this.sections[i].dataset.training = state;
   }
+}
+
+/** Plotly.js is loaded with `async` (the answers are fetched meanwhile): wait for it before the first drawing. */
+function plotlyReady() {
+  const script = document.getElementById('plotly-script');
+  if (window.Plotly || !script) return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    script.addEventListener('load', resolve, { once: true });
+    script.addEventListener('error', () => reject(new Error('Plotly.js did not load')), { once: true });
+  });
 }
 
 function toggleFullScreen() {
