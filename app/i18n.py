@@ -23,12 +23,42 @@ STRINGS: dict[str, tuple[str, str]] = {
     "nav.norms": ("Norms", "范数"),
     "nav.gradients": ("Gradients", "梯度"),
     "nav.compare": ("Compare", "对比"),
+    "nav.menu": ("Menu", "菜单"),
     "lang.label": ("Language", "语言"),
     "lang.other": ("中文", "English"),
     "lang.other_code": ("zh", "en"),
     "footer.offline": ("Every number on this page comes from a real PyTorch forward and backward pass on this server.",
                        "本页每个数字都来自本服务器上真实的 PyTorch 前向和反向计算。"),
     "footer.api": ("JSON API", "JSON 接口"),
+    # Show the room: this page's address as a QR code for the phones in the room (templates/_room.html, room.js)
+    "room.open": ("QR code", "二维码"),
+    "room.open_title": ("Show this page's link, with its settings, as a large QR code for phones in the room",
+                        "把本页链接（含当前设置）显示为大号二维码，供教室里的手机扫描"),
+    "room.title": ("Scan to open this page", "扫码打开本页"),
+    "room.close": ("Close", "关闭"),
+    "room.qr_alt": ("QR code of {url}", "{url} 的二维码"),
+    "room.loading": ("Asking the server for its address…", "正在向服务器查询地址…"),
+    "room.kept": ("The link keeps every setting of this page.", "链接保留了本页的全部设置。"),
+    "room.lan": ("This computer's address on the local network: phones must be on the same network (Wi-Fi).",
+                 "这是本机在局域网中的地址：手机需要连在同一个网络（Wi-Fi）上。"),
+    "room.public": ("The public address set by RESNORM_PUBLIC_URL.", "由 RESNORM_PUBLIC_URL 设置的公开地址。"),
+    "room.other": ("Other addresses of this computer (if the code does not work):", "本机的其他地址（二维码打不开时可以试试）："),
+    "room.loopback": ("Phones cannot open this link: the server listens on this computer only (127.0.0.1). "
+                      "Restart it with --host 0.0.0.0 (for example python -m app --host 0.0.0.0, or make run HOST=0.0.0.0) "
+                      "on a network the phones share.",
+                      "手机打不开这个链接：服务器只在本机（127.0.0.1）上监听。请加上 --host 0.0.0.0 重新启动"
+                      "（例如 python -m app --host 0.0.0.0，或 make run HOST=0.0.0.0），并让手机连到同一个网络。"),
+    "room.container": ("This server runs in a container and cannot see the host's address: set RESNORM_PUBLIC_URL to the "
+                       "address phones should open (for example http://192.168.1.20:8000).",
+                       "本服务器运行在容器中，看不到宿主机的地址：请把 RESNORM_PUBLIC_URL 设为手机应打开的地址"
+                       "（例如 http://192.168.1.20:8000）。"),
+    "room.no_address": ("The server found no network address: connect this computer to the room's network, "
+                        "or set RESNORM_PUBLIC_URL.",
+                        "服务器没有找到网络地址：请把本机连到教室的网络，或设置 RESNORM_PUBLIC_URL。"),
+    "room.unknown": ("Could not ask the server for its address: this is the address this page was opened with.",
+                     "无法向服务器查询地址：这是打开本页时使用的地址。"),
+    "room.too_long": ("This link is too long for a QR code: hide some settings or reset them.",
+                      "链接太长，无法生成二维码：请隐藏或重置部分设置。"),
     # Controls
     "controls.heading": ("Settings", "设置"),
     "controls.preset": ("Preset", "预设"),

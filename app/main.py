@@ -7,7 +7,7 @@ from pathlib import Path
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
-from app.api import health, lessons, schema, sweep, trace, train
+from app.api import health, lessons, room, schema, sweep, trace, train
 from app.errors import install_error_handlers
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -45,7 +45,7 @@ def create_app() -> FastAPI:
     install_error_handlers(app)
     security.install(app)
     app.mount("/static", StaticFiles(directory=ROOT / "static"), name="static")
-    for module in (health, schema, trace, sweep, lessons, train, pages):
+    for module in (health, schema, trace, sweep, lessons, train, room, pages):
         app.include_router(module.router)
     return app
 
