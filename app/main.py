@@ -2,15 +2,13 @@
 from __future__ import annotations
 
 from contextlib import asynccontextmanager
-from pathlib import Path
 
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
 from app.api import health, lessons, room, schema, sweep, trace, train
 from app.errors import install_error_handlers
-
-ROOT = Path(__file__).resolve().parent.parent
+from app.paths import asset_dir
 
 
 def configure_torch() -> None:
@@ -44,7 +42,7 @@ def create_app() -> FastAPI:
                               "residual connections and normalization made visible.")
     install_error_handlers(app)
     security.install(app)
-    app.mount("/static", StaticFiles(directory=ROOT / "static"), name="static")
+    app.mount("/static", StaticFiles(directory=asset_dir("static")), name="static")
     for module in (health, schema, trace, sweep, lessons, train, room, pages):
         app.include_router(module.router)
     return app
