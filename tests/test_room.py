@@ -3,14 +3,13 @@ addresses phones can open (or says none can), and bad input is a 4xx naming `url
 from __future__ import annotations
 
 import re
-from types import SimpleNamespace
-
 import pytest
 import segno
 from fastapi.testclient import TestClient
 
 from app.api import room
 from app.main import app
+from app.settings import Settings
 
 client = TestClient(app)
 ROOM_URL = "http://192.168.1.23:8000/norms?depth=24&norm_position=post&lang=zh"
@@ -79,7 +78,7 @@ def test_bad_urls_are_a_422_naming_the_field(params, why):
 
 
 def _serve(monkeypatch, host="127.0.0.1", public_url=None, lan=("192.168.1.23", "10.0.0.7")):
-    settings = SimpleNamespace(host=host, port=8000, public_url=public_url)
+    settings = Settings(host=host, public_url=public_url)
     monkeypatch.setattr(room, "get_settings", lambda: settings)
     monkeypatch.setattr(room, "lan_addresses", lambda: list(lan))
     answer = client.get("/api/room")

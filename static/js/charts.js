@@ -255,7 +255,7 @@ export function tidyLogAxes(figure) {
 export async function draw(element, figure) {
   fitLegend(figure, element.clientWidth || 960);
   tidyLogAxes(figure);
-  await window.Plotly.react(element, figure.data, forScreen(figure, element.clientWidth || 960), plotlyConfig());
+  await window.Plotly.react(element, figure.data, forScreen(figure, element.clientWidth || 960, element.clientHeight || 540), plotlyConfig());
   await clearTitle(element);
   element.dataset.drawn = String(Number(element.dataset.drawn || 0) + 1);
   followSize(element, figure);
@@ -293,9 +293,12 @@ async function resizeChart(element) {
   if (!figure || !element.clientWidth || !element._fullLayout || drawnSize.get(element) === size) return;  // hidden, or no change
   drawnSize.set(element, size);
   fitLegend(figure, element.clientWidth);
-  const shown = forScreen(figure, element.clientWidth);
+  const shown = forScreen(figure, element.clientWidth, element.clientHeight);
+  const axisTitles = Object.keys(shown).filter((key) => /^[xy]axis\d*$/.test(key))
+    .map((key) => [`${key}.title.text`, shown[key].title?.text]);
   await window.Plotly.Plots.resize(element);
-  await window.Plotly.relayout(element, { margin: shown.margin, title: shown.title, annotations: shown.annotations });
+  await window.Plotly.relayout(element, { margin: shown.margin, title: shown.title, annotations: shown.annotations,
+    ...Object.fromEntries(axisTitles) });
   await clearTitle(element);
 }
 

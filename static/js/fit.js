@@ -46,9 +46,9 @@ export function touchScreen() {
 const NARROW_CHART = 600;  // px: below this, notes inside the plot are wrapped too
 
 /** The layout as this screen shows it (the figure itself stays as exported): title, column titles and notes
- *  wrapped to the width; on touch screens no drag-to-zoom, because Plotly swallows a swipe that starts on the
+ *  wrapped to the chart's size; on touch screens no drag-to-zoom, because Plotly swallows a swipe that starts on the
  *  plot and the page could not be scrolled past a chart that fills the screen. */
-export function forScreen(figure, width) {
+export function forScreen(figure, width, height = 480) {
   const shown = { ...figure.layout, margin: { ...figure.layout.margin } };
   if (touchScreen()) shown.dragmode = false;
   const font = shown.font?.size || 14;
@@ -74,5 +74,20 @@ export function forScreen(figure, width) {
     return { ...note, text };
   });
   shown.margin.t += extraTitleLines * Math.round(font * 1.4);
+  wrapAxisTitles(shown, plotWidth, height - shown.margin.t - (shown.margin.b || 60), font);
   return shown;
+}
+
+/** Axis titles longer than their axis (side-by-side panels on a phone) in lines; Plotly's automargin makes room. */
+function wrapAxisTitles(shown, plotWidth, plotHeight, font) {
+  const columns = shown.grid?.columns || 1;
+  const rows = shown.grid?.rows || 1;
+  for (const name of Object.keys(shown).filter((key) => /^[xy]axis\d*$/.test(key))) {
+    const title = shown[name]?.title;
+    if (!title?.text || title.text.includes('<br>')) continue;
+    const limit = name.startsWith('x') ? plotWidth / columns - 12 : plotHeight / rows - 12;
+    const size = title.font?.size || font;
+    if (limit <= 40 || measuredWidth(title.text, size) <= limit) continue;
+    shown[name] = { ...shown[name], title: { ...title, text: wrapText(title.text, limit, size).join('<br>') } };
+  }
 }
