@@ -44,10 +44,9 @@ STRINGS: dict[str, tuple[str, str]] = {
     "room.public": ("The public address set by RESNORM_PUBLIC_URL.", "由 RESNORM_PUBLIC_URL 设置的公开地址。"),
     "room.other": ("Other addresses of this computer (if the code does not work):", "本机的其他地址（二维码打不开时可以试试）："),
     "room.loopback": ("Phones cannot open this link: the server listens on this computer only (127.0.0.1). "
-                      "Restart it with --host 0.0.0.0 (for example resnorm-explorer --host 0.0.0.0, or make run HOST=0.0.0.0) "
-                      "on a network the phones share.",
-                      "手机打不开这个链接：服务器只在本机（127.0.0.1）上监听。请加上 --host 0.0.0.0 重新启动"
-                      "（例如 resnorm-explorer --host 0.0.0.0，或 make run HOST=0.0.0.0），并让手机连到同一个网络。"),
+                      "Restart it like this, on a network the phones share:",
+                      "手机打不开这个链接：服务器只在本机（127.0.0.1）上监听。请这样重新启动，并让手机连到同一个网络："),
+    "room.or": ("or", "或"),
     "room.container": ("This server runs in a container and cannot see the host's address: set RESNORM_PUBLIC_URL to the "
                        "address phones should open (for example http://192.168.1.20:8000).",
                        "本服务器运行在容器中，看不到宿主机的地址：请把 RESNORM_PUBLIC_URL 设为手机应打开的地址"

@@ -19,11 +19,14 @@ async function askServer() {
   return response.json();
 }
 
+// How to serve the room (the same in every language; shown as code, never broken inside).
+const SERVE_ROOM = ['resnorm-explorer --host 0.0.0.0', 'make run HOST=0.0.0.0'];
+
 /** What to tell the lecturer under the address: [warning (or ''), note]. */
 function explain(here, room) {
   if (!room) return ['', t('room.unknown')];
   if (room.public_url) return ['', t('room.public')];
-  if (room.loopback_only) return [t('room.loopback'), ''];
+  if (room.loopback_only) return [[t('room.loopback'), SERVE_ROOM], ''];
   if (!LOOPBACK.test(here.hostname)) return ['', t('room.kept')];
   if (!room.urls.length) return [room.in_container ? t('room.container') : t('room.no_address'), ''];
   return [room.in_container ? t('room.container') : '', t('room.lan')];
@@ -40,14 +43,25 @@ function showAddress(dialog, address) {
   dialog.dataset.address = address;
   const image = dialog.querySelector('#room-qr');
   image.alt = t('room.qr_alt', { url: address });
-  image.onerror = () => showWarning(dialog, t('room.too_long'));
+  const shown = new Promise((resolve) => {
+    image.onload = resolve;
+    image.onerror = () => resolve(showWarning(dialog, t('room.too_long')));  // the only 4xx left: too long a link
+  });
   image.src = `/api/qr?url=${encodeURIComponent(address)}`;
   image.hidden = false;
+  return shown;
 }
 
-function showWarning(dialog, text) {
+/** A warning is a text, or [text, commands]: each command on a line of its own as code. */
+function showWarning(dialog, message) {
+  const [text, commands] = Array.isArray(message) ? message : [message, []];
   const warning = dialog.querySelector('#room-warning');
-  warning.textContent = text;
+  const lines = commands.flatMap((command, i) => {
+    const code = document.createElement('code');
+    code.textContent = command;
+    return i ? [document.createElement('br'), `${t('room.or')} `, code] : [document.createElement('br'), code];
+  });
+  warning.replaceChildren(text, ...lines);
   warning.hidden = !text;
   dialog.classList.toggle('unreachable', Boolean(text));
 }
@@ -80,8 +94,8 @@ async function openRoom(dialog) {
   if (!dialog.open) dialog.showModal();
   const room = await askServer().catch(() => null);
   const [warning, note] = explain(here, room);
-  showAddress(dialog, roomAddress(here, room));
   showWarning(dialog, warning);
+  await showAddress(dialog, roomAddress(here, room));
   dialog.querySelector('#room-note').textContent = note;
   showOthers(dialog, here, room);
   dialog.dataset.ready = '1';
