@@ -1,5 +1,6 @@
-// The page chrome every page shares (templates/base.html; embeds have none): on narrow screens the navigation
-// folds behind a menu button and the settings behind a "Settings" toggle; the QR button opens the room panel.
+// The page chrome every page shares (templates/base.html; embeds have none): the navigation folds behind a menu
+// button unless its links fit on one line, on narrow screens the settings fold behind a "Settings" toggle, and the
+// QR button opens the room panel.
 // Loaded beside the page's own module, so a page that draws nothing still gets its menu.
 import { wireRoom } from './room.js';
 
@@ -13,11 +14,29 @@ function disclosure(button, target, attribute) {
   return set;
 }
 
+/** Show the links in the header when they fit on one line (measured, in this language), else fold them. */
+function fitNavigation(header, closeMenu) {
+  const measure = () => {
+    header.classList.add('roomy');
+    const fits = header.scrollWidth <= header.clientWidth;
+    header.classList.toggle('roomy', fits);
+    if (fits) closeMenu();
+  };
+  let frame = 0;
+  window.addEventListener('resize', () => {
+    cancelAnimationFrame(frame);
+    frame = requestAnimationFrame(measure);
+  });
+  document.fonts?.ready.then(measure);
+  measure();
+}
+
 function wireMenu() {
   const button = document.getElementById('menu-toggle');
   const nav = document.getElementById('site-nav');
   if (!button || !nav) return;
   const set = disclosure(button, nav, 'open');
+  fitNavigation(button.closest('header'), () => set(false));
   const isOpen = () => button.getAttribute('aria-expanded') === 'true';
   document.addEventListener('keydown', (event) => {
     if (event.key !== 'Escape' || !isOpen() || document.querySelector('dialog[open]')) return;

@@ -18,6 +18,8 @@ from tests.browser.screens import every_page, with_lang
 from tests.test_room import matrix_modules, svg_modules
 
 CHART_VISIBLE_PX = 120   # at least this much of the first chart (its title and legend) on the first screen
+CHART_FOLLOWED = """() => [...document.querySelectorAll('[data-chart]')].every((chart) =>
+    Math.abs(chart.querySelector('.main-svg').getBoundingClientRect().width - chart.clientWidth) < 2)"""
 
 
 def first_screen_shot(watch, name: str) -> None:
@@ -52,13 +54,23 @@ def test_fits_the_screen_and_shows_the_chart_first(open_device, path, charts, la
     first_screen_shot(watch, shot_name(path, lang, device))
 
 
-def test_desktop_shows_navigation_and_settings_without_toggles(open_device):
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_desktop_shows_navigation_and_settings_without_toggles(open_device, lang):
     watch = open_device("desktop")
-    watch.open("/norms", ("norms",))
+    watch.open(with_lang("/norms", lang), ("norms",))
     page = watch.page
     assert page.is_visible("#site-nav") and page.is_visible("#controls") and page.is_visible("#room-open")
     assert not page.is_visible("#menu-toggle") and not page.is_visible("#settings-toggle")
     assert page.evaluate("document.documentElement.scrollWidth") <= 1280
+    # Between a tablet and a projector the links either fit on one row or fold: never wrap, never overflow.
+    for width in (920, 1000, 1100, 1200, 1240, 1600):
+        page.set_viewport_size({"width": width, "height": 800})
+        page.wait_for_function(f"() => document.documentElement.clientWidth === {width}")
+        page.wait_for_function(CHART_FOLLOWED)      # the chart has followed its box
+        page.wait_for_timeout(50)                   # the header is measured on the next animation frame
+        assert page.evaluate("document.documentElement.scrollWidth") <= width
+        assert page.locator("header.site").bounding_box()["height"] < 60, f"the header wraps at {width} px"
+        assert page.is_visible("#site-nav") != page.is_visible("#menu-toggle")
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
@@ -170,7 +182,7 @@ def test_charts_follow_the_window(open_device):
     plot_width = "() => document.querySelector('[data-chart=norms] .main-svg').getBoundingClientRect().width"
     wide = page.evaluate(plot_width)
     page.set_viewport_size({"width": 700, "height": 900})
-    page.wait_for_function(f"() => Math.abs(({plot_width})() - document.querySelector('[data-chart=norms]').clientWidth) < 2")
+    page.wait_for_function(CHART_FOLLOWED)
     narrow = page.evaluate(plot_width)
     assert narrow < wide - 200
     assert watch.drawn("norms") == drawn and asked == []   # a resize is not a new draw, and asks the server nothing
