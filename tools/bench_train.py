@@ -56,8 +56,9 @@ def main() -> None:
     print(f"torch threads per training run: {get_settings().threads_per_run()}")
     time.sleep(3.0)  # a server is started before its first lesson: let the one-time optimizer import finish
     for label, body in (("first request, default sizes (batch 4 x 32 tokens, vocab 128)", default_sizes),
-                        ("second request, default sizes", default_sizes),
-                        ("preset sizes (batch 16 x 16 tokens, vocab 16)", preset_sizes)):
+                        ("second request, default sizes, another seed", {**default_sizes, "seed": 1}),
+                        ("preset sizes (batch 16 x 16 tokens, vocab 16)", preset_sizes),
+                        ("the first request again (replayed from the finished-run cache)", default_sizes)):
         result = timed_run(url, body)
         done = result["done"]
         print(f"{label}: first step {result['first_step_s']:.2f} s (target < {TARGET_FIRST_S} s), "

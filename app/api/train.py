@@ -1,7 +1,8 @@
 """POST /api/train: short real training runs streamed as NDJSON, one strict JSON object per line.
 
 Training runs in its own thread, never on the event loop; a process holds at most
-`max_train_runs` training streams (more get 429 + Retry-After). When the client goes away the
+`max_train_runs` training streams (more get 429 + Retry-After). A request that already ran to its end
+is replayed from app.train_cache at once (no slot, no thread). When the client goes away the
 streaming generator is closed, which sets the run's cancel flag; the thread checks it every step.
 """
 from __future__ import annotations
@@ -20,6 +21,7 @@ from app.experiments.train import MAX_STEPS, MAX_TRAIN_MACS, TrainRequest, check
 from app.experiments.train_presets import presets_payload
 from app.jsonsafe import StrictJSONResponse, strict_dumps
 from app.settings import get_settings
+from app.train_cache import FinishedRuns, replayed
 
 router = APIRouter(tags=["train"])
 
@@ -50,6 +52,7 @@ class TrainSlots:
 
 
 SLOTS = TrainSlots()
+FINISHED = FinishedRuns()
 
 
 class TrainingSession:
@@ -71,6 +74,7 @@ class TrainingSession:
         import torch
 
         torch.set_num_threads(get_settings().threads_per_run())
+        events = []
         try:
             for event in train_events(self.request, self.cancel):
                 SLOTS.steps += event.get("type") == "step"
@@ -78,6 +82,9 @@ class TrainingSession:
                     self.cancel.set()
                 if self.cancel.is_set() or not self._send(event):
                     break
+                events.append(event)
+            else:
+                FINISHED.keep(self.request.model_dump_json(), events)
         except Exception as exc:  # never leave the stream hanging: say what failed, then end it
             self._send({"type": "error", "error": f"training failed: {type(exc).__name__}: {exc}"})
         finally:
@@ -112,6 +119,9 @@ async def train(body: TrainRequest | None = None):
         check_runs(body)
     except TaskMismatch as exc:
         raise FieldError(exc.field, exc.message, exc.allowed) from None
+    finished = FINISHED.get(body.model_dump_json())
+    if finished is not None:
+        return StreamingResponse(_replay(finished), media_type="application/x-ndjson", headers={"Cache-Control": "no-store"})
     limit = get_settings().max_train_runs
     if not SLOTS.try_acquire(limit):
         message = f"{limit} training run(s) already in progress on this server; try again shortly"
@@ -126,11 +136,17 @@ async def train(body: TrainRequest | None = None):
                              headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
 
 
+async def _replay(events: list[dict[str, Any]]) -> AsyncIterator[str]:
+    for event in replayed(events):
+        yield strict_dumps(event) + "\n"
+
+
 @router.get("/api/train/status", response_class=StrictJSONResponse)
 async def status() -> StrictJSONResponse:
     """Training streams running in this process (a thread counts until it has really stopped)."""
     return StrictJSONResponse({"active": SLOTS.active, "max": get_settings().max_train_runs,
-                               "started": SLOTS.started, "steps": SLOTS.steps})
+                               "started": SLOTS.started, "steps": SLOTS.steps,
+                               "finished_kept": len(FINISHED), "replays": FINISHED.hits})
 
 
 @router.get("/api/train/presets", response_class=StrictJSONResponse)
