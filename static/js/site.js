@@ -14,13 +14,17 @@ function disclosure(button, target, attribute) {
   return set;
 }
 
-/** Show the links in the header when they fit on one line (measured, in this language), else fold them. */
+/** Show the links in the header when they fit on one line (measured, in this language), with the QR button's
+ *  label if there is room for it too; else fold them behind the menu button. */
 function fitNavigation(header, closeMenu) {
+  const fits = (...classes) => {
+    header.classList.remove('roomy', 'compact');
+    header.classList.add(...classes);
+    return header.scrollWidth <= header.clientWidth;
+  };
   const measure = () => {
-    header.classList.add('roomy');
-    const fits = header.scrollWidth <= header.clientWidth;
-    header.classList.toggle('roomy', fits);
-    if (fits) closeMenu();
+    if (fits('roomy') || fits('roomy', 'compact')) closeMenu();
+    else header.classList.remove('roomy', 'compact');
   };
   let frame = 0;
   window.addEventListener('resize', () => {

@@ -59,11 +59,11 @@ def test_desktop_shows_navigation_and_settings_without_toggles(open_device, lang
     watch = open_device("desktop")
     watch.open(with_lang("/norms", lang), ("norms",))
     page = watch.page
-    assert page.is_visible("#site-nav") and page.is_visible("#controls") and page.is_visible("#room-open")
-    assert not page.is_visible("#menu-toggle") and not page.is_visible("#settings-toggle")
+    assert page.is_visible("#controls") and page.is_visible("#room-open") and not page.is_visible("#settings-toggle")
     assert page.evaluate("document.documentElement.scrollWidth") <= 1280
-    # Between a tablet and a projector the links either fit on one row or fold: never wrap, never overflow.
-    for width in (920, 1000, 1100, 1200, 1240, 1600):
+    # From a tablet to a wide projector the links either fit on one row or fold: never wrap, never overflow.
+    # (At 1280 px they fit today in both languages, the QR button icon-only in English; one more page would fold them.)
+    for width in (920, 1000, 1100, 1200, 1280, 1600):
         page.set_viewport_size({"width": width, "height": 800})
         page.wait_for_function(f"() => document.documentElement.clientWidth === {width}")
         page.wait_for_function(CHART_FOLLOWED)      # the chart has followed its box
@@ -71,6 +71,8 @@ def test_desktop_shows_navigation_and_settings_without_toggles(open_device, lang
         assert page.evaluate("document.documentElement.scrollWidth") <= width
         assert page.locator("header.site").bounding_box()["height"] < 60, f"the header wraps at {width} px"
         assert page.is_visible("#site-nav") != page.is_visible("#menu-toggle")
+        assert page.is_visible("#room-open") and page.evaluate("document.getElementById('room-open').textContent.trim()")
+    assert page.is_visible("#site-nav") and not page.is_visible("#menu-toggle")   # 1600 px: every link shows
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
