@@ -6,7 +6,7 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
-from app.api import health, lecture, lessons, schema, sweep, trace, train
+from app.api import health, lecture, lessons, room, schema, sweep, trace, train
 from app.errors import install_error_handlers
 from app.paths import asset_dir
 
@@ -43,7 +43,7 @@ def create_app() -> FastAPI:
     install_error_handlers(app)
     security.install(app)
     app.mount("/static", StaticFiles(directory=asset_dir("static")), name="static")
-    for module in (health, schema, trace, sweep, lessons, train, lecture, pages):
+    for module in (health, schema, trace, sweep, lessons, train, lecture, room, pages):
         app.include_router(module.router)
     return app
 
