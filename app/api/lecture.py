@@ -29,6 +29,7 @@ STRINGS = {
     "lecture.bar.normalized": ("x̂ = (x − μ) / σ", "x̂ = (x − μ) / σ"),
     "lecture.bar.output": ("y = γ·x̂ + β", "y = γ·x̂ + β"),
     "lecture.train_start": ("▶ Train on this server (T)", "▶ 在本服务器上训练（T）"),
+    "lecture.train_progress": ("Training progress", "训练进度"),
     "lecture.train_idle": ("Press T to train on this server", "按 T 在本服务器上训练"),
     "lecture.train_click": ("Click the chart to train on this server.", "点击图表，在本服务器上训练。"),
     "lecture.train_pending": ("Not trained yet: press T (or the button) to run it on this server; the caption then shows "

@@ -5,12 +5,14 @@ import { pageData, t } from '../i18n.js';
 import { describeError } from '../api.js';
 import { draw } from '../charts.js';
 import { answersFor, isTrainingSlide, offline, train, trained } from './sources.js';
-import { figureFor, isTable, tableFor } from './figures.js';
+import { figureFor } from './figures.js';
 import { evaluate, failures, statement } from './claims.js';
 
 const DECK = pageData.extra.deck;
 const STAGE = { width: 1280, height: 720 };
-const FLOW_BELOW = 700;   // narrower windows (phones) show one slide at its natural size instead of a scaled 16:9 stage
+// Narrow or portrait windows (phones, tablets held upright) show one slide at its natural size, as a page with the
+// site header; landscape screens (projectors, laptops, a phone turned sideways) get the scaled 16:9 stage.
+const FLOW_BELOW = 700;
 const REDRAW_MS = 250;
 const NEXT = ['ArrowRight', 'ArrowDown', 'PageDown', ' ', 'Enter', 'n'];
 const PREVIOUS = ['ArrowLeft', 'ArrowUp', 'PageUp', 'Backspace', 'p'];
@@ -55,7 +57,7 @@ export class Deck {
 
   /** Scale the 1280x720 stage to the window (letterboxed), or let a phone-sized window flow. */
   fit() {
-    const flow = window.innerWidth < FLOW_BELOW;
+    const flow = window.innerWidth < FLOW_BELOW || window.innerHeight > window.innerWidth;
     document.body.classList.toggle('flow', flow);
     const scale = flow ? 1 : Math.min(window.innerWidth / STAGE.width, window.innerHeight / STAGE.height);
     document.getElementById('stage').style.setProperty('--scale', String(scale));
@@ -134,8 +136,7 @@ export class Deck {
     answers = answers || await answersFor(slide);
     await plotlyReady();
     const element = this.sections[i].querySelector('[data-slide-chart]');
-    if (isTable(slide)) element.replaceChildren(tableFor(slide, answers));
-    else await draw(element, figureFor(slide, answers, this.chartTheme()));
+    await draw(element, figureFor(slide, answers, this.chartTheme()));
     if (isTrainingSlide(slide)) this.trainingState(i, trained(slide) ? 'done' : 'idle');
     if (!isTrainingSlide(slide) || trained(slide)) this.caption(i, answers);
     else this.sections[i].querySelector('[data-claim]').textContent = t('lecture.train_pending');

@@ -110,7 +110,7 @@ function layernormFigure(chart, answers, theme) {
     const y = field === 'x' ? chart.sources[0].body.x : answers[0][field];
     const name = t(`lecture.bar.${field}`);
     fig.data.push({ type: 'bar', name, x: y.map((_, i) => i + 1), y, marker: { color: colors[field] },
-      text: y.map((v) => formatNumber(v, 4)), textposition: 'outside', cliponaxis: false,
+      text: y.map((v) => (field === 'x' ? String(v) : formatNumber(v, 4))), textposition: 'outside', cliponaxis: false,
       textfont: { size: themeOf(theme).font - 6 }, hovertemplate: `%{y:.4g}<extra>${name}</extra>` });
   });
   fig.layout.barmode = 'group';
@@ -170,8 +170,24 @@ function barsFigure(chart, answers, theme) {
   return fig;
 }
 
+/** The 'table' kind: one row per source, one column per path, as a Plotly table (drawn, exported and printed like
+ *  every other chart). */
+function tableFigure(chart, answers, theme) {
+  const style = themeOf(theme);
+  const fig = { data: [], layout: layout(theme, { title: tr(chart.title) }) };
+  const columns = chart.columns.map((c) => answers.map((answer) => formatNumber(readPath(answer, c.path), 3)));
+  fig.data.push({ type: 'table', columnwidth: [1.5, ...chart.columns.map(() => 1)],
+    header: { values: ['', ...chart.columns.map((c) => `<b>${tr(c.label)}</b>`)], align: ['left', 'right'],
+      font: { size: style.font - 4, color: '#111' }, height: style.font * 2.4, line: { color: '#c9cdd3' }, fill: { color: '#f1f3f6' } },
+    cells: { values: [chart.rows.map((row) => `<b>${tr(row)}</b>`), ...columns], align: ['left', 'right'],
+      font: { size: style.font - 2, color: '#111' }, height: style.font * 2.2, line: { color: '#c9cdd3' }, fill: { color: '#fff' } } });
+  Object.assign(fig.layout, { margin: { l: 4, r: 4, t: style.title * 1.6, b: 4 }, showlegend: false,
+    xaxis: { visible: false }, yaxis: { visible: false } });
+  return fig;
+}
+
 const FIGURES = { layers: layersFigure, chain: chainFigure, precision: precisionFigure, softmax: softmaxFigure,
-  layernorm: layernormFigure, train: trainFigure, bars: barsFigure };
+  layernorm: layernormFigure, train: trainFigure, bars: barsFigure, table: tableFigure };
 
 /** The Plotly figure of a slide's chart. Its title is smaller than the slide theme's: the slide's own title is above it. */
 export function figureFor(slide, answers, theme) {
@@ -179,32 +195,4 @@ export function figureFor(slide, answers, theme) {
   fig.layout.title.font.size = Math.round(themeOf(theme).title * 0.75);
   fig.layout.legend.font.size = themeOf(theme).font - 4;
   return fig;
-}
-
-export function isTable(slide) {
-  return slide.chart.kind === 'table';
-}
-
-/** The 'table' kind: one row per source, one column per path. */
-export function tableFor(slide, answers) {
-  const chart = slide.chart;
-  const table = document.createElement('table');
-  table.className = 'slide-table';
-  const caption = document.createElement('caption');
-  caption.textContent = tr(chart.title);
-  const head = document.createElement('tr');
-  head.append(document.createElement('th'), ...chart.columns.map((c) => cell('th', tr(c.label))));
-  const rows = chart.rows.map((row, i) => {
-    const tableRow = document.createElement('tr');
-    tableRow.append(cell('th', tr(row)), ...chart.columns.map((c) => cell('td', formatNumber(readPath(answers[i], c.path), 3))));
-    return tableRow;
-  });
-  table.append(caption, head, ...rows);
-  return table;
-}
-
-function cell(tag, text) {
-  const node = document.createElement(tag);
-  node.textContent = text;
-  return node;
 }

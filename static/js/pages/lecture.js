@@ -6,7 +6,7 @@ import { draw } from '../charts.js';
 import { Deck, slideFromUrl, themeFromUrl } from '../lecture/deck.js';
 import { SyncChannel, startSpeakerView } from '../lecture/speaker.js';
 import { answersFor, isTrainingSlide, train, trained } from '../lecture/sources.js';
-import { figureFor, isTable, tableFor } from '../lecture/figures.js';
+import { figureFor } from '../lecture/figures.js';
 import { evaluate, statement } from '../lecture/claims.js';
 
 const DECK = pageData.extra.deck;
@@ -20,8 +20,7 @@ async function embed(key) {
   caption.className = 'caption embed-caption';
   element.closest('.chart-wrap').after(caption);
   const render = async (answers) => {
-    if (isTable(slide)) element.replaceChildren(tableFor(slide, answers));
-    else await draw(element, figureFor(slide, answers, themeFromUrl()));
+    await draw(element, figureFor(slide, answers, themeFromUrl()));
     const ready = !isTrainingSlide(slide) || trained(slide);
     caption.textContent = ready ? statement(slide.claim, evaluate(slide.claim, answers)) : t('lecture.train_click');
   };
