@@ -1,6 +1,7 @@
 """create_app(): mounts static files, installs error handlers and security, includes the routers."""
 from __future__ import annotations
 
+import asyncio
 from contextlib import asynccontextmanager
 from pathlib import Path
 
@@ -9,6 +10,7 @@ from fastapi.staticfiles import StaticFiles
 
 from app.api import health, lessons, schema, sweep, trace, train
 from app.errors import install_error_handlers
+from app.settings import get_settings
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -16,8 +18,6 @@ ROOT = Path(__file__).resolve().parent.parent
 def configure_torch() -> None:
     """Fix torch's thread counts once per worker process, before any request runs a model."""
     import torch
-
-    from app.settings import get_settings
 
     torch.set_num_threads(get_settings().threads_per_run())
     try:
@@ -29,10 +29,20 @@ def configure_torch() -> None:
 @asynccontextmanager
 async def lifespan(app: FastAPI):
     from app.experiments.train import warm_up_in_background
+    from app.services.compute import get_pool
+    from app.services.warmup import warm_in_background
 
     configure_torch()
     warm_up_in_background()  # the first optimizer's imports, paid at start-up, not by the first training run
+    settings, pool = get_settings(), get_pool()
+    if pool.processes is not None:
+        pool.processes.start()  # children import torch while the server already answers
+    warming = asyncio.create_task(warm_in_background(pool, settings.compute_processes)) if settings.warm else None
     yield
+    if warming is not None:
+        warming.cancel()
+    if pool.processes is not None:
+        pool.processes.shutdown()
 
 
 def create_app() -> FastAPI:

@@ -1,7 +1,11 @@
 """Shared fixtures: one TestClient for the app (no server process needed)."""
 from __future__ import annotations
 
+import atexit
+import os
+import shutil
 import socket
+import tempfile
 import threading
 import time
 
@@ -9,6 +13,13 @@ import pytest
 import torch
 
 torch.set_num_threads(1)
+
+# Every test session starts with an empty cache of its own (servers started by tests inherit it) and no
+# background warm-up competing with the tests; tests/test_cache.py turns the warm-up on where it is the subject.
+_CACHE_DIR = tempfile.mkdtemp(prefix="resnorm-test-cache-")
+atexit.register(shutil.rmtree, _CACHE_DIR, ignore_errors=True)
+os.environ["RESNORM_CACHE_DIR"] = _CACHE_DIR
+os.environ["RESNORM_WARM"] = "0"
 
 
 def pytest_collection_modifyitems(items):

@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from app.compute import ComputePool
+from app.services.compute import ComputePool
 from app.errors import Busy
 
 

@@ -102,7 +102,7 @@ def test_identical_requests_are_answered_from_the_cache(client):
 
 
 def test_concurrent_identical_requests_compute_once():
-    from app.compute import ComputePool, get_pool
+    from app.services.compute import ComputePool, get_pool
     from app.main import app
 
     async def fire() -> list[httpx.Response]:

@@ -11,7 +11,7 @@ from fastapi import APIRouter, Request
 from pydantic import BaseModel, ValidationError
 
 from app import i18n
-from app.compute import get_pool
+from app.services.compute import get_pool
 from app.config import TraceConfig, field_bounds
 from app.errors import FieldError, validation_errors
 from app.experiments.lessons.chain import WORKED_CASES, ChainRequest, chain_lesson
@@ -89,8 +89,13 @@ async def precision(request: Request) -> StrictJSONResponse:
     return StrictJSONResponse({**precision_lesson(req, trace16, trace32), "cached": cached16 and cached32})
 
 
+def lesson_key(name: str, req: BaseModel) -> str:
+    """The cache key of a lesson's answer (the warm-up computes the default ones under the same keys)."""
+    return f"lesson:{name}:{req.model_dump_json()}"
+
+
 async def _answer(name: str, req: BaseModel, lesson: Any) -> StrictJSONResponse:
-    result, cached = await get_pool().run_cached(f"lesson:{name}:{req.model_dump_json()}", lesson, req)
+    result, cached = await get_pool().run_cached(lesson_key(name, req), lesson, req)
     return StrictJSONResponse({**result, "cached": cached})
 
 

@@ -9,7 +9,7 @@ from typing import AsyncIterator
 
 from fastapi import APIRouter, Query
 
-from app.compute import get_pool
+from app.services.compute import get_pool
 from app.errors import Busy
 from app.experiments.sweep import SweepRequest, depth_row
 from app.experiments.trace import run_trace
@@ -30,8 +30,8 @@ async def _rows(request: SweepRequest) -> AsyncIterator[dict]:
         try:
             for depth in pending:  # the workers share one iterator
                 cfg = request.config.with_depth(depth)
-                trace, cached = await pool.run_cached(cfg.cache_key(), run_trace, cfg)
-                await done.put({**depth_row(trace), "cached": cached})
+                trace, source = await pool.run_sourced(cfg.cache_key(), run_trace, cfg, runner=pool.run_model)
+                await done.put({**depth_row(trace), "cached": source != "computed", "source": source})
         except Exception as exc:  # handed to the consumer, which re-raises it
             await done.put(exc)
 

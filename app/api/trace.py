@@ -7,7 +7,7 @@ from fastapi import APIRouter, Request
 from fastapi.exceptions import RequestValidationError
 from pydantic import ValidationError
 
-from app.compute import get_pool
+from app.services.compute import get_pool
 from app.config import TraceConfig
 from app.experiments.trace import run_trace
 from app.jsonsafe import StrictJSONResponse
@@ -15,12 +15,16 @@ from app.jsonsafe import StrictJSONResponse
 router = APIRouter(tags=["trace"])
 
 
+CACHE_HEADER = "X-Resnorm-Cache"  # computed | coalesced | memory | disk | redis: where the answer came from
+
+
 async def traced(cfg: TraceConfig) -> StrictJSONResponse:
     started = time.perf_counter()
-    result, cached = await get_pool().run_cached(cfg.cache_key(), run_trace, cfg)
-    body = {**result, "summary": {**result["summary"], "cached": cached,
+    pool = get_pool()
+    result, source = await pool.run_sourced(cfg.cache_key(), run_trace, cfg, runner=pool.run_model)
+    body = {**result, "summary": {**result["summary"], "cached": source != "computed", "source": source,
                                   "served_ms": round((time.perf_counter() - started) * 1000, 2)}}
-    return StrictJSONResponse(body)
+    return StrictJSONResponse(body, headers={CACHE_HEADER: source})
 
 
 @router.post("/api/trace", response_class=StrictJSONResponse)
