@@ -1,0 +1,80 @@
+"""Several servers, one Redis: what one computed, the other answers from the shared cache; without Redis,
+requests still work on the local cache and /api/health says Redis is down."""
+from __future__ import annotations
+
+import os
+import socket
+from contextlib import ExitStack
+
+import httpx
+import pytest
+
+try:  # the local-server helper is moving out of the app package
+    from tools.localserver import free_port, local_server, uvicorn_args
+except ImportError:
+    from app.localserver import free_port, local_server, uvicorn_args
+
+BODY = {"depth": 6, "seed": 2_024}
+
+
+def _server_env(tmp_path, name: str, redis_url: str) -> dict[str, str]:
+    """Each server its own disk cache (two machines share nothing but Redis); threads keep the test light."""
+    return {**os.environ, "RESNORM_CACHE_DIR": str(tmp_path / name), "RESNORM_REDIS_URL": redis_url,
+            "RESNORM_COMPUTE_PROCESSES": "0"}
+
+
+def _start(stack: ExitStack, env: dict[str, str]) -> str:
+    port = free_port()
+    return stack.enter_context(local_server(uvicorn_args(port), port, env=env))
+
+
+def test_what_one_server_computed_the_other_answers_from_redis(tmp_path, redis_url):
+    with ExitStack() as stack:
+        first = _start(stack, _server_env(tmp_path, "a", redis_url))
+        second = _start(stack, _server_env(tmp_path, "b", redis_url))
+        computed = httpx.post(f"{first}/api/trace", json=BODY, timeout=60)
+        shared = httpx.post(f"{second}/api/trace", json=BODY, timeout=60)
+        again = httpx.post(f"{second}/api/trace", json=BODY, timeout=60)
+        health = httpx.get(f"{second}/api/health", timeout=10).json()
+    assert computed.headers["x-resnorm-cache"] == "computed"
+    assert shared.headers["x-resnorm-cache"] == "redis" and again.headers["x-resnorm-cache"] == "memory"
+    assert shared.json()["layers"] == computed.json()["layers"]
+    assert health["redis"]["up"] is True and health["compute"]["computed"] == 0
+    assert health["compute"]["cache"]["hits"]["redis"] == 1
+
+
+def _closed_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]  # released at once: nothing listens there
+
+
+def test_without_redis_requests_work_on_the_local_cache_and_health_says_it_is_down(tmp_path):
+    with ExitStack() as stack:
+        base = _start(stack, _server_env(tmp_path, "c", f"redis://127.0.0.1:{_closed_port()}/0"))
+        first = httpx.post(f"{base}/api/trace", json=BODY, timeout=60)
+        second = httpx.post(f"{base}/api/trace", json=BODY, timeout=60)
+        health = httpx.get(f"{base}/api/health", timeout=10)
+    assert first.status_code == second.status_code == health.status_code == 200
+    assert first.headers["x-resnorm-cache"] == "computed" and second.headers["x-resnorm-cache"] == "memory"
+    redis = health.json()["redis"]
+    assert redis["up"] is False and "Connection" in redis["error"] and "127.0.0.1" in redis["url"]
+
+
+def test_a_password_never_appears_in_health():
+    from app.services.redis_layer import redacted
+
+    assert redacted("redis://user:s3cret@cache.internal:6380/2") == "redis://cache.internal:6380/2"
+
+
+@pytest.mark.parametrize("value,expected", [("0", False), ("off", False), ("1", True), ("yes", True)])
+def test_switches_read_the_usual_spellings_and_redis_is_off_by_default(value, expected, monkeypatch):
+    from app.settings import settings_from_env
+
+    monkeypatch.delenv("RESNORM_REDIS_URL", raising=False)
+    monkeypatch.setenv("RESNORM_WARM", value)
+    settings = settings_from_env()
+    assert settings.warm is expected and settings.redis_url == ""
+    monkeypatch.setenv("RESNORM_WARM", "maybe")
+    with pytest.raises(ValueError, match="RESNORM_WARM"):
+        settings_from_env()
