@@ -23,6 +23,7 @@ DType = Literal["float32", "bfloat16", "float16"]
 MAX_FORWARD_MACS = 3.0e9
 MAX_PARAMETERS = 40_000_000
 MAX_ACTIVATION_FLOATS = 100_000_000
+MAX_DEPTH = 128  # blocks; the sweep, the presets' depth query and the pages share it
 
 
 def labelled_field(default: Any, label: str, label_zh: str, help: str, help_zh: str, group: str, **bounds: Any) -> Any:
@@ -41,7 +42,7 @@ class TraceConfig(BaseModel):
         "transformer: embedding, L attention+FFN blocks, head; mlp: L blocks of Linear + activation.",
         "transformer：嵌入、L 个注意力+前馈块、输出头；mlp：L 个线性层+激活函数。", "model")
     depth: int = labelled_field(
-        12, "Depth (blocks)", "深度（块数）", "Number of blocks L.", "块的数量 L。", "model", ge=1, le=128)
+        12, "Depth (blocks)", "深度（块数）", "Number of blocks L.", "块的数量 L。", "model", ge=1, le=MAX_DEPTH)
     norm: Norm = labelled_field(
         "layernorm", "Normalization", "归一化",
         "Which normalization layer: LayerNorm, RMSNorm, ScaleNorm (g·x/‖x‖), DyT (γ·tanh(αx)+β) or none.",

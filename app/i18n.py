@@ -3,7 +3,7 @@
 Pages look strings up with `t(key, lang)`; the browser gets the whole table for its language
 (`client_table`) so chart titles, axis labels and captions are translated in the same place.
 Other modules add their own strings with `register({...})` instead of editing this table
-(see notes/FRONTEND.md); a key may be registered only once.
+(see docs/adding-a-page.md); a key may be registered only once.
 Model field labels and help live in app/config.py (TraceConfig), preset names in PRESETS.
 """
 from __future__ import annotations

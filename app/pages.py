@@ -1,7 +1,7 @@
 """HTML routes: the explorer pages, one embed route for every chart, and Plotly.js from the installed package.
 
 A page is a `Page` in the `PAGES` registry: one template, one ES module under static/js/pages/, the charts
-it draws. Other modules add pages with `register_page(Page(...), their_router)` (see notes/FRONTEND.md);
+it draws. Other modules add pages with `register_page(Page(...), their_router)` (see docs/adding-a-page.md);
 `/embed/{chart}` then works for their charts too, and the navigation lists them.
 """
 from __future__ import annotations
@@ -15,7 +15,7 @@ from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import FileResponse, HTMLResponse
 from fastapi.templating import Jinja2Templates
 
-from app.config import TraceConfig, presets_payload
+from app.config import MAX_DEPTH, TraceConfig, presets_payload
 from app.i18n import client_table, pick_lang, t
 from app.settings import get_settings
 
@@ -87,7 +87,7 @@ def _query_depth(request: Request) -> int:
         depth = int(request.query_params.get("depth", ""))
     except ValueError:
         return TraceConfig().depth
-    return depth if 1 <= depth <= 128 else TraceConfig().depth
+    return depth if 1 <= depth <= MAX_DEPTH else TraceConfig().depth
 
 
 def page_data(request: Request, page: Page, lang: str, embed_chart: str | None) -> dict[str, Any]:

@@ -141,7 +141,7 @@ async def _json_body(request: Request) -> Any:
 
 
 def _register_pages() -> None:
-    """The four lesson pages (see notes/FRONTEND.md): controls are derived from each request model's schema."""
+    """The four lesson pages (see docs/adding-a-page.md): controls are derived from each request model's schema."""
     i18n.register(all_strings(MODELS))
     extras = {
         "chain": {"cases": [{k: c[k] for k in ("key", "derivative", "depth", "product")} for c in WORKED_CASES]},

@@ -5,7 +5,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query
 
-from app.config import TraceConfig, presets_payload
+from app.config import MAX_DEPTH, TraceConfig, presets_payload
 
 router = APIRouter(tags=["config"])
 
@@ -17,6 +17,6 @@ async def schema() -> dict:
 
 
 @router.get("/api/presets")
-async def presets(depth: Annotated[int, Query(ge=1, le=128, description="resolve depth-dependent settings (DeepNorm's α) for this depth")] = 12) -> dict:
+async def presets(depth: Annotated[int, Query(ge=1, le=MAX_DEPTH, description="resolve depth-dependent settings (DeepNorm's α) for this depth")] = 12) -> dict:
     base = TraceConfig(depth=depth)
     return {"depth": depth, "presets": presets_payload(base)}

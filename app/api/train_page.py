@@ -81,8 +81,11 @@ def _schema_for(fields: tuple[str, ...]) -> dict:
 
 def _settings_bounds() -> dict:
     props = TrainRequest.model_json_schema()["properties"]
-    return {name: {k: v for k, v in props[name].items() if k in ("minimum", "maximum", "exclusiveMinimum", "enum")}
-            for name in ("task", "steps", "lr", "warmup_steps", "optimizer", "seed")}
+
+    def bounds(prop: dict) -> dict:  # an optional field (clip): the bounds of its non-null option
+        prop = next((option for option in prop.get("anyOf", []) if option.get("type") != "null"), prop)
+        return {k: v for k, v in prop.items() if k in ("minimum", "maximum", "exclusiveMinimum", "enum")}
+    return {name: bounds(props[name]) for name in ("task", "steps", "lr", "warmup_steps", "optimizer", "clip", "seed")}
 
 
 def register(router: APIRouter) -> None:

@@ -4,7 +4,7 @@ import { runPage, scaleParam, traceRows } from '../page.js';
 import { fetchTrace, streamSweep } from '../api.js';
 import { layout, heatmapLayout, line, logHeatmap, markOverflow, PALETTE, t, fmt } from '../charts.js';
 import { optionLabel } from '../controls.js';
-import { sentences } from '../i18n.js';
+import { pageData, sentences } from '../i18n.js';
 
 /** The same model with the other residual choice: 'none' (plain stack) unless it already is one. */
 function counterpart(config) {
@@ -99,7 +99,7 @@ function heatmapTable(data) {
 
 runPage({
   params: [
-    { name: 'sweep_to', type: 'integer', default: 96, min: 1, max: 128, group: 'page', label: 'controls.sweep_to' },
+    { name: 'sweep_to', type: 'integer', default: 96, min: 1, max: pageData.schema.properties.depth.maximum, group: 'page', label: 'controls.sweep_to' },
     { name: 'heat', type: 'string', enum: ['relative', 'absolute'], default: 'relative', group: 'view', label: 'controls.heat' },
     scaleParam('grad_scale', 'log', 'controls.grad_scale'),
   ],

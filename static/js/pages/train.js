@@ -32,7 +32,7 @@ const PARAMS = [
   numberSpec('lr', 'number'),
   numberSpec('warmup_steps', 'integer'),
   { name: 'optimizer', type: 'string', enum: BOUNDS.optimizer.enum, default: DEFAULTS.optimizer, group: 'page', label: 'train.optimizer' },
-  { name: 'clip', type: 'number', default: DEFAULTS.clip ?? 0, min: 0, max: 1000, group: 'page', label: 'train.clip' },
+  { ...numberSpec('clip', 'number'), default: DEFAULTS.clip ?? 0, min: 0, exclusiveMin: false },  // 0 here means no clipping (null)
   numberSpec('seed', 'integer'),
   ...specsFromSchema(extra.size_schema).map((s) => ({ ...s, default: extra.size_defaults[s.name] })),
   { name: 'profile', type: 'string', enum: ['grad_norm', 'param_grad_norm', 'act_norm'], default: 'grad_norm', group: 'view', label: 'train.profile' },
