@@ -1,4 +1,4 @@
-"""`python -m app`: serve ResNorm Explorer with uvicorn.
+"""`python -m app`: serve ResNorm Explorer with uvicorn (`python -m app warm`: fill the cache and exit).
 
 Every option mirrors one RESNORM_* environment variable (see app/settings.py); an option given on the
 command line wins over the variable. The options are written back into the environment before uvicorn
@@ -60,6 +60,12 @@ def resolve(argv: list[str] | None = None) -> tuple[Settings, argparse.Namespace
 
 
 def main(argv: list[str] | None = None) -> None:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["warm"]:  # `python -m app warm [options]`: fill the cache with every page's default view
+        from app.services.warmup import warm_command
+
+        resolve(argv[1:])
+        sys.exit(warm_command())
     settings, args = resolve(argv)
     threads = settings.threads_per_run()
     if args.print_settings:

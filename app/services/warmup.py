@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -121,10 +122,12 @@ async def warm_all(pool: ComputePool, report: Callable[[str], None] = print) -> 
     """Everything at full speed, for `python -m app warm` (e.g. while building the Docker image)."""
     items = warm_requests()
     progress = WarmProgress(total=len(items), running=True)
+    turns = asyncio.Semaphore(pool.slots)  # no queue: the pool would answer Busy past 8 waiters a slot
 
     async def one(item: WarmRequest) -> None:
         try:
-            _, source = await pool.run_sourced(item.key, item.fn, *item.args, runner=pool.run_model)
+            async with turns:
+                _, source = await pool.run_sourced(item.key, item.fn, *item.args, runner=pool.run_model)
         except Exception as exc:
             progress.failed += 1
             source = f"FAILED {type(exc).__name__}: {exc}"
@@ -134,3 +137,19 @@ async def warm_all(pool: ComputePool, report: Callable[[str], None] = print) -> 
     await asyncio.gather(*(one(item) for item in items))
     progress.running = False
     return progress
+
+
+def warm_command() -> int:
+    """`python -m app warm`: compute every default view into the configured cache, using every compute slot."""
+    from app.services.compute import get_pool
+    from app.settings import get_settings
+
+    pool, started = get_pool(), time.perf_counter()
+    try:
+        progress = asyncio.run(warm_all(pool))
+    finally:
+        if pool.processes is not None:
+            pool.processes.shutdown()
+    print(f"warm: {progress.done - progress.failed} of {progress.total} default views in "
+          f"{time.perf_counter() - started:.1f} s, cache {get_settings().resolved_cache_dir()}")
+    return 1 if progress.failed else 0
