@@ -4,7 +4,6 @@ Thin: validate against the lesson's request model, compute off the event loop (c
 """
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from fastapi import APIRouter, Request
@@ -12,6 +11,7 @@ from pydantic import BaseModel, ValidationError
 
 from app import i18n
 from app.services.compute import get_pool
+from app.api.body import json_body
 from app.config import TraceConfig, field_bounds
 from app.errors import FieldError, validation_errors
 from app.experiments.lessons.chain import WORKED_CASES, ChainRequest, chain_lesson
@@ -59,14 +59,14 @@ async def chain(request: Request) -> StrictJSONResponse:
 @router.post("/api/layernorm", response_class=StrictJSONResponse, openapi_extra=_body_doc(LayerNormRequest))
 async def layernorm(request: Request) -> StrictJSONResponse:
     """LayerNorm or RMSNorm of `x`, step by step, checked against torch."""
-    req = parse(LayerNormRequest, await _json_body(request))
+    req = await json_body(request, LayerNormRequest)
     return await _answer("layernorm", req, layernorm_lesson)
 
 
 @router.post("/api/softmax", response_class=StrictJSONResponse, openapi_extra=_body_doc(SoftmaxRequest))
 async def softmax(request: Request) -> StrictJSONResponse:
     """softmax(scale·logits): probabilities, entropy and the Jacobian's spectral norm (optionally per scale)."""
-    req = parse(SoftmaxRequest, await _json_body(request))
+    req = await json_body(request, SoftmaxRequest)
     return await _answer("softmax", req, softmax_lesson)
 
 
@@ -123,21 +123,6 @@ def _stack_config(query: dict[str, str]):
 
 def _query(request: Request) -> dict[str, str]:
     return {k: v for k, v in request.query_params.items() if k not in PAGE_KEYS}
-
-
-async def _json_body(request: Request) -> Any:
-    raw = await request.body()
-    if not raw.strip():
-        return {}  # no body: every field takes its default, like POST /api/trace
-    try:
-        data = json.loads(raw)
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise FieldError("body", f"malformed JSON ({exc})", "a valid JSON object") from None
-    except RecursionError:  # json.loads recurses once per nesting level; the body limit still allows ~100k levels
-        raise FieldError("body", "malformed JSON (nested too deeply)", "a valid JSON object") from None
-    if not isinstance(data, dict):
-        raise FieldError("body", f"expected a JSON object, got {type(data).__name__}", "a JSON object")
-    return data
 
 
 def _register_pages() -> None:

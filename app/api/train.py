@@ -5,9 +5,10 @@ its own thread or replays an identical finished run from the cache.
 """
 from __future__ import annotations
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Request
 from fastapi.responses import StreamingResponse
 
+from app.api.body import body_doc, json_body
 from app.errors import FieldError
 from app.experiments.tasks import TaskMismatch, tasks_payload
 from app.experiments.train import MAX_STEPS, MAX_TRAIN_MACS, TrainRequest, check_runs
@@ -21,11 +22,11 @@ router = APIRouter(tags=["train"])
 RETRY_AFTER_S = 10
 
 
-@router.post("/api/train")
-async def train(body: TrainRequest | None = None):
+@router.post("/api/train", openapi_extra=body_doc(TrainRequest))
+async def train(request: Request):
     """Train 1-4 configs on a synthetic task; NDJSON events `start`, `step`, `done` (one per run), `end`.
     An identical finished run is replayed at once from the cache, its `start` and `end` marked `"replayed": true`."""
-    body = body or TrainRequest()
+    body = await json_body(request, TrainRequest)
     try:
         check_runs(body)
     except TaskMismatch as exc:
