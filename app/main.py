@@ -6,6 +6,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 
 from fastapi import FastAPI
+from fastapi.middleware.gzip import GZipMiddleware
 from fastapi.staticfiles import StaticFiles
 
 from app.api import health, lessons, schema, sweep, trace, train
@@ -46,14 +47,18 @@ async def lifespan(app: FastAPI):
 
 
 def create_app() -> FastAPI:
-    from app import pages, security
+    from app import assets, pages, security
 
     # No /docs or /redoc: their pages load scripts from a CDN (offline, and refused by our CSP); /openapi.json stays.
     app = FastAPI(title="ResNorm Explorer", version="0.1.0", lifespan=lifespan, docs_url=None, redoc_url=None,
                   description="Per-layer activation and gradient traces of real PyTorch models: "
                               "residual connections and normalization made visible.")
     install_error_handlers(app)
+    # Text answers gzipped (level 6: most of level 9's saving for a fraction of its CPU); NDJSON streams are
+    # flushed line by line. Security is added last, so it is outermost and sees every answer.
+    app.add_middleware(GZipMiddleware, minimum_size=500, compresslevel=6)
     security.install(app)
+    app.include_router(assets.router)  # before the plain /static mount, which would answer /static/v/... itself
     app.mount("/static", StaticFiles(directory=ROOT / "static"), name="static")
     for module in (health, schema, trace, sweep, lessons, train, pages):
         app.include_router(module.router)

@@ -84,6 +84,7 @@ class ProcessRunner:
             broken.shutdown(wait=False, cancel_futures=True)
 
     def shutdown(self) -> None:
+        """Queued jobs are dropped; running ones (a few seconds at most) finish, so the children exit cleanly."""
         if self._executor is not None:
-            self._executor.shutdown(wait=False, cancel_futures=True)
+            self._executor.shutdown(wait=True, cancel_futures=True)
             self._executor = None
