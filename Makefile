@@ -1,5 +1,4 @@
-# ResNorm Explorer: every target creates and reuses .venv by itself.
-PYTHON ?= python3
+# ResNorm Explorer: every target creates and reuses .venv by itself, with the first suitable Python it finds.
 VENV   := .venv
 BIN    := $(VENV)/bin
 HOST   ?= 127.0.0.1
@@ -7,11 +6,29 @@ PORT   ?= 8000
 # Extra pip arguments, e.g. PIP_ARGS="--extra-index-url <PyTorch CPU wheel index>"
 PIP_ARGS ?=
 
+# Which Python makes .venv: PYTHON=... if given, else the first of these in pyproject.toml's requires-python
+# (torch 2.13.0's own range). Checked before anything is created or downloaded, with one line if none fits.
+PYTHON_CANDIDATES := python3 python3.13 python3.12 python3.11 python3.14 python3.10 python
+requires_python = $(shell sed -n 's/^requires-python *= *"\(.*\)"/\1/p' pyproject.toml)
+low_minor = $(shell echo '$(requires_python)' | sed -n 's/.*>=3\.\([0-9]*\).*/\1/p')
+end_minor = $(shell echo '$(requires_python)' | sed -n 's/.*<3\.\([0-9]*\).*/\1/p')
+needs = Python 3.$(low_minor) to 3.$(shell echo $$(($(end_minor) - 1))) (the versions torch 2.13.0 has wheels for)
+suitable = $(shell $(1) -c 'import sys; sys.exit(not (3, $(low_minor)) <= sys.version_info[:2] < (3, $(end_minor)))' \
+                   >/dev/null 2>&1 && echo $(1))
+version_of = $(shell $(1) -c 'import sys; print("Python " + sys.version.split()[0])' 2>/dev/null)
+read_only_msg = cannot create $(VENV): $(CURDIR) is read-only; copy the project to a folder you can write, or install it without make (docs/install.md)
+no_python_msg = ResNorm Explorer needs $(needs); none of $(PYTHON_CANDIDATES) is one: install one, or name it with make PYTHON=/path/to/python3.12
+bad_python_msg = PYTHON=$(PYTHON) is $(or $(call version_of,$(PYTHON)),not a Python that runs here); ResNorm Explorer needs $(needs)
+
 .PHONY: run test test-fast test-browser bench loadtest docker-test clean
 
 $(BIN)/python:
-	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install -q --upgrade pip
+	$(if $(shell test -w . && echo yes),,$(error $(read_only_msg)))
+	$(eval PYTHON := $(or $(PYTHON),$(firstword $(foreach c,$(PYTHON_CANDIDATES),$(call suitable,$(c))))))
+	$(if $(PYTHON),,$(error $(no_python_msg)))
+	$(if $(call suitable,$(PYTHON)),,$(error $(bad_python_msg)))
+	$(PYTHON) -m venv $(VENV) || { rm -rf $(VENV); echo "could not create $(VENV) (Debian/Ubuntu: apt install python3-venv)" >&2; exit 1; }
+	$(BIN)/python -m pip install -q --upgrade pip
 
 $(VENV)/.installed: pyproject.toml | $(BIN)/python
 	$(BIN)/pip install -q $(PIP_ARGS) -e .
@@ -22,7 +39,7 @@ $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
 	touch $@ $(VENV)/.installed
 
 run: $(VENV)/.installed
-	$(BIN)/python -m app --host $(HOST) --port $(PORT)
+	$(BIN)/resnorm-explorer --host $(HOST) --port $(PORT)
 
 test: $(VENV)/.installed-test
 	$(BIN)/python -m pytest
@@ -34,8 +51,8 @@ test-browser: $(VENV)/.installed-test
 	$(BIN)/python -m pytest tests/browser
 
 bench: $(VENV)/.installed
-	$(BIN)/python -m app.bench
-	$(BIN)/python -m app.bench_train
+	$(BIN)/python -m tools.bench
+	$(BIN)/python -m tools.bench_train
 
 loadtest: $(VENV)/.installed-test
 	$(BIN)/python -m tests.load.loadtest

@@ -1,18 +1,21 @@
-"""`python -m app`: serve ResNorm Explorer with uvicorn (`python -m app warm`: fill the cache and exit).
+"""`resnorm-explorer` (or `python -m app`): serve ResNorm Explorer with uvicorn (`--warm-only`: fill the cache).
 
-Every option mirrors one RESNORM_* environment variable (see app/settings.py); an option given on the
-command line wins over the variable. The options are written back into the environment before uvicorn
-starts, so every worker process reads the same settings.
+Every option is one field of app.settings.Settings and mirrors its RESNORM_* environment variable; an
+option given on the command line wins over the variable. The options are written back into the
+environment before uvicorn starts, so every worker process reads the same settings.
 """
 from __future__ import annotations
 
 import argparse
+import errno
 import json
 import os
+import socket
 import sys
-from dataclasses import asdict, fields
 
-from app.settings import HELP, Settings, env_name, get_settings, parse_value, settings_from_env
+from pydantic.fields import FieldInfo
+
+from app.settings import Settings, choices, env_name, get_settings, load_settings
 
 KEEP_ALIVE_S = 65
 
@@ -21,56 +24,93 @@ def _option(field: str) -> str:
     return "--" + field.replace("_", "-")
 
 
-def _epilog() -> str:
-    rows = [f"  {env_name(f.name):<26} default {f.default!s:<10} {HELP[f.name]}" for f in fields(Settings)]
-    return ("environment variables (an option above overrides its variable):\n" + "\n".join(rows) +
-            "\n\nThe Docker image sets RESNORM_HOST=0.0.0.0 and RESNORM_WORKERS=0 (one worker per core).")
+def _bounds(info: FieldInfo) -> str:
+    """', 1 to 65535' from the field's own constraints, so the help cannot drift from the model."""
+    low = next((m.ge for m in info.metadata if hasattr(m, "ge")), None)
+    high = next((m.le for m in info.metadata if hasattr(m, "le")), None)
+    if low is not None and high is not None:
+        return f", {low} to {high}"
+    return f", at least {low}" if low is not None else ""
 
 
-def build_parser() -> argparse.ArgumentParser:
+def _metavar(field: str, info: FieldInfo) -> str:
+    allowed = choices(field)
+    return "|".join(allowed) if allowed else {int: "INT", float: "FLOAT"}.get(info.annotation, "TEXT")
+
+
+def build_parser(prog: str = "python -m app") -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="python -m app", description="Serve ResNorm Explorer (pages and JSON API) with uvicorn.",
-        epilog=_epilog(), formatter_class=argparse.RawDescriptionHelpFormatter)
-    for f in fields(Settings):
-        parser.add_argument(_option(f.name), dest=f.name, metavar=type(f.default).__name__.upper(), default=None,
-                            help=f"{HELP[f.name]} [env {env_name(f.name)}, default {f.default}]")
+        prog=prog, description="Serve ResNorm Explorer (pages and JSON API) with uvicorn.",
+        epilog="Every option can also be set by the environment variable named in its help; the option wins.\n"
+               "The Docker image sets RESNORM_HOST=0.0.0.0 and RESNORM_WORKERS=0 (one worker per core).",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    for name, info in Settings.model_fields.items():
+        default = "unset" if info.default is None else info.default
+        parser.add_argument(_option(name), dest=name, metavar=_metavar(name, info), default=None,
+                            help=f"{info.description} [env {env_name(name)}, default {default}{_bounds(info)}]")
     parser.add_argument("--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"],
                         help="uvicorn log level [default info]")
     parser.add_argument("--print-settings", action="store_true",
                         help="print the resolved settings as JSON and exit without serving")
+    parser.add_argument("--warm-only", action="store_true",
+                        help="compute every page's default view into the cache (RESNORM_CACHE_DIR) and exit, "
+                             "e.g. while building the Docker image")
     return parser
 
 
-def resolve(argv: list[str] | None = None) -> tuple[Settings, argparse.Namespace]:
+def resolve(argv: list[str] | None = None, prog: str = "python -m app") -> tuple[Settings, argparse.Namespace]:
     """Options -> environment -> Settings; exits with a usage error naming the bad option or variable."""
-    parser = build_parser()
+    parser = build_parser(prog)
     args = parser.parse_args(argv)
+    given = {name: getattr(args, name) for name in Settings.model_fields if getattr(args, name) is not None}
     try:
-        for f in fields(Settings):
-            raw = getattr(args, f.name)
-            if raw is not None:
-                parse_value(f.name, raw)  # fail on the option before touching the environment
-                os.environ[env_name(f.name)] = raw
-        settings = settings_from_env()
-    except ValueError as exc:
-        parser.error(str(exc))
+        settings = load_settings(**given)  # fails on an option before the environment is touched
+    except ValueError as exc:  # one line naming the variable, not argparse's usage block
+        parser.exit(2, f"{prog}: error: {exc} (see --help)\n")
+    for name, raw in given.items():
+        os.environ[env_name(name)] = raw
     os.environ[env_name("workers")] = str(settings.workers)  # 0 resolved once, the same for every worker
     get_settings.cache_clear()
     return settings, args
 
 
-def main(argv: list[str] | None = None) -> None:
-    argv = sys.argv[1:] if argv is None else argv
-    if argv[:1] == ["warm"]:  # `python -m app warm [options]`: fill the cache with every page's default view
-        from app.services.warmup import warm_command
+def listen_problem(host: str, port: int) -> str | None:
+    """Why a server could not listen on host:port, or None. Checked before torch loads (seconds), so a busy
+    port is one line instead of a start-up followed by uvicorn's error."""
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM,
+                                                              flags=socket.AI_PASSIVE)[0]
+    except socket.gaierror as exc:
+        return f"cannot listen on {host}:{port}: {exc.strerror}; check --host / RESNORM_HOST"
+    with socket.socket(family, kind, proto) as sock:
+        if os.name != "nt":  # as uvicorn does (on Windows this option would let two servers share a port)
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind(address)
+        except OSError as exc:
+            if exc.errno == errno.EADDRINUSE:
+                return (f"port {port} on {host} is already in use (is ResNorm Explorer already running?); "
+                        f"choose another with --port or RESNORM_PORT")
+            if exc.errno == errno.EACCES:
+                return (f"not allowed to listen on port {port} (ports below 1024 need administrator rights); "
+                        f"choose another with --port")
+            return f"cannot listen on {host}:{port}: {exc.strerror}"
+    return None
 
-        resolve(argv[1:])
-        sys.exit(warm_command())
-    settings, args = resolve(argv)
+
+def main(argv: list[str] | None = None, prog: str = "python -m app") -> None:
+    settings, args = resolve(argv, prog)
     threads = settings.threads_per_run()
     if args.print_settings:
-        print(json.dumps({**asdict(settings), "threads_per_run": threads}, indent=2))
+        print(json.dumps({**settings.model_dump(), "threads_per_run": threads}, indent=2))
         return
+    if args.warm_only:
+        from app.services.warmup import warm_command
+
+        sys.exit(warm_command())
+    problem = listen_problem(settings.host, settings.port)
+    if problem:
+        sys.exit(f"{prog}: error: {problem}")
     # OpenMP sizes its pool when torch first loads: without this each worker starts one thread per core.
     os.environ.setdefault("OMP_NUM_THREADS", str(threads))
     os.environ.setdefault("MKL_NUM_THREADS", str(threads))
@@ -83,6 +123,11 @@ def main(argv: list[str] | None = None) -> None:
     uvicorn.run("app.main:app", host=settings.host, port=settings.port, workers=settings.workers,
                 log_level=args.log_level, server_header=False, timeout_graceful_shutdown=10,
                 timeout_keep_alive=KEEP_ALIVE_S)
+
+
+def command() -> None:
+    """The `resnorm-explorer` console command (pyproject.toml [project.scripts])."""
+    main(prog="resnorm-explorer")
 
 
 if __name__ == "__main__":

@@ -19,8 +19,9 @@ import plotly
 from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import Response
 
-ROOT = Path(__file__).resolve().parent.parent
-STATIC = ROOT / "static"
+from app.paths import asset_dir
+
+STATIC = asset_dir("static").resolve()
 PLOTLY_JS = Path(plotly.__file__).resolve().parent / "package_data" / "plotly.min.js"
 IMMUTABLE = "public, max-age=31536000, immutable"
 REVALIDATE = "no-cache"

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import asyncio
 from contextlib import asynccontextmanager
-from pathlib import Path
 
 from fastapi import FastAPI
 from fastapi.middleware.gzip import GZipMiddleware
@@ -11,9 +10,8 @@ from fastapi.staticfiles import StaticFiles
 
 from app.api import health, lessons, schema, sweep, trace, train
 from app.errors import install_error_handlers
+from app.paths import asset_dir
 from app.settings import get_settings
-
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def configure_torch() -> None:
@@ -34,10 +32,10 @@ async def lifespan(app: FastAPI):
     from app.services.warmup import warm_in_background
 
     configure_torch()
-    warm_up_in_background()  # the first optimizer's imports, paid at start-up, not by the first training run
     settings, pool = get_settings(), get_pool()
     if pool.processes is not None:
         pool.processes.start()  # children import torch while the server already answers
+    warm_up_in_background()  # the first optimizer's imports, paid at start-up, not by the first training run
     warming = asyncio.create_task(warm_in_background(pool, settings.compute_processes)) if settings.warm else None
     yield
     if warming is not None:
@@ -59,7 +57,7 @@ def create_app() -> FastAPI:
     app.add_middleware(GZipMiddleware, minimum_size=500, compresslevel=6)
     security.install(app)
     app.include_router(assets.router)  # before the plain /static mount, which would answer /static/v/... itself
-    app.mount("/static", StaticFiles(directory=ROOT / "static"), name="static")
+    app.mount("/static", StaticFiles(directory=asset_dir("static")), name="static")
     for module in (health, schema, trace, sweep, lessons, train, pages):
         app.include_router(module.router)
     return app

@@ -1,57 +1,100 @@
-"""Server settings from environment variables (RESNORM_*), read once per process.
+"""Server settings: one pydantic-settings model read from RESNORM_* environment variables, once per process.
 
-`python -m app` writes its command-line options into the same variables before uvicorn starts, so every
-worker process reads one consistent set. Defaults suit a laptop; the Docker image sets host 0.0.0.0 and
-workers 0 (one per core).
+Each field's default, bounds and description live here and nowhere else: `python -m app --help` (and
+`resnorm-explorer --help`) builds its options from this model, and the command writes the options it was
+given into the same variables before uvicorn starts, so every worker process reads one consistent set.
+Defaults suit a laptop; the Docker image sets host 0.0.0.0 and workers 0 (one per core).
 """
 from __future__ import annotations
 
 import os
 import sys
-from dataclasses import dataclass, fields, replace
+from collections.abc import Mapping
 from functools import lru_cache
 from pathlib import Path
+from typing import Literal, get_args
 
-LANGUAGES = ("en", "zh")
+from pydantic import Field, ValidationError, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+ENV_PREFIX = "RESNORM_"
 MAX_AUTO_WORKERS = 8  # each worker holds its own torch (~300 MB) and cache: more rarely helps a room
+Language = Literal["en", "zh"]
+LANGUAGES = get_args(Language)
 
 
 def _cpu_count() -> int:
     try:
         return len(os.sched_getaffinity(0))
-    except AttributeError:  # not Linux
+    except AttributeError:  # macOS and Windows have no affinity call
         return os.cpu_count() or 1
 
 
-@dataclass(frozen=True)
-class Settings:
-    host: str = "127.0.0.1"
-    port: int = 8000
-    workers: int = 1
-    torch_threads: int = 0          # 0: cores / (workers * compute_slots), at least 1
-    compute_slots: int = 2          # model runs at once per worker process
-    queue_timeout_s: float = 10.0   # how long a request waits for a free slot before 503
-    cache_size: int = 256           # traces kept per worker (LRU)
-    max_train_runs: int = 1         # training streams at once per worker
-    max_body_bytes: int = 262144    # larger request bodies get 413 (4096 long decimals fit)
-    default_lang: str = "en"        # en | zh: used when the browser sends no preference
-    # --- scale (issue 12): cache, Redis, warm-up, compute processes. Moves into the pydantic-settings class. ---
-    cache_dir: str = ""             # "" = the user's cache folder (see default_cache_dir)
-    cache_size_mb: int = 512        # disk cache bound; least recently stored entries leave first
-    redis_url: str = ""             # redis://host:port/db shared by several servers; "" = none
-    warm: bool = True               # compute every page's default view in the background at start
-    compute_processes: bool = True  # model runs in child processes (one per compute slot), not threads
-    # --- end of the scale block ---
+def auto_workers() -> int:
+    return max(1, min(_cpu_count(), MAX_AUTO_WORKERS))
 
-    def __post_init__(self) -> None:
-        problems = [f"{env_name(name)}: {why}" for name, why in _problems(self)]
-        if problems:
-            raise ValueError("; ".join(problems))
+
+class Settings(BaseSettings):
+    # env_ignore_empty: `RESNORM_PORT=` means "not set", as a blank line in a compose file would
+    model_config = SettingsConfigDict(env_prefix=ENV_PREFIX, frozen=True, extra="ignore", env_ignore_empty=True,
+                                      validate_default=True)
+
+    host: str = Field("127.0.0.1", description="address to bind (0.0.0.0 inside Docker; 127.0.0.1 keeps the "
+                                               "server private to this machine)")
+    port: int = Field(8000, ge=1, le=65535, description="TCP port")
+    workers: int = Field(1, ge=0, description="uvicorn worker processes (0 = one per core, at most 8)")
+    torch_threads: int = Field(0, ge=0, description="torch threads per model run (0 = cores / (workers x "
+                                                    "compute slots), at least 1)")
+    compute_slots: int = Field(2, ge=1, description="model runs at once in each worker")
+    queue_timeout_s: float = Field(10.0, ge=0.0, description="seconds a request waits for a compute slot "
+                                                             "before 503 + Retry-After")
+    cache_size: int = Field(256, ge=0, description="traces cached per worker")
+    max_train_runs: int = Field(1, ge=1, description="training streams at once per worker; more get 429")
+    # 4096 long decimals fit in the default
+    max_body_bytes: int = Field(262144, ge=1024, description="largest accepted request body in bytes; "
+                                                             "larger ones get 413")
+    default_lang: Language = Field("en", description="page language when the browser states none (en or zh)")
+    public_url: str | None = Field(None, description="address students' phones should open, e.g. "
+                                   "http://192.168.1.20:8000; set it inside Docker where the container cannot "
+                                   "see the host's address")
+    cache_dir: str = Field("", description="folder of the result cache shared by this server's workers "
+                                           "(default: the user's cache folder)")
+    cache_size_mb: int = Field(512, ge=1, description="largest size of the disk cache in MB; the least recently "
+                                                      "stored results leave first")
+    redis_url: str = Field("", description="redis://host:port/db: a result cache shared by several servers "
+                                           "(default: none)")
+    warm: bool = Field(True, description="compute every page's default view in the background at start (0 = off)")
+    compute_processes: bool = Field(True, description="run models in child processes, one per compute slot, so "
+                                                      "they use every core (0 = in threads of the worker)")
+
+    @field_validator("workers")
+    @classmethod
+    def _resolve_auto_workers(cls, workers: int) -> int:
+        return workers or auto_workers()  # 0 resolved here, once, so every worker process agrees
+
+    @field_validator("public_url")
+    @classmethod
+    def _full_address(cls, url: str | None) -> str | None:
+        if url is None or not url.strip():
+            return None
+        url = url.strip().rstrip("/")
+        if not url.startswith(("http://", "https://")) or any(c.isspace() for c in url):
+            raise ValueError(f"must be a full address such as http://192.168.1.20:8000, got {url!r}")
+        return url
+
+    @field_validator("redis_url")
+    @classmethod
+    def _redis_address(cls, url: str) -> str:
+        url = url.strip()
+        if url and not url.startswith(("redis://", "rediss://", "unix://")):
+            raise ValueError(f"must look like redis://host:6379/0, got {url!r}")
+        return url
 
     def resolved_cache_dir(self) -> Path:
         return Path(self.cache_dir).expanduser() if self.cache_dir.strip() else default_cache_dir()
 
     def cores_per_worker(self) -> int:
+        """A model run alone may use this many torch threads: the machine's cores shared by the workers."""
         return max(1, _cpu_count() // max(1, self.workers))
 
     def threads_per_run(self) -> int:
@@ -60,47 +103,7 @@ class Settings:
         return max(1, _cpu_count() // max(1, self.workers * self.compute_slots))
 
 
-HELP = {
-    "host": "address to bind (0.0.0.0 inside Docker; 127.0.0.1 keeps the server private to this machine)",
-    "port": "TCP port",
-    "workers": "uvicorn worker processes (0 = one per core, at most 8)",
-    "torch_threads": "torch threads per model run (0 = cores / (workers x compute slots), at least 1)",
-    "compute_slots": "model runs at once in each worker",
-    "queue_timeout_s": "seconds a request waits for a compute slot before 503 + Retry-After",
-    "cache_size": "traces cached per worker",
-    "max_train_runs": "training streams at once per worker; more get 429",
-    "max_body_bytes": "largest accepted request body in bytes; larger ones get 413",
-    "default_lang": "page language when the browser states none (en or zh)",
-    "cache_dir": "folder of the disk cache shared by the workers (default: the user's cache folder)",
-    "cache_size_mb": "largest size of the disk cache in MB",
-    "redis_url": "redis://host:port/db: a cache shared by several servers (default: none)",
-    "warm": "compute every page's default view in the background at start (0 = off)",
-    "compute_processes": "run models in child processes, one per compute slot (0 = in threads)",
-}
-
-_MINIMUM = {"port": 1, "workers": 0, "torch_threads": 0, "compute_slots": 1, "queue_timeout_s": 0.0,
-            "cache_size": 0, "max_train_runs": 1, "max_body_bytes": 1024, "cache_size_mb": 1}
-
-
-def _problems(s: Settings) -> list[tuple[str, str]]:
-    out = [(name, f"must be >= {low}, got {getattr(s, name)}")
-           for name, low in _MINIMUM.items() if getattr(s, name) < low]
-    if s.port > 65535:
-        out.append(("port", f"must be <= 65535, got {s.port}"))
-    if s.default_lang not in LANGUAGES:
-        out.append(("default_lang", f"must be one of {', '.join(LANGUAGES)}, got {s.default_lang!r}"))
-    return out
-
-
-def env_name(field: str) -> str:
-    return "RESNORM_" + field.upper()
-
-
-def auto_workers() -> int:
-    return max(1, min(_cpu_count(), MAX_AUTO_WORKERS))
-
-
-def default_cache_dir(environ: dict[str, str] | os._Environ = os.environ, platform: str = sys.platform) -> Path:
+def default_cache_dir(environ: Mapping[str, str] = os.environ, platform: str = sys.platform) -> Path:
     """The user's cache folder by each platform's convention, with a folder of our own inside."""
     if platform.startswith("win"):
         base = environ.get("LOCALAPPDATA") or str(Path.home() / "AppData" / "Local")
@@ -110,35 +113,45 @@ def default_cache_dir(environ: dict[str, str] | os._Environ = os.environ, platfo
     return Path(environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "resnorm-explorer"
 
 
-def parse_value(field: str, raw: str) -> object:
-    """One setting from text (an env var or a CLI option); ValueError names the variable."""
-    default = Settings.__dataclass_fields__[field].default
-    if isinstance(default, bool):
-        return _parse_bool(field, raw)
+def env_name(field: str) -> str:
+    return ENV_PREFIX + field.upper()
+
+
+def choices(field: str) -> tuple[str, ...]:
+    """The allowed values of a Literal field (empty for any other field)."""
+    annotation = Settings.model_fields[field].annotation
+    return get_args(annotation) if getattr(annotation, "__origin__", None) is Literal else ()
+
+
+def _problem(field: str, error: dict) -> str:
+    """One pydantic error as the sentence a lecturer reads: what the setting allows and what it got."""
+    kind, ctx, got = error["type"], error.get("ctx", {}), error.get("input")
+    if kind == "greater_than_equal":
+        return f"must be >= {ctx['ge']}, got {got}"
+    if kind == "less_than_equal":
+        return f"must be <= {ctx['le']}, got {got}"
+    if kind == "literal_error":
+        return f"must be one of {', '.join(choices(field))}, got {got!r}"
+    if kind.endswith("_parsing") or kind.endswith("_type"):
+        return f"expected {kind.split('_')[0]}, got {got!r}"
+    if kind == "value_error":
+        return str(ctx.get("error", error["msg"]))
+    return f"{error['msg']}, got {got!r}"
+
+
+def describe(exc: ValidationError) -> str:
+    """'RESNORM_PORT: must be <= 65535, got 70000; ...' for every field that failed."""
+    return "; ".join(f"{env_name(str(e['loc'][0]))}: {_problem(str(e['loc'][0]), e)}" for e in exc.errors())
+
+
+def load_settings(**overrides: object) -> Settings:
+    """Settings from the environment, `overrides` (command-line options) winning; ValueError names the variable."""
     try:
-        return type(default)(raw.strip())
-    except ValueError:
-        raise ValueError(f"{env_name(field)}: expected {type(default).__name__}, got {raw!r}") from None
-
-
-def _parse_bool(field: str, raw: str) -> bool:
-    text = raw.strip().lower()
-    if text in ("1", "true", "yes", "on"):
-        return True
-    if text in ("0", "false", "no", "off"):
-        return False
-    raise ValueError(f"{env_name(field)}: expected 1/0, true/false, yes/no or on/off, got {raw!r}")
-
-
-def settings_from_env(environ: dict[str, str] | os._Environ = os.environ) -> Settings:
-    values = {f.name: parse_value(f.name, environ[env_name(f.name)])
-              for f in fields(Settings) if environ.get(env_name(f.name), "").strip()}
-    settings = Settings(**values)
-    if settings.workers == 0:
-        settings = replace(settings, workers=auto_workers())
-    return settings
+        return Settings(**overrides)
+    except ValidationError as exc:
+        raise ValueError(describe(exc)) from None
 
 
 @lru_cache(maxsize=1)
 def get_settings() -> Settings:
-    return settings_from_env()
+    return load_settings()

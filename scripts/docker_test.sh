@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # make docker-test: build the image and smoke-test it, on a machine with no Docker engine running and no
 # Docker Hub. Installs the Debian packages docker.io, debootstrap and iptables if missing, starts its own dockerd (data and
-# exec roots: see below), makes a python:3.11-slim stand-in with debootstrap when none is cached, builds
-# the image with the torch CPU wheel fed from ./wheels/, runs it, checks health, a page and a trace, and
-# stops everything it started, also on failure.
+# exec roots: see below), makes a python:3.11-slim stand-in with debootstrap when none is cached, checks that
+# a build with no CPU torch source stops with one line, builds the image with the torch CPU wheel fed from
+# ./wheels/, runs it, checks health, a page, its scripts and a trace, and stops everything it started, also on
+# failure.
 #
 # No traffic leaves this machine but the package downloads: dockerd runs without a bridge, the build uses the
 # host's network (pip), and the container runs with no network at all; the checks run inside it.
@@ -135,7 +136,8 @@ ensure_base_image() {
     build_standin
 }
 
-# The torch CPU wheel (and every other dependency) from this machine's pip, so the build needs no network.
+# The torch CPU wheel, every other dependency and the build backend from this machine's pip, so the build
+# needs no network.
 fetch_wheels() {
     local python=python3
     [ -x .venv/bin/python ] && python=.venv/bin/python
@@ -146,8 +148,8 @@ fetch_wheels() {
         return  # already fetched for this pyproject.toml
     fi
     mkdir -p wheels
-    "$python" -c "import tomllib; print('\n'.join(tomllib.load(open('pyproject.toml', 'rb'))['project']['dependencies']))" \
-        >"$WORK/requirements.txt"
+    "$python" -c "import tomllib; p = tomllib.load(open('pyproject.toml', 'rb')); \
+print('\n'.join(p['project']['dependencies'] + p['build-system']['requires']))" >"$WORK/requirements.txt"
     if ! { "${pip[@]}" download -q torch==2.13.0 --no-deps -d wheels/ \
            && "${pip[@]}" download -q -d wheels/ -r "$WORK/requirements.txt"; } >"$WORK/pip.log" 2>&1; then
         grep -v "is ignored" "$WORK/pip.log" | tail -n 20  # (pip warns about local index folders lacking a package)
@@ -158,9 +160,24 @@ fetch_wheels() {
     log "fetched $(ls wheels/*.whl | wc -l) wheels into wheels/"
 }
 
+# Without ./wheels/ and with TORCH_INDEX_URL emptied, the build must stop at once with its one error line.
+check_refuses_without_torch_source() {
+    local context=$WORK/no-torch-context
+    mkdir -p "$context"
+    cp Dockerfile pyproject.toml "$context/"
+    if docker build --network host --build-arg TORCH_INDEX_URL= -t resnorm-explorer:refused "$context" \
+        >"$WORK/refused.log" 2>&1; then
+        fail "the image built with no CPU torch source"
+    fi
+    grep -q "^error: no CPU torch source" "$WORK/refused.log" || { tail -n 10 "$WORK/refused.log"; fail "no clear error line"; }
+    log "no CPU torch source: refused with '$(grep -m1 "^error: no CPU torch source" "$WORK/refused.log" | cut -c1-60)...'"
+}
+
 build_image() {
     log "building $IMAGE"
-    docker build --network host --build-arg PIP_ARGS=--no-index -t "$IMAGE" . >"$WORK/build.log" 2>&1 \
+    # CI cannot reach PyTorch's CPU wheel index: torch and everything else come from ./wheels/.
+    docker build --network host --build-arg TORCH_INDEX_URL= --build-arg PIP_ARGS=--no-index -t "$IMAGE" . \
+        >"$WORK/build.log" 2>&1 \
         || { tail -n 30 "$WORK/build.log"; fail "docker build failed"; }
     log "built $IMAGE ($(docker image inspect -f '{{.Size}}' "$IMAGE" | awk '{printf "%.0f MB", $1/1e6}'))"
 }
@@ -184,6 +201,12 @@ assert trace["config"]["depth"] == 6 and len(trace["layers"]) == 6, trace["confi
 assert all(layer["grad_norm"] >= 0 for layer in trace["layers"]) and math.isfinite(trace["loss"])
 loss, elapsed = trace["loss"], trace["summary"]["elapsed_ms"]
 print(f"GET /api/trace: depth 6, loss {loss:.3f}, computed in {elapsed} ms")
+for path in ("/static/js/charts.js", "/vendor/plotly.min.js"):
+    status, headers, body = get(path)
+    assert status == 200 and "javascript" in headers["content-type"], (path, status)
+import app
+assert "site-packages" in app.__file__ or "dist-packages" in app.__file__, app.__file__
+print(f"scripts served; the app runs from the installed wheel ({app.__file__})")
 '
 
 smoke_test() {
@@ -221,6 +244,7 @@ DOCKER_BIN=$(command -v /usr/bin/docker || command -v docker)
 start_dockerd
 ensure_base_image
 fetch_wheels
+check_refuses_without_torch_source
 build_image
 smoke_test
 # Keep the tagged image (the next build reuses its layers); drop what earlier or failed builds left.

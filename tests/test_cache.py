@@ -16,10 +16,7 @@ import pytest
 from app.services.cache import ResultCache, decode, encode
 from app.services.compute import ComputePool, get_pool
 
-try:  # the local-server helper is moving out of the app package
-    from tools.localserver import free_port, local_server, uvicorn_args
-except ImportError:
-    from app.localserver import free_port, local_server, uvicorn_args
+from tools.localserver import free_port, local_server, uvicorn_args
 
 SMALL = {"step": 1, "loss": 0.5, "values": [1.0, float("inf"), -0.0]}
 

@@ -9,10 +9,7 @@ from contextlib import ExitStack
 import httpx
 import pytest
 
-try:  # the local-server helper is moving out of the app package
-    from tools.localserver import free_port, local_server, uvicorn_args
-except ImportError:
-    from app.localserver import free_port, local_server, uvicorn_args
+from tools.localserver import free_port, local_server, uvicorn_args
 
 BODY = {"depth": 6, "seed": 2_024}
 
@@ -69,12 +66,28 @@ def test_a_password_never_appears_in_health():
 
 @pytest.mark.parametrize("value,expected", [("0", False), ("off", False), ("1", True), ("yes", True)])
 def test_switches_read_the_usual_spellings_and_redis_is_off_by_default(value, expected, monkeypatch):
-    from app.settings import settings_from_env
+    from app.settings import load_settings
 
     monkeypatch.delenv("RESNORM_REDIS_URL", raising=False)
     monkeypatch.setenv("RESNORM_WARM", value)
-    settings = settings_from_env()
+    settings = load_settings()
     assert settings.warm is expected and settings.redis_url == ""
     monkeypatch.setenv("RESNORM_WARM", "maybe")
     with pytest.raises(ValueError, match="RESNORM_WARM"):
-        settings_from_env()
+        load_settings()
+    monkeypatch.setenv("RESNORM_WARM", "1")
+    monkeypatch.setenv("RESNORM_REDIS_URL", "localhost:6379")
+    with pytest.raises(ValueError, match="RESNORM_REDIS_URL.*redis://"):
+        load_settings()
+
+
+def test_the_default_cache_folder_follows_each_platform():
+    from pathlib import Path
+
+    from app.settings import default_cache_dir
+
+    assert default_cache_dir({"LOCALAPPDATA": "C:/Users/a/AppData/Local"}, "win32") == \
+        Path("C:/Users/a/AppData/Local/resnorm-explorer/Cache")
+    assert default_cache_dir({"XDG_CACHE_HOME": "/x/cache"}, "linux") == Path("/x/cache/resnorm-explorer")
+    assert default_cache_dir({}, "darwin") == Path.home() / "Library" / "Caches" / "resnorm-explorer"
+    assert default_cache_dir({}, "linux") == Path.home() / ".cache" / "resnorm-explorer"

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import multiprocessing
+import os
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Callable
@@ -19,10 +20,6 @@ logger = logging.getLogger(__name__)
 
 
 def _child_start(nice: int) -> None:
-    import os
-
-    if nice and hasattr(os, "nice"):
-        os.nice(nice)  # the warm-up's child: the OS runs it only when user requests leave a core free
     import torch
 
     torch.set_num_threads(1)
@@ -31,6 +28,24 @@ def _child_start(nice: int) -> None:
     except RuntimeError:
         pass
     import app.experiments.trace  # noqa: F401  (the first job should not pay the imports)
+
+    os.chdir(os.path.abspath(os.sep))  # hold no user folder busy (imports are done; sys.path may be relative)
+    if nice and hasattr(os, "nice"):
+        os.nice(nice)  # the warm-up's child: the OS runs it only when user requests leave a core free
+
+
+def _start_resource_tracker_outside_cwd() -> None:
+    """multiprocessing's resource tracker (started with the first pool) lives until the server has exited:
+    start it from the root folder, so it never holds the folder the server was started in (a USB stick, a
+    read-only mount) busy. At start-up, before any request or other thread runs."""
+    from multiprocessing import resource_tracker
+
+    here = os.getcwd()
+    os.chdir(os.path.abspath(os.sep))
+    try:
+        resource_tracker.ensure_running()
+    finally:
+        os.chdir(here)
 
 
 def _job(threads: int, fn: Callable[..., Any], args: tuple) -> Any:
@@ -62,6 +77,8 @@ class ProcessRunner:
 
     def _get(self) -> ProcessPoolExecutor:
         if self._executor is None:
+            if os.name == "posix":
+                _start_resource_tracker_outside_cwd()
             self._executor = ProcessPoolExecutor(self.processes, mp_context=multiprocessing.get_context("spawn"),
                                                  initializer=_child_start, initargs=(self.nice,))
         return self._executor
@@ -78,13 +95,17 @@ class ProcessRunner:
         raise AssertionError("unreachable")
 
     def _replace(self) -> None:
-        broken, self._executor = self._executor, None
         self.restarts += 1
-        if broken is not None:
-            broken.shutdown(wait=False, cancel_futures=True)
+        self.shutdown()
 
     def shutdown(self) -> None:
-        """Queued jobs are dropped; running ones (a few seconds at most) finish, so the children exit cleanly."""
-        if self._executor is not None:
-            self._executor.shutdown(wait=True, cancel_futures=True)
-            self._executor = None
+        """Drop queued jobs and stop the children now (a result nobody will read is not worth a slower stop)."""
+        executor, self._executor = self._executor, None
+        if executor is None:
+            return
+        children = list((getattr(executor, "_processes", None) or {}).values())
+        executor.shutdown(wait=False, cancel_futures=True)
+        for child in children:
+            child.terminate()
+        for child in children:
+            child.join(timeout=5)

@@ -12,7 +12,7 @@ from urllib.parse import urlparse
 
 import pytest
 
-from app.localserver import free_port, local_server, uvicorn_args
+from tools.localserver import free_port, local_server, uvicorn_args
 
 ROOT = Path(__file__).resolve().parents[2]
 SCREENSHOTS = ROOT / "artifacts" / "screenshots"

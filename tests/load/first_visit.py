@@ -14,10 +14,7 @@ from collections import defaultdict
 from contextlib import nullcontext
 from urllib.parse import urlparse
 
-try:  # the local-server helper is moving out of the app package
-    from tools.localserver import free_port, local_server, uvicorn_args
-except ImportError:
-    from app.localserver import free_port, local_server, uvicorn_args
+from tools.localserver import free_port, local_server, uvicorn_args
 
 PAGES = ["/", "/norms", "/gradients", "/compare", "/chain", "/layernorm", "/softmax", "/precision", "/train"]
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",

@@ -33,10 +33,7 @@ from urllib.parse import urlparse
 
 import httpx
 
-try:  # the local-server helper is moving out of the app package
-    from tools.localserver import free_port, local_server
-except ImportError:
-    from app.localserver import free_port, local_server
+from tools.localserver import free_port, local_server
 
 POSITIONS = ("pre", "post", "sandwich", "mix")
 SWEEP_DEPTHS = [1, 2, 4, 8, 16, 32, 48]  # a small sweep: ~1 s of compute uncached

@@ -19,10 +19,10 @@ def free_port() -> int:
 
 @contextmanager
 def local_server(args: list[str], port: int, env: dict[str, str] | None = None, cwd: str | None = None,
-                 timeout_s: float = 60.0) -> Iterator[str]:
-    """Run `python <args>` (which must listen on `port`), wait until /api/health answers, yield the base URL,
-    and stop the process on exit. RuntimeError if it dies or stays silent for `timeout_s`."""
-    process = subprocess.Popen([sys.executable, *args], env=env or dict(os.environ), cwd=cwd)
+                 timeout_s: float = 60.0, program: str = sys.executable) -> Iterator[str]:
+    """Run `<program> <args>` (this Python unless told; it must listen on `port`), wait until /api/health
+    answers, yield the base URL, and stop the process on exit. RuntimeError if it dies or stays silent."""
+    process = subprocess.Popen([program, *args], env=env or dict(os.environ), cwd=cwd)
     base = f"http://127.0.0.1:{port}"
     try:
         _wait_for_health(process, base, timeout_s)

@@ -17,13 +17,13 @@ import time
 
 import httpx
 
-from app.localserver import free_port, local_server, uvicorn_args
+from tools.localserver import free_port, local_server, uvicorn_args
 
 
 def time_trace_ratio(base: str, repeats: int) -> tuple[list[float], list[float], float]:
     import torch
 
-    from app.bench_baseline import bare_step
+    from tools.bench_baseline import bare_step
 
     bare, http = [], []
     with httpx.Client(base_url=base, timeout=120) as client:
@@ -65,7 +65,7 @@ def time_sweep(base: str, seed: int) -> tuple[float, float, int]:
 
 
 def time_bare_sweep(seed: int, depths: range = range(1, 97)) -> float:
-    from app.bench_baseline import bare_step
+    from tools.bench_baseline import bare_step
 
     started = time.perf_counter()
     for depth in depths:

@@ -1,4 +1,4 @@
-"""Training benchmark: `python -m app.bench_train`. Not a test: it prints figures, it asserts nothing.
+"""Training benchmark: `python -m tools.bench_train`. Not a test: it prints figures, it asserts nothing.
 
 Target (issue 5): a 6-block d_model-64 model trains 300 steps of `copy` in < 30 s on 2 cores, and the
 first streamed step reaches the client in < 1 s. Measured through a real server socket, so it includes

@@ -1,0 +1,155 @@
+"""The user's path: build the sdist and the wheel, install the wheel into a fresh virtualenv, start
+`resnorm-explorer` from an unrelated folder, and load every page, embed, script and a trace from it.
+
+The fresh venv gets the wheel alone (`--no-deps`); torch, fastapi and the rest come from this test's own
+environment through a .pth file placed after the venv's site-packages, so nothing is downloaded and the
+check takes seconds, while `app` can only come from the wheel: the server runs in a temporary folder,
+far from this checkout.
+"""
+from __future__ import annotations
+
+import json
+import math
+import os
+import posixpath
+import re
+import subprocess
+import sys
+import sysconfig
+import tarfile
+import urllib.request
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from tools.localserver import free_port, local_server
+
+pytestmark = pytest.mark.wheel
+ROOT = Path(__file__).resolve().parents[1]
+BIN = "Scripts" if os.name == "nt" else "bin"
+EXE = ".exe" if os.name == "nt" else ""
+ASSET_IN_HTML = re.compile(r'(?:src|href)="(/(?:static|vendor)/[^"?#]+)')
+ASSET_IN_JS = re.compile(r'(?:from|import)\s*\(?\s*[\'"](\.{1,2}/[^\'"]+)[\'"]|[\'"](/static/[^\'"?#]+)[\'"]')
+
+
+def run(args: list, **kwargs) -> str:
+    result = subprocess.run([str(a) for a in args], capture_output=True, text=True, timeout=180, **kwargs)
+    assert result.returncode == 0, f"{args[:4]} failed:\n{result.stdout[-2000:]}\n{result.stderr[-2000:]}"
+    return result.stdout
+
+
+def outside_env() -> dict[str, str]:
+    """This environment without anything that could point Python at the checkout or set the server up."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("RESNORM_") and k not in ("PYTHONPATH", "PYTHONHOME")}
+    return {**env, "RESNORM_TORCH_THREADS": "1", "RESNORM_COMPUTE_SLOTS": "1"}
+
+
+def files_under(folder: Path) -> set[str]:
+    return {p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts}
+
+
+@pytest.fixture(scope="module")
+def dist(tmp_path_factory) -> Path:
+    """`python -m build`: the sdist first, then the wheel built from that sdist (so the sdist is complete too)."""
+    out = tmp_path_factory.mktemp("dist")
+    run([sys.executable, "-m", "build", "--no-isolation", "--outdir", out, ROOT])
+    return out
+
+
+@pytest.fixture(scope="module")
+def venv(dist, tmp_path_factory) -> Path:
+    home = tmp_path_factory.mktemp("venv") / "fresh"
+    run([sys.executable, "-m", "venv", "--without-pip", home])
+    python = home / BIN / f"python{EXE}"
+    wheel = next(dist.glob("*.whl"))
+    run([sys.executable, "-m", "pip", "--python", python, "install", "-q", "--no-deps", "--no-index", wheel])
+    site_packages = run([python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"]).strip()
+    shared = dict.fromkeys([sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]])
+    Path(site_packages, "zz_shared_dependencies.pth").write_text("\n".join(shared) + "\n")
+    return home
+
+
+@pytest.fixture(scope="module")
+def installed_server(venv, tmp_path_factory):
+    elsewhere = tmp_path_factory.mktemp("elsewhere")
+    port = free_port()
+    with local_server(["--port", str(port), "--log-level", "warning"], port, env=outside_env(), cwd=str(elsewhere),
+                      program=str(venv / BIN / f"resnorm-explorer{EXE}"), timeout_s=90) as base:
+        yield base
+
+
+def get(url: str) -> tuple[int, str, bytes]:
+    with urllib.request.urlopen(url, timeout=60) as response:
+        return response.status, response.headers["content-type"], response.read()
+
+
+def test_wheel_and_sdist_carry_the_pages_and_the_command(dist):
+    wheel = zipfile.ZipFile(next(dist.glob("*.whl")))
+    names = set(wheel.namelist())
+    for folder in ("templates", "static"):
+        expected = {f"app/{folder}/{name}" for name in files_under(ROOT / folder)}
+        assert expected and expected <= names, sorted(expected - names)
+    assert not any(n.startswith(("tools/", "tests/", "templates/", "static/")) for n in names)  # dev tools stay out
+    entry_points = next(n for n in names if n.endswith(".dist-info/entry_points.txt"))
+    assert "resnorm-explorer = app.__main__:command" in wheel.read(entry_points).decode()
+    with tarfile.open(next(dist.glob("*.tar.gz"))) as sdist:
+        top_level = {"/".join(n.split("/")[1:]) for n in sdist.getnames()}
+    assert {f"templates/{n}" for n in files_under(ROOT / "templates")} <= top_level
+    assert {f"static/{n}" for n in files_under(ROOT / "static")} <= top_level
+
+
+def test_the_command_runs_the_installed_app_not_the_checkout(venv, tmp_path):
+    out = run([venv / BIN / f"python{EXE}", "-c", "import app, app.paths as p; print(app.__file__); "
+               "print(p.asset_dir('templates')); print(p.asset_dir('static'))"], cwd=tmp_path, env=outside_env())
+    for line in out.split():
+        assert Path(line).resolve().is_relative_to(venv.resolve()), out
+    help_text = run([venv / BIN / f"resnorm-explorer{EXE}", "--help"], cwd=tmp_path, env=outside_env())
+    assert help_text.startswith("usage: resnorm-explorer") and "RESNORM_PUBLIC_URL" in help_text
+
+
+def page_urls() -> list[str]:
+    from app.main import app  # noqa: F401  (registers every page)
+    from app.pages import CHARTS, PAGES
+
+    return [p.path for p in PAGES.values()] + ["/?lang=zh"] + [f"/embed/{chart}" for chart in CHARTS]
+
+
+def assets_of(path: str, text: str) -> set[str]:
+    """Every /static or /vendor file this HTML or JS file loads, as an absolute URL path."""
+    if not path.endswith(".js"):
+        return set(ASSET_IN_HTML.findall(text))
+    return {absolute or posixpath.normpath(posixpath.join(posixpath.dirname(path), relative))
+            for relative, absolute in ASSET_IN_JS.findall(text)}
+
+
+def test_every_page_embed_and_script_is_served_from_the_wheel(installed_server):
+    to_fetch, fetched = set(), {}
+    for path in page_urls():
+        status, content_type, body = get(installed_server + path)
+        assert status == 200 and content_type.startswith("text/html"), path
+        to_fetch |= assets_of(path, body.decode())
+    while to_fetch:  # follow the ES module imports: the whole graph must be in the wheel
+        path = to_fetch.pop()
+        status, _, body = get(installed_server + path)
+        assert status == 200, path
+        fetched[path] = body
+        if path.endswith(".js") and path.startswith("/static/"):
+            to_fetch |= assets_of(path, body.decode()) - fetched.keys()
+    assert "/vendor/plotly.min.js" in fetched and len(fetched["/vendor/plotly.min.js"]) > 1_000_000
+    statics = {p for p in fetched if p.startswith("/static/")}
+    assert {"/static/js/charts.js", "/static/js/state.js", "/static/css/app.css"} <= statics
+    for path in statics:  # the wheel serves the very files of this checkout
+        assert fetched[path] == (ROOT / path.lstrip("/")).read_bytes(), path
+
+
+def test_the_installed_server_computes_the_same_trace_as_the_checkout(installed_server, client):
+    query = "/api/trace?depth=6&norm_position=post"
+    status, content_type, body = get(installed_server + query)
+    installed = json.loads(body, parse_constant=lambda c: pytest.fail(f"non-strict JSON constant {c}"))
+    reference = client.get(query).json()
+    assert status == 200 and content_type.startswith("application/json")
+    assert len(installed["layers"]) == 6 and math.isfinite(installed["loss"])
+    assert installed["loss"] == pytest.approx(reference["loss"], rel=1e-6)
+    for ours, theirs in zip(installed["layers"], reference["layers"]):
+        assert ours["grad_norm"] == pytest.approx(theirs["grad_norm"], rel=1e-5)

@@ -1,0 +1,1 @@
+"""Development tools: benchmarks and a local-server helper. Not part of the installed package."""
