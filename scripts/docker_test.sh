@@ -201,6 +201,11 @@ assert trace["config"]["depth"] == 6 and len(trace["layers"]) == 6, trace["confi
 assert all(layer["grad_norm"] >= 0 for layer in trace["layers"]) and math.isfinite(trace["loss"])
 loss, elapsed = trace["loss"], trace["summary"]["elapsed_ms"]
 print(f"GET /api/trace: depth 6, loss {loss:.3f}, computed in {elapsed} ms")
+request = urllib.request.Request(base + "/api/trace", data=b"{}", headers={"Content-Type": "application/json"})
+with urllib.request.urlopen(request, timeout=60) as r:
+    source = r.headers["X-Resnorm-Cache"]
+assert source in ("disk", "memory"), f"the default view was {source}, not answered from the image's warm cache"
+print(f"POST /api/trace (the default view): answered from the cache built into the image ({source})")
 for path in ("/static/js/charts.js", "/vendor/plotly.min.js"):
     status, headers, body = get(path)
     assert status == 200 and "javascript" in headers["content-type"], (path, status)
