@@ -93,10 +93,6 @@ class Settings(BaseSettings):
     def resolved_cache_dir(self) -> Path:
         return Path(self.cache_dir).expanduser() if self.cache_dir.strip() else default_cache_dir()
 
-    def cores_per_worker(self) -> int:
-        """A model run alone may use this many torch threads: the machine's cores shared by the workers."""
-        return max(1, _cpu_count() // max(1, self.workers))
-
     def threads_per_run(self) -> int:
         if self.torch_threads > 0:
             return self.torch_threads

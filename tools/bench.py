@@ -3,8 +3,8 @@
 1. A depth-96 trace over HTTP vs a bare hand-written build + forward + backward in one process (ratio; target <= 1.1).
 2. A cached identical request; six concurrent identical requests (how many computations).
 3. The 1..96 depth sweep over HTTP vs the same 96 bare models built and run one after another (ratio; target <= 1.0).
-Runs a real uvicorn server on 127.0.0.1 in its default configuration (compute processes, a run alone gets every
-core), with an empty cache of its own and no warm-up; the bare side uses as many torch threads.
+Runs a real uvicorn server on 127.0.0.1 in its default configuration (compute processes, one per slot), with an
+empty cache of its own and no warm-up; the bare side uses as many torch threads as one of the server's runs.
 """
 from __future__ import annotations
 
@@ -93,12 +93,12 @@ def main() -> None:
 
     import torch
 
-    threads = os.cpu_count() or 1
-    torch.set_num_threads(threads)
     port = free_port()
     with tempfile.TemporaryDirectory(prefix="resnorm-bench-cache-") as cache_dir:
         env = {**os.environ, "RESNORM_WARM": "0", "RESNORM_CACHE_DIR": cache_dir}
         with local_server(uvicorn_args(port), port, env=env) as base:
+            threads = httpx.get(f"{base}/api/health", timeout=30).json()["compute"]["torch_threads"]
+            torch.set_num_threads(threads)
             bare, http, cached = time_trace_ratio(base, args.repeats)
             computed, concurrent_s = asyncio.run(concurrent_identical(base, 6))
             sweeps = None if args.skip_sweep else sweep_ratio(base, args.sweep_repeats)

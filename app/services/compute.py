@@ -25,12 +25,9 @@ class ComputePool:
 
     def __init__(self, slots: int, cache_size: int, queue_timeout_s: float, threads: int,
                  max_waiting: int | None = None, cache: ResultCache | None = None,
-                 processes: ProcessRunner | None = None, cores: int = 0) -> None:
+                 processes: ProcessRunner | None = None) -> None:
         self.slots = slots
         self.processes = processes
-        # cores > 0: a model run takes this worker's share of the machine, split among the runs going at once;
-        # 0: every run takes `threads` torch threads.
-        self.cores = cores
         self.queue_timeout_s = queue_timeout_s
         self.threads = threads
         self.cache = cache if cache is not None else ResultCache(None, 0, memory_items=cache_size, namespace="")
@@ -72,8 +69,7 @@ class ComputePool:
         if self.processes is None:
             return await self.run(fn, *args)
         await self._acquire()
-        threads = max(1, self.cores // (self.active + 1)) if self.cores else self.threads
-        return await self._start(lambda: self.processes.run(threads, fn, *args))
+        return await self._start(lambda: self.processes.run(self.threads, fn, *args))
 
     async def _acquire(self) -> None:
         sem = self._sem()
@@ -181,5 +177,5 @@ def get_pool() -> ComputePool:
         s = get_settings()
         processes = ProcessRunner(s.compute_slots) if s.compute_processes else None
         _POOL = ComputePool(s.compute_slots, s.cache_size, s.queue_timeout_s, s.threads_per_run(), cache=get_cache(),
-                            processes=processes, cores=0 if s.torch_threads else s.cores_per_worker())
+                            processes=processes)
     return _POOL

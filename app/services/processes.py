@@ -1,10 +1,11 @@
 """Model runs in child processes: building a model is Python (it holds the GIL), so two threads of one process
-cannot use two cores; two processes can. Measured on 2 cores (depths 1..96, sequential sweep = 1.00):
+cannot use two cores; two processes can. Measured on 2 cores (depths 1..96 traced one after another = 1.00):
 two threads of one torch thread each 0.82, two processes of one thread each 0.51.
 
 Each child is spawned (never forked: a fork of a process whose OpenMP pool is running can deadlock), imports
-torch once, and takes a torch thread count with every job: all of this worker's cores when the job runs
-alone, an equal share when several run at once.
+torch once and runs each job with the worker's torch thread count (RESNORM_TORCH_THREADS, by default one per
+core per slot). Not more when a job runs alone: on a machine that is busy with anything else, two OpenMP threads
+ran a depth-48 trace 8-25x slower than one (each parallel region waits for a thread that is not scheduled).
 """
 from __future__ import annotations
 

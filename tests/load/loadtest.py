@@ -47,6 +47,7 @@ class Tally:
     statuses: dict[str, dict[str, int]] = field(default_factory=lambda: defaultdict(lambda: defaultdict(int)))
     problems: list[str] = field(default_factory=list)
     sent: int = 0
+    warm: str = ""
     sources: dict[str, int] = field(default_factory=lambda: defaultdict(int))  # X-Resnorm-Cache of every trace
 
     def record(self, kind: str, outcome: str, seconds: float, problem: str = "") -> None:
@@ -152,7 +153,25 @@ class Room:
             else:
                 print(f"note: GET {self.args.page} answered {response.status_code}; pages are left out", file=sys.stderr)
 
+    async def wait_for_warm_up(self) -> str:
+        """A room's server has been up for a while (or ships a warm cache): start once every server has computed
+        the pages' default views, as a lecturer's would have before class. --cold skips this."""
+        if self.args.cold:
+            return "cold start (students start at once)"
+        started = time.monotonic()
+        async with httpx.AsyncClient(timeout=30) as client:
+            for url in self.base_urls:
+                while True:
+                    warm = (await client.get(f"{url}/api/health")).json().get("warm", {})
+                    if not warm.get("enabled") or warm.get("done", 0) >= warm.get("total", 0) > 0:
+                        break
+                    if time.monotonic() - started > self.args.warm_timeout:
+                        return f"warm-up unfinished after {self.args.warm_timeout:.0f} s: {warm}"
+                    await asyncio.sleep(0.5)
+        return f"default views warm ({time.monotonic() - started:.0f} s after start)"
+
     async def run(self) -> Tally:
+        self.tally.warm = await self.wait_for_warm_up()
         await self.find_page()
         self.deadline = time.monotonic() + self.args.duration
         urls = self.base_urls
@@ -170,7 +189,7 @@ def percentile(values: list[float], q: float) -> float:
 def report(tally: Tally, wall_s: float, args: argparse.Namespace) -> tuple[str, int]:
     where = f"{args.servers} servers sharing one Redis" if args.servers > 1 else "one server"
     lines = [f"{args.students} students, {args.duration:.0f} s, {where} ({args.workers} worker(s) each) on 127.0.0.1; "
-             f"wall {wall_s:.1f} s",
+             f"wall {wall_s:.1f} s; {tally.warm}",
              f"{'kind':<14}{'n':>6}{'ok':>6}{'429':>5}{'503':>5}{'err':>5}{'p50 ms':>9}{'p95 ms':>9}{'max ms':>9}"]
     errors = served = 0
     for kind in sorted(tally.latencies):
@@ -245,6 +264,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--duration", type=float, default=60.0, help="seconds of load (default 60)")
     parser.add_argument("--workers", type=int, default=1, help="uvicorn workers of each server it starts")
     parser.add_argument("--servers", type=int, default=1, help="servers to start, sharing one redis-server if > 1")
+    parser.add_argument("--cold", action="store_true", help="start the students at once, before the warm-up")
+    parser.add_argument("--warm-timeout", type=float, default=180.0, help="longest wait for the warm-up (s)")
     parser.add_argument("--p95-limit-ms", type=float, default=2000.0, help="largest p95 of changed traces")
     parser.add_argument("--url", help="use a running server on this machine's loopback instead of starting one")
     parser.add_argument("--page", default="/", help="the page students open (default /)")
