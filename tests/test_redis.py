@@ -91,3 +91,15 @@ def test_the_default_cache_folder_follows_each_platform():
     assert default_cache_dir({"XDG_CACHE_HOME": "/x/cache"}, "linux") == Path("/x/cache/resnorm-explorer")
     assert default_cache_dir({}, "darwin") == Path.home() / "Library" / "Caches" / "resnorm-explorer"
     assert default_cache_dir({}, "linux") == Path.home() / ".cache" / "resnorm-explorer"
+
+
+def test_two_servers_warm_up_each_default_view_once(tmp_path, redis_url):
+    """The warm-up's claims and its 'already cached?' look into Redis too: two servers split the work."""
+    from app.services.cache import ResultCache
+
+    first = ResultCache(tmp_path / "a", 2**26, redis_url=redis_url, namespace="claims")
+    second = ResultCache(tmp_path / "b", 2**26, redis_url=redis_url, namespace="claims")
+    assert first.claim("view", 60) is True and second.claim("view", 60) is False
+    assert not second.contains("view")
+    first.set("view", {"loss": 1.5})
+    assert second.contains("view") and second.get("view") == ({"loss": 1.5}, "redis")

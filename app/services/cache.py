@@ -199,12 +199,18 @@ class ResultCache:
             return None
 
     def contains(self, key: str) -> bool:
-        """In memory or on this server's disk (no Redis round trip, no decoding)."""
-        return self.memory.get(key) is not None or self.disk.contains(self.stored_key(key))
+        """In any layer (no decoding, not counted as a hit or a miss)."""
+        stored = self.stored_key(key)
+        return (self.memory.get(key) is not None or self.disk.contains(stored)
+                or (self.redis is not None and self.redis.exists(stored)))
 
     def claim(self, key: str, seconds: float) -> bool:
-        """True for the one worker process of this server that should compute `key` now (the warm-up's claims)."""
-        return self.disk.add("claim:" + self.stored_key(key), b"1", seconds)
+        """True for the one worker process of the deployment that should compute `key` now (the warm-up's claims):
+        atomic on this server's disk, and in Redis across servers."""
+        claim = "claim:" + self.stored_key(key)
+        if not self.disk.add(claim, b"1", seconds):
+            return False
+        return self.redis is None or self.redis.add(claim, b"1", seconds)
 
     def set(self, key: str, value: Any) -> None:
         self.memory.set(key, value)

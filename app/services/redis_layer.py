@@ -74,6 +74,29 @@ class RedisLayer:
             return
         self._succeeded()
 
+    def exists(self, key: str) -> bool:
+        if not self._available():
+            return False
+        try:
+            found = bool(self.client.exists(key))
+        except Exception as exc:
+            self._failed(exc)
+            return False
+        self._succeeded()
+        return found
+
+    def add(self, key: str, data: bytes, expire_s: float) -> bool:
+        """Store only if absent (SET NX): True if this call stored it, or if Redis cannot say (then nobody agrees)."""
+        if not self._available():
+            return True
+        try:
+            stored = self.client.set(key, data, nx=True, ex=max(1, int(expire_s)))
+        except Exception as exc:
+            self._failed(exc)
+            return True
+        self._succeeded()
+        return bool(stored)
+
     def delete(self, key: str) -> None:
         if self._available():
             try:
