@@ -53,6 +53,7 @@ test-browser: $(VENV)/.installed-test
 bench: $(VENV)/.installed
 	$(BIN)/python -m tools.bench
 	$(BIN)/python -m tools.bench_train
+	$(BIN)/python -m tools.bench_norms
 
 loadtest: $(VENV)/.installed-test
 	$(BIN)/python -m tests.load.loadtest

@@ -4,7 +4,7 @@ Pages look strings up with `t(key, lang)`; the browser gets the whole table for 
 (`client_table`) so chart titles, axis labels and captions are translated in the same place.
 Other modules add their own strings with `register({...})` instead of editing this table
 (see docs/adding-a-page.md); a key may be registered only once.
-Model field labels and help live in app/config.py (TraceConfig), preset names in PRESETS.
+Model field labels and help live in app/config/request.py (TraceConfig), preset names in PRESETS.
 """
 from __future__ import annotations
 
@@ -76,6 +76,8 @@ STRINGS: dict[str, tuple[str, str]] = {
     "enum.norm.rmsnorm": ("RMSNorm", "RMSNorm"),
     "enum.norm.scalenorm": ("ScaleNorm", "ScaleNorm"),
     "enum.norm.dyt": ("DyT (dynamic tanh)", "DyT（动态 tanh）"),
+    "enum.norm.batchnorm": ("BatchNorm", "BatchNorm"),
+    "enum.norm.groupnorm": ("GroupNorm", "GroupNorm"),
     "enum.norm.none": ("none", "无"),
     "enum.norm_position.pre": ("pre (Pre-LN)", "前置（Pre-LN）"),
     "enum.norm_position.post": ("post (Post-LN)", "后置（Post-LN）"),
@@ -85,6 +87,9 @@ STRINGS: dict[str, tuple[str, str]] = {
     "enum.residual.none": ("none (plain stack)", "无（普通堆叠）"),
     "enum.residual.rezero": ("ReZero", "ReZero"),
     "enum.residual.highway": ("highway (gated)", "Highway（门控捷径）"),
+    "enum.residual.dense": ("dense (DenseFormer)", "密集（DenseFormer）"),
+    "enum.block.sequential": ("sequential", "串行"),
+    "enum.block.parallel": ("parallel (GPT-J)", "并行（GPT-J）"),
     "enum.activation.gelu": ("GELU", "GELU"),
     "enum.activation.relu": ("ReLU", "ReLU"),
     "enum.activation.tanh": ("tanh", "tanh"),
@@ -231,6 +236,8 @@ STRINGS: dict[str, tuple[str, str]] = {
                         "Pre-LN 任由残差流增长，梯度经捷径传回。本次测得："),
     "caption.compare.variant": ("{name}: stream ×{growth} from layer 1 to the last; layer 1 gets {survival}× the last layer's gradient.",
                                 "{name}：残差流从第 1 层到最后一层变为 {growth} 倍；第 1 层收到的梯度是最后一层的 {survival} 倍。"),
+    "caption.compare.cost": ("{name}: {params} parameters, {macs} multiply-adds a forward pass.",
+                             "{name}：{params} 个参数，每次前向 {macs} 次乘加。"),
 }
 
 

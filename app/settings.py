@@ -20,7 +20,6 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 ENV_PREFIX = "RESNORM_"
 MAX_AUTO_WORKERS = 8  # each worker holds its own torch (~300 MB) and cache: more rarely helps a room
 Language = Literal["en", "zh"]
-LANGUAGES = get_args(Language)
 
 
 def _cpu_count() -> int:

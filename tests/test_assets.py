@@ -15,7 +15,22 @@ def page_assets(html: str) -> list[str]:
     return re.findall(r'(?:src|href)="(/(?:static|vendor)/[^"]+)"', html)
 
 
-@pytest.mark.parametrize("path", ["/", "/norms", "/gradients", "/compare", "/train", "/chain", "/embed/tour"])
+def page_paths() -> list[str]:
+    from app.main import app  # noqa: F401  (every router registers its pages)
+    from app.pages import PAGES
+
+    return sorted(page.path for page in PAGES.values()) + ["/embed/tour"]
+
+
+def test_templates_link_static_files_only_through_the_versioned_helpers():
+    from app.paths import asset_dir
+
+    for template in sorted(asset_dir("templates").glob("*.html")):
+        text = template.read_text(encoding="utf-8")
+        assert not re.search(r'(?:src|href)="/(?:static|vendor)/', text), f"{template.name}: use static_url()"
+
+
+@pytest.mark.parametrize("path", page_paths())
 def test_pages_link_only_versioned_assets_cached_for_a_year(client, path):
     html = client.get(path).text
     assets = page_assets(html)

@@ -116,18 +116,19 @@ def _events(response) -> list[dict]:
     return [json.loads(line, parse_constant=refuse) for line in response.text.splitlines() if line.strip()]
 
 
-def test_a_finished_training_run_is_replayed_and_says_so(client):
+def test_a_finished_training_run_is_replayed_from_the_shared_cache_and_says_so(client):
+    """Replays come from the shared cache: every layer, so a restart or another worker replays too."""
     body = {"runs": [{"depth": 2, "d_model": 16, "n_heads": 2, "seq_len": 8, "vocab_size": 8}], "steps": 12,
             "seed": 31_337}
     before = client.get("/api/train/status").json()
     first = _events(client.post("/api/train", json=body))
     second = _events(client.post("/api/train", json=body))
     after = client.get("/api/train/status").json()
-    assert first[-1]["type"] == "end" and "replayed" not in first[0] and "replayed" not in first[-1]
-    assert second[0]["replayed"] is True and second[-1]["replayed"] is True
-    strip = lambda events: [{k: v for k, v in e.items() if k != "replayed"} for e in events]  # noqa: E731
+    assert first[-1]["type"] == "end" and "cached" not in first[0] and "cached" not in first[-1]
+    assert second[0]["cached"] is True and second[-1]["cached"] is True
+    strip = lambda events: [{k: v for k, v in e.items() if k != "cached"} for e in events]  # noqa: E731
     assert strip(second) == first  # the same losses, step for step
-    assert after["started"] == before["started"] + 1 and after["replayed"] == before["replayed"] + 1
+    assert after["started"] == before["started"] + 1 and after["replays"] == before["replays"] + 1
 
 
 def test_a_stopped_training_run_is_not_replayed(client):

@@ -5,6 +5,7 @@ import json
 import math
 import random
 import struct
+import typing
 
 import pytest
 from fastapi import FastAPI
@@ -13,6 +14,7 @@ from fastapi.testclient import TestClient
 from app.api import lessons
 from app.assets import static_url
 from app.errors import install_error_handlers
+from app.experiments.lessons.layernorm import LayerNormRequest
 
 
 @pytest.fixture(scope="module")
@@ -137,7 +139,7 @@ def test_rmsnorm_divides_by_the_root_mean_square_without_centring(client):
     assert body["normalized_mean"] != pytest.approx(0.0, abs=1e-3)   # RMSNorm does not centre
 
 
-@pytest.mark.parametrize("kind", ["layernorm", "rmsnorm"])
+@pytest.mark.parametrize("kind", typing.get_args(LayerNormRequest.model_fields["kind"].annotation))
 def test_normalized_vector_has_unit_rms_and_ignores_scale(client, kind):
     rng = random.Random(4)
     x = [rng.gauss(3.0, 5.0) for _ in range(64)]
@@ -171,7 +173,7 @@ def test_layernorm_huge_values_are_strict_json_and_flagged(client):
     ({"x": []}, "x"), ({"x": [1.0]}, "x"), ({"x": [1, "a"]}, "x"), ({"x": [1, None]}, "x"), ({"x": [True, 2]}, "x"),
     ({"x": [0.5] * 4097}, "x"), ({"x": "1,2,3"}, "x"),
     ({"x": [1, 2, 3], "gamma": [1, 2]}, "gamma"), ({"x": [1, 2], "beta": [0, 0, 0]}, "beta"),
-    ({"x": [1, 2], "eps": -1e-5}, "eps"), ({"x": [1, 2], "eps": 0}, "eps"), ({"x": [1, 2], "kind": "batchnorm"}, "kind"),
+    ({"x": [1, 2], "eps": -1e-5}, "eps"), ({"x": [1, 2], "eps": 0}, "eps"), ({"x": [1, 2], "kind": "groupnorm"}, "kind"),
     ({"x": [1, 2], "kind": "rmsnorm", "beta": [0, 0]}, "beta"), ({"x": [1, 2], "mu": 3}, "mu"),
 ])
 def test_layernorm_bad_input_names_the_field(client, payload, field):
@@ -308,7 +310,7 @@ def test_a_big_number_overflows_float16_and_is_flagged(client):
 
 @pytest.mark.parametrize("params, field", [
     ({"big": "abc"}, "big"), ({"small": "inf"}, "small"), ({"depth": 999}, "depth"), ({"depth": 0}, "depth"),
-    ({"dtype": "float32"}, "dtype"), ({"norm": "batchnorm"}, "norm"), ({"colour": "red"}, "colour"),
+    ({"dtype": "float32"}, "dtype"), ({"norm": "weightnorm"}, "norm"), ({"colour": "red"}, "colour"),
 ])
 def test_precision_bad_input_names_the_field(client, params, field):
     assert_names_field(client.get("/api/precision", params=params), field)
@@ -316,8 +318,9 @@ def test_precision_bad_input_names_the_field(client, params, field):
 
 # --- the four pages (routes, both languages) --------------------------------------------------------
 
-PAGES_AND_CHARTS = {"/chain": ("chain",), "/layernorm": ("layernorm",), "/softmax": ("softmax-probs", "softmax-sweep"),
-                    "/precision": ("precision-overflow",)}
+PAGES_AND_CHARTS = {"/chain": ("chain",), "/layernorm": ("layernorm", "norm-speed"),
+                    "/softmax": ("softmax-probs", "softmax-sweep"), "/precision": ("precision-overflow",),
+                    "/batchnorm": ("batch-dependence", "batch-padding")}
 
 
 @pytest.fixture(scope="module")
@@ -358,7 +361,8 @@ def test_lesson_page_renders_in_both_languages(site, path, lang):
 
 
 @pytest.mark.parametrize("path, model_name", [("/chain", "ChainRequest"), ("/layernorm", "LayerNormRequest"),
-                                              ("/softmax", "SoftmaxRequest"), ("/precision", "PrecisionRequest")])
+                                              ("/softmax", "SoftmaxRequest"), ("/precision", "PrecisionRequest"),
+                                              ("/batchnorm", "BatchDependenceRequest")])
 def test_page_controls_come_from_the_request_model(site, path, model_name):
     from app.api import lessons as router_module
     from app.i18n import t

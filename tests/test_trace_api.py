@@ -67,7 +67,7 @@ def test_float16_overflow_is_strict_json_with_flags(client):
     ({"depth": 0}, "depth", "[1, 128]"),
     ({"depth": 500}, "depth", "[1, 128]"),
     ({"depth": "deep"}, "depth", "[1, 128]"),
-    ({"norm": "batchnorm"}, "norm", "layernorm"),
+    ({"norm": "weightnorm"}, "norm", "layernorm"),
     ({"norm_position": "middle"}, "norm_position", "sandwich"),
     ({"residual_scale": -1}, "residual_scale", "(0.0, 16.0]"),
     ({"d_model": 66}, "n_heads", "divisors of d_model"),

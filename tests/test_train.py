@@ -104,7 +104,7 @@ def test_absurd_learning_rate_diverges_with_strict_json(client):
     ({"runs": [{"depth": 0}]}, "runs.0.depth"),
     ({"runs": [{"vocab_size": 2}]}, "runs.0.vocab_size"),
     ({"runs": [{"arch": "mlp"}]}, "runs.0.arch"),
-    ({"runs": [{}, {"norm": "batchnorm"}]}, "runs.1.norm"),
+    ({"runs": [{}, {"norm": "weightnorm"}]}, "runs.1.norm"),
     ({"learning_rate": 0.1}, "learning_rate"),
 ])
 def test_bad_input_gets_a_4xx_naming_the_field(client, body, field):
@@ -178,3 +178,72 @@ def test_train_page_renders_in_both_languages(client, lang, title):
         assert f'data-train-preset="{key}"' in html
     name = TRAIN_PRESETS["fixes"]["name_zh" if lang == "zh" else "name"]
     assert name in html
+
+
+# --- the new variants in training, and the replay of finished runs -------------------------------------
+
+
+def _variant_rows() -> list[dict]:
+    """Every value of every architecture axis at least once, the other axes cycling (tests/grids.py)."""
+    from tests.grids import covering
+
+    rows = []
+    axes = ("norm", "block", "residual", "norm_position")
+    for axis in axes:
+        rows += covering((axis,), tuple(a for a in axes if a != axis))
+    return rows
+
+
+@pytest.mark.parametrize("row", _variant_rows(), ids=lambda row: "-".join(row.values()))
+def test_every_variant_trains_and_evaluates_in_strict_json(row):
+    from app.jsonsafe import strict_dumps
+
+    cfg = SMALL.model_copy(update={**row, "norm_groups": 4})
+    events = list(train_events(TrainRequest(runs=[TraceConfig(**cfg.model_dump())], steps=4, seed=1)))
+    done = next(e for e in events if e["type"] == "done")
+    assert done["diverged"] is False and math.isfinite(done["final_loss"]) and math.isfinite(done["eval_loss"])
+    assert [e["type"] for e in events[-2:]] == ["done", "end"]
+    strict_lines("\n".join(strict_dumps(e) for e in events))
+
+
+@pytest.mark.parametrize("norm", ["batchnorm", "layernorm"])
+def test_held_out_scoring_uses_eval_mode_for_real(norm):
+    """After training, BatchNorm's eval mode (running averages) answers differently from its train mode (batch
+    statistics) on the held-out set; LayerNorm has no modes. `evaluate` must leave the model training again."""
+    import torch
+
+    from app.experiments.train import evaluate, start_run, train_step
+
+    request = TrainRequest(runs=[SMALL.model_copy(update={"norm": norm})], steps=5)
+    shape = task_shape(SMALL.seq_len, SMALL.vocab_size)
+    run = start_run(0, request.runs[0], shape, request)
+    for step in range(1, 6):
+        train_step(run, step, request, probe=False)
+    evaluate(run, "copy", 0)
+    assert run.model.training is True
+    inputs = split(make_sequences(TASKS["copy"], shape, 32, torch.Generator().manual_seed(9)), shape)[0]
+    with torch.no_grad():
+        train_mode = run.model(inputs)
+        run.model.eval()
+        gap = (train_mode - run.model(inputs)).abs().max().item()
+    assert gap > 1e-3 if norm == "batchnorm" else gap == 0.0
+
+
+@pytest.mark.parametrize("key, field", [("residual", "residual"), ("rmsnorm", "norm"), ("parallel", "block"),
+                                        ("batchnorm", "norm"), ("dense", "residual"), ("post_ln_depth", "depth")])
+def test_each_new_comparison_changes_one_thing(key, field):
+    """A fair comparison: the runs of the preset differ in the field it is about and in nothing else."""
+    configs = [cfg.model_dump() for cfg in preset_request(key).runs]
+    differing = {name for name in configs[0] if len({str(c[name]) for c in configs}) > 1}
+    assert differing == {field}
+
+
+def test_a_finished_run_is_replayed_at_once(client):
+    body = {"runs": [SMALL.model_dump()], "steps": 3, "seed": 11}
+    before = client.get("/api/train/status").json()
+    first = strict_lines(client.post("/api/train", json=body).text)
+    again = strict_lines(client.post("/api/train", json=body).text)
+    status = client.get("/api/train/status").json()
+    assert first[0].get("cached") is None and again[0]["cached"] is True and again[-1]["cached"] is True
+    assert [e for e in again if e["type"] in ("step", "done")] == [e for e in first if e["type"] in ("step", "done")]
+    assert status["replays"] == before["replays"] + 1 and status["started"] == before["started"] + 1

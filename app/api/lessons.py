@@ -1,32 +1,37 @@
-"""The lesson endpoints: GET /api/chain, POST /api/layernorm, POST /api/softmax, GET /api/precision.
+"""The lesson endpoints: GET /api/chain, POST /api/layernorm, POST /api/softmax, GET /api/precision,
+POST /api/batch_dependence, GET /api/norm_speed.
 
 Thin: validate against the lesson's request model, compute off the event loop (cached), answer strict JSON.
 """
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from fastapi import APIRouter, Request
 from pydantic import BaseModel, ValidationError
 
 from app import i18n
-from app.services.compute import get_pool
 from app.api.body import json_body
 from app.config import TraceConfig, field_bounds
 from app.errors import FieldError, validation_errors
+from app.experiments.lessons.batch import BATCH_SWEEP, PAD_FRACTIONS, BatchDependenceRequest, batch_dependence_lesson
 from app.experiments.lessons.chain import WORKED_CASES, ChainRequest, chain_lesson
 from app.experiments.lessons.layernorm import LayerNormRequest, layernorm_lesson
+from app.experiments.lessons.norm_speed import measure_norm_speed
 from app.experiments.lessons.precision import SNOWBALL_DEFAULTS, PrecisionRequest, precision_lesson, snowball_config
 from app.experiments.lessons.softmax import SWEEP_SCALES, SoftmaxRequest, softmax_lesson
 from app.experiments.lessons.text import STACK_FIELDS, all_strings
 from app.experiments.trace import run_trace
 from app.jsonsafe import StrictJSONResponse
 from app.pages import Page, register_page
+from app.services.compute import get_pool
 
 router = APIRouter(tags=["lessons"])
 
 PAGE_KEYS = ("lang", "hide", "theme", "format", "embed")  # URL-state keys of the pages, not inputs
-MODELS = {"chain": ChainRequest, "layernorm": LayerNormRequest, "softmax": SoftmaxRequest, "precision": PrecisionRequest}
+MODELS = {"chain": ChainRequest, "layernorm": LayerNormRequest, "softmax": SoftmaxRequest, "precision": PrecisionRequest,
+          "batchnorm": BatchDependenceRequest}
 
 
 def _stack_schema() -> dict[str, Any]:
@@ -89,6 +94,27 @@ async def precision(request: Request) -> StrictJSONResponse:
     return StrictJSONResponse({**precision_lesson(req, trace16, trace32), "cached": cached16 and cached32})
 
 
+@router.post("/api/batch_dependence", response_class=StrictJSONResponse, openapi_extra=_body_doc(BatchDependenceRequest))
+async def batch_dependence(request: Request) -> StrictJSONResponse:
+    """How much one fixed sequence's normalized output changes when its batch mates are replaced, train vs eval
+    mode (BatchNorm), and what padding does to BatchNorm's statistics."""
+    req = await json_body(request, BatchDependenceRequest)
+    return await _answer("batch_dependence", req, batch_dependence_lesson)
+
+
+@router.get("/api/norm_speed", response_class=StrictJSONResponse)
+async def norm_speed() -> StrictJSONResponse:
+    """LayerNorm vs RMSNorm, forward + backward with torch's own ops, timed on this server (about 2 s). Measured
+    at most once an hour: later calls in that hour answer from the cache, and a busy moment is not kept for good."""
+    hour = int(time.time() // 3600)
+    result, cached = await get_pool().run_cached(f"lesson:norm_speed:{hour}", _timed_norm_speed)
+    return StrictJSONResponse({**result, "cached": cached})
+
+
+def _timed_norm_speed() -> dict[str, Any]:
+    return {**measure_norm_speed(), "measured_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+
+
 def lesson_key(name: str, req: BaseModel) -> str:
     """The cache key of a lesson's answer (the warm-up computes the default ones under the same keys)."""
     return f"lesson:{name}:{req.model_dump_json()}"
@@ -133,9 +159,11 @@ def _register_pages() -> None:
         "layernorm": {},
         "softmax": {"sweep_scales": list(SWEEP_SCALES)},
         "precision": {"stack": _stack_schema()},
+        "batchnorm": {"batch_sweep": list(BATCH_SWEEP), "pad_fractions": list(PAD_FRACTIONS),
+                      "norms": list(BatchDependenceRequest.model_json_schema()["properties"]["norm"]["enum"])},
     }
-    charts = {"chain": ("chain",), "layernorm": ("layernorm",), "softmax": ("softmax-probs", "softmax-sweep"),
-              "precision": ("precision-overflow",)}
+    charts = {"chain": ("chain",), "layernorm": ("layernorm", "norm-speed"), "softmax": ("softmax-probs", "softmax-sweep"),
+              "precision": ("precision-overflow",), "batchnorm": ("batch-dependence", "batch-padding")}
     for order, (key, model) in enumerate(MODELS.items()):
         extra = {"schema": model.model_json_schema()["properties"], **extras[key]}
         register_page(Page(key=key, path=f"/{key}", title_key=f"{key}.title", charts=charts[key], nav_key=f"nav.{key}",

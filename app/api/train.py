@@ -25,7 +25,7 @@ RETRY_AFTER_S = 10
 @router.post("/api/train", openapi_extra=body_doc(TrainRequest))
 async def train(request: Request):
     """Train 1-4 configs on a synthetic task; NDJSON events `start`, `step`, `done` (one per run), `end`.
-    An identical finished run is replayed at once from the cache, its `start` and `end` marked `"replayed": true`."""
+    An identical finished run is replayed at once from the cache, its `start` and `end` marked `"cached": true`."""
     body = await json_body(request, TrainRequest)
     try:
         check_runs(body)
@@ -44,7 +44,7 @@ async def train(request: Request):
 async def status() -> StrictJSONResponse:
     """Training streams running in this process (a thread counts until it has really stopped)."""
     return StrictJSONResponse({"active": SLOTS.active, "max": get_settings().max_train_runs,
-                               "started": SLOTS.started, "steps": SLOTS.steps, "replayed": SLOTS.replayed})
+                               "started": SLOTS.started, "steps": SLOTS.steps, "replays": SLOTS.replays})
 
 
 @router.get("/api/train/presets", response_class=StrictJSONResponse)

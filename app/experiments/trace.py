@@ -7,7 +7,7 @@ from typing import Any
 
 import torch
 
-from app.config import TraceConfig
+from app.config import TraceConfig, forward_macs
 from app.models.init import build_model
 from app.models.stack import make_batch
 from app.probes.recorder import (StreamRecorder, branch_norms, parameter_grad_norms, stream_statistics,
@@ -59,8 +59,10 @@ def _assemble(cfg: TraceConfig, model, recorder: StreamRecorder, loss: float) ->
         layers.append(entry)
     embedding = {"act_norm": acts["norm"][0], "act_rms": acts["rms"][0], "act_max_abs": acts["max_abs"][0],
                  "token_cosine": acts["cosine"][0], "grad_norm": grads[0]}
+    summary = {**summarise(layers, loss, cfg), "parameters": sum(p.numel() for p in model.parameters()),
+               "forward_macs": forward_macs(cfg)}  # what a variant costs: DenseFormer's weights, highway gates
     return {"config": cfg.model_dump(), "embedding": embedding, "layers": layers, "sublayers": sublayers,
-            "loss": loss, "summary": summarise(layers, loss, cfg)}
+            "loss": loss, "summary": summary}
 
 
 def summarise(layers: list[dict[str, Any]], loss: float, cfg: TraceConfig) -> dict[str, Any]:

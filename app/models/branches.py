@@ -45,6 +45,18 @@ class FeedForward(nn.Module):
         return self.down(self.act(self.up(x)))
 
 
+class ParallelBranches(nn.Module):
+    """attn(h) + ffn(h): both branches read the same input and their outputs are summed, so one block is
+    x + attn(N(x)) + ffn(N(x)) with one shared norm (Wang & Komatsuzaki 2021, GPT-J; Chowdhery et al. 2022, PaLM, sec. 2)."""
+
+    def __init__(self, attn: nn.Module, ffn: nn.Module) -> None:
+        super().__init__()
+        self.attn, self.ffn = attn, ffn
+
+    def forward(self, h: torch.Tensor) -> torch.Tensor:
+        return self.attn(h) + self.ffn(h)
+
+
 class Dense(nn.Module):
     """act(W x + b): one layer of a plain MLP."""
 

@@ -1,4 +1,8 @@
-"""Normalization layers behind one interface: `NORMS[name](d_model)` -> nn.Module mapping (..., d) -> (..., d)."""
+"""Normalization layers behind one interface: `NORMS[name](d_model)` -> nn.Module mapping (..., d) -> (..., d).
+
+A norm with a setting of its own names it in `config_fields` (constructor argument -> TraceConfig field);
+`norm_from_config` passes it, so the builder never asks which norm it is.
+"""
 from __future__ import annotations
 
 import math
@@ -60,6 +64,34 @@ class DynamicTanh(nn.Module):
         return self.weight * torch.tanh(self.alpha * x) + self.bias
 
 
+class BatchNorm(nn.BatchNorm1d):
+    """(x - mean_c) / sqrt(var_c + eps) * gamma_c + beta_c, one mean and variance per channel c over the whole batch
+    and every position (Ioffe & Szegedy 2015, Algorithm 1, with the B x T tokens as the mini-batch).
+
+    Training mode normalizes with the batch's own statistics and updates running averages (momentum 0.1);
+    eval mode normalizes with those running averages, so a token's output no longer depends on its batch.
+    """
+
+    def __init__(self, d_model: int, eps: float = 1e-5) -> None:
+        super().__init__(d_model, eps=eps)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return super().forward(x.reshape(-1, x.shape[-1])).view_as(x)  # (B, T, C) -> (B*T, C) -> (B, T, C)
+
+
+class GroupNorm(nn.GroupNorm):
+    """Per token: the C channels split into `groups` groups of C/groups, each centred and scaled by its own
+    mean and variance, then a per-channel gamma and beta (Wu & He 2018, eq. 1-3). One group is LayerNorm."""
+
+    config_fields = {"groups": "norm_groups"}
+
+    def __init__(self, d_model: int, groups: int = 8, eps: float = 1e-5) -> None:
+        super().__init__(groups, d_model, eps=eps)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return super().forward(x.reshape(-1, x.shape[-1])).view_as(x)  # every token is its own sample
+
+
 class NoNorm(nn.Identity):
     """The identity, for stacks without normalization."""
 
@@ -84,5 +116,14 @@ NORMS: dict[str, type[nn.Module]] = {
     "rmsnorm": RMSNorm,
     "scalenorm": ScaleNorm,
     "dyt": DynamicTanh,
+    "batchnorm": BatchNorm,
+    "groupnorm": GroupNorm,
     "none": NoNorm,
 }
+
+
+def norm_from_config(cfg, name: str | None = None) -> nn.Module:
+    """A fresh `NORMS[name or cfg.norm]` layer of width cfg.d_model, with the settings it names in `config_fields`."""
+    norm = NORMS[name or cfg.norm]
+    options = {argument: getattr(cfg, field) for argument, field in getattr(norm, "config_fields", {}).items()}
+    return norm(cfg.d_model, **options)

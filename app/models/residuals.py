@@ -1,4 +1,5 @@
-"""How a branch output f is merged back into the stream x: `RESIDUALS[name](d_model, scale)` -> combine(x, f)."""
+"""How a branch output f is merged back into the stream x: `RESIDUALS[name](d_model, scale)` -> combine(x, f);
+and how blocks are chained: `CONNECTIONS[name](depth)` -> connect(x_0, blocks) -> the stream after the last block."""
 from __future__ import annotations
 
 import torch
@@ -58,9 +59,69 @@ class Highway(nn.Module):
         return gate * f + (1.0 - gate) * (self.scale * x)
 
 
+class DenseShortcut(IdentityShortcut):
+    """DenseFormer keeps each block's own shortcut alpha * x + f; what it adds lives between the blocks
+    (DenseConnection)."""
+
+
 RESIDUALS: dict[str, type[nn.Module]] = {
     "identity": IdentityShortcut,
     "none": NoShortcut,
     "rezero": ReZero,
     "highway": Highway,
+    "dense": DenseShortcut,
+}
+
+
+class Chain(nn.Module):
+    """x_l = block_l(x_{l-1}): each block reads the one before it."""
+
+    def __init__(self, depth: int) -> None:
+        super().__init__()
+
+    def forward(self, x: torch.Tensor, blocks: nn.ModuleList) -> torch.Tensor:
+        for block in blocks:
+            x = block(x)
+        return x
+
+
+class DepthWeightedAverage(nn.Module):
+    """y = sum_j w_j X_j over X_0 (the embedding) .. X_l (block l's output), w learned; w starts one-hot on X_l,
+    so y = X_l and the stack starts as the plain residual stack (Pagliardini et al. 2024, DenseFormer, eq. 2)."""
+
+    def __init__(self, inputs: int) -> None:
+        super().__init__()
+        self.weights = nn.Parameter(torch.empty(inputs))
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        with torch.no_grad():
+            self.weights.zero_()
+            self.weights[-1] = 1.0
+
+    def forward(self, history: list[torch.Tensor]) -> torch.Tensor:
+        weights = self.weights.to(history[0].dtype)
+        return sum(w * x for w, x in zip(weights, history))
+
+
+class DenseConnection(nn.Module):
+    """DenseNet-style connectivity for a Transformer (Huang et al. 2017; Pagliardini et al. 2024, DenseFormer):
+    X_l = block_l(y_{l-1}), y_l = DWA_l(X_0, ..., X_l), so every block reads every earlier output.
+    Extra cost: (l + 1) weights and (l + 1) multiply-adds per coordinate after block l."""
+
+    def __init__(self, depth: int) -> None:
+        super().__init__()
+        self.averages = nn.ModuleList(DepthWeightedAverage(layer + 1) for layer in range(1, depth + 1))
+
+    def forward(self, x: torch.Tensor, blocks: nn.ModuleList) -> torch.Tensor:
+        history = [x]                                                   # X_0 = the embedding
+        for block, average in zip(blocks, self.averages):
+            history.append(block(x))                                    # X_l = block_l(y_{l-1})
+            x = average(history)                                        # y_l = sum_j w_lj X_j
+        return x
+
+
+# Residuals that also connect blocks to each other; every other residual chains its blocks.
+CONNECTIONS: dict[str, type[nn.Module]] = {
+    "dense": DenseConnection,
 }

@@ -8,9 +8,9 @@ from torch import nn
 from app.models.linear import Embedding, Linear
 
 from app.config import TraceConfig
-from app.models.branches import CausalSelfAttention, Dense, FeedForward
-from app.models.norms import NORMS, DepthScaled
-from app.models.residuals import RESIDUALS
+from app.models.branches import CausalSelfAttention, Dense, FeedForward, ParallelBranches
+from app.models.norms import DepthScaled, norm_from_config
+from app.models.residuals import CONNECTIONS, RESIDUALS, Chain
 from app.models.units import UNITS, block_position
 
 DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
@@ -34,7 +34,7 @@ class InputStream(nn.Identity):
 
 
 class Block(nn.Module):
-    """One block: its units (attention then FFN, or one dense layer) applied in order."""
+    """One block: its units applied in order (attention then FFN; one parallel attention+FFN unit; one dense layer)."""
 
     def __init__(self, units: dict[str, nn.Module]) -> None:
         super().__init__()
@@ -47,7 +47,7 @@ class Block(nn.Module):
 
 
 class Stack(nn.Module):
-    """embed -> blocks -> final norm -> head; `loss(batch)` is next-token cross-entropy or MSE."""
+    """embed -> blocks (chained, or densely connected) -> final norm -> head; `loss(batch)` is cross-entropy or MSE."""
 
     def __init__(self, cfg: TraceConfig) -> None:
         super().__init__()
@@ -59,13 +59,13 @@ class Stack(nn.Module):
         else:
             self.embed, self.head = InputStream(), nn.Identity()
         self.blocks = nn.ModuleList(_build_block(cfg, layer) for layer in range(1, cfg.depth + 1))
+        self.connect = CONNECTIONS.get(cfg.residual, Chain)(cfg.depth)
         uses_final_norm = cfg.final_norm and cfg.norm_position != "post"
-        self.final_norm = NORMS[cfg.norm if uses_final_norm else "none"](width)
+        self.final_norm = norm_from_config(cfg, cfg.norm if uses_final_norm else "none")
 
     def forward(self, inputs: torch.Tensor) -> torch.Tensor:
         x = self.embed(inputs)
-        for block in self.blocks:
-            x = block(x)
+        x = self.connect(x, self.blocks)
         return self.head(self.final_norm(x))
 
     def loss(self, inputs: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
@@ -75,20 +75,33 @@ class Stack(nn.Module):
         return F.mse_loss(out, targets)
 
 
+def _sequential(cfg: TraceConfig) -> dict[str, nn.Module]:
+    """Attention, then the FFN reads attention's result: two units (Vaswani et al. 2017)."""
+    return {"attn": CausalSelfAttention(cfg.d_model, cfg.n_heads), "ffn": FeedForward(cfg.d_model, cfg.activation)}
+
+
+def _parallel(cfg: TraceConfig) -> dict[str, nn.Module]:
+    """Attention and FFN read the same input and are summed: one unit, so one norm and one shortcut (GPT-J, PaLM)."""
+    return {"parallel": ParallelBranches(*_sequential(cfg).values())}
+
+
+BLOCKS = {"sequential": _sequential, "parallel": _parallel}
+
+
 def _build_block(cfg: TraceConfig, layer: int) -> Block:
     position = block_position(cfg.norm_position, layer, cfg.depth)
     if cfg.arch == "transformer":
-        branches = {"attn": CausalSelfAttention(cfg.d_model, cfg.n_heads), "ffn": FeedForward(cfg.d_model, cfg.activation)}
-    else:
+        branches = BLOCKS[cfg.block](cfg)
+    else:  # one branch per block: parallel and sequential are the same block
         branches = {"mlp": Dense(cfg.d_model, cfg.activation)}
     return Block({name: _build_unit(cfg, position, layer, branch) for name, branch in branches.items()})
 
 
 def _build_unit(cfg: TraceConfig, position: str, layer: int, branch: nn.Module) -> nn.Module:
-    in_norm = NORMS[cfg.norm](cfg.d_model)
+    in_norm = norm_from_config(cfg)
     if cfg.depth_scaled_norm and position in ("pre", "sandwich"):
         in_norm = DepthScaled(in_norm, layer)
-    out_norm = NORMS[cfg.norm](cfg.d_model) if position != "pre" else None
+    out_norm = norm_from_config(cfg) if position != "pre" else None
     combine = RESIDUALS[cfg.residual](cfg.d_model, cfg.residual_scale)
     return UNITS[position](branch, in_norm if position != "post" else None, combine, out_norm)
 

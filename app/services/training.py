@@ -4,7 +4,7 @@ Training runs in its own thread, never on the event loop; a process holds at mos
 streams (more are refused, and the router answers 429). When the client goes away the streaming generator is
 closed, which sets the run's cancel flag; the thread checks it every step. A run that finished is stored in
 the shared result cache under its request, so a repeat (a rehearsal, then the class) is replayed at once
-from the recorded events, without a training slot, and says so (`"replayed": true` on its start and end).
+from the recorded events, without a training slot, and says so (`"cached": true` on its start and end).
 """
 from __future__ import annotations
 
@@ -30,7 +30,7 @@ class TrainSlots:
         self._lock = threading.Lock()
         self.active = 0
         self.started = 0
-        self.replayed = 0
+        self.replays = 0
         self.steps = 0   # optimizer steps taken by every training thread of this process
 
     def try_acquire(self, limit: int) -> bool:
@@ -51,7 +51,7 @@ class TrainSlots:
 
     def count_replay(self) -> None:
         with self._lock:
-            self.replayed += 1
+            self.replays += 1
 
 
 SLOTS = TrainSlots()
@@ -130,11 +130,11 @@ async def recorded_run(request: TrainRequest) -> list[dict[str, Any]] | None:
 
 
 async def replay(events: list[dict[str, Any]]) -> AsyncIterator[str]:
-    """The recorded events at once; start and end say it is a replay (times are those of the recording)."""
+    """The recorded events at once; start and end say they come from the cache (times are the recording's)."""
     SLOTS.count_replay()
     for event in events:
         if event.get("type") in ("start", "end"):
-            event = {**event, "replayed": True}
+            event = {**event, "cached": True}
         yield strict_dumps(event) + "\n"
 
 

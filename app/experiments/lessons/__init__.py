@@ -5,7 +5,7 @@ layernorm  LayerNorm and RMSNorm step by step, checked against torch's own ops
 softmax    softmax saturation: entropy and the Jacobian's norm as the logits grow
 precision  float32 / bfloat16 / float16 limits, swamping, and where a float16 stack overflows
 
-Request models carry their bounds and English/Chinese labels (like app/config.py), so the API
+Request models carry their bounds and English/Chinese labels (like app/config/request.py), so the API
 schema, the page controls and the error messages are derived from one place.
 """
 from __future__ import annotations

@@ -8,6 +8,7 @@ from __future__ import annotations
 from pydantic import BaseModel
 
 from app.config import TraceConfig
+from app.experiments.lessons.batch_text import BATCH_STRINGS, SPEED_STRINGS
 from app.experiments.lessons.chain import WORKED_CASES
 
 PAGE_STRINGS: dict[str, tuple[str, str]] = {
@@ -136,6 +137,7 @@ PAGE_STRINGS: dict[str, tuple[str, str]] = {
     "precision.sublayer.attn": ("attention", "注意力"),
     "precision.sublayer.ffn": ("feed-forward", "前馈"),
     "precision.sublayer.mlp": ("dense layer", "全连接层"),
+    "precision.sublayer.parallel": ("parallel attention + feed-forward", "并行的注意力 + 前馈"),
 }
 
 
@@ -159,7 +161,8 @@ STACK_FIELDS = ("arch", "depth", "norm", "norm_position", "residual", "residual_
 
 
 def all_strings(models: dict[str, type[BaseModel]]) -> dict[str, tuple[str, str]]:
-    table = {**PAGE_STRINGS, **case_strings(), **field_strings("precision.stack", TraceConfig, STACK_FIELDS)}
+    table = {**PAGE_STRINGS, **BATCH_STRINGS, **SPEED_STRINGS, **case_strings(),
+             **field_strings("precision.stack", TraceConfig, STACK_FIELDS)}
     for page, model in models.items():
         table.update(field_strings(f"{page}.field", model))
     return table

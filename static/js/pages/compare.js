@@ -65,11 +65,16 @@ function compareFigure(variants, state, ctx) {
   return { data, layout };
 }
 
-/** The plain-words caption plus each variant's measured growth and gradient survival. */
+/** The plain-words caption plus each variant's measured growth and gradient survival, and what each costs when the
+ *  variants differ in size (DenseFormer's weights, highway gates). */
 function compareCaption(variants, state, ctx) {
   const parts = variants.map((v) => t('caption.compare.variant', { name: variantTitle(v, ctx),
     growth: fmt(v.trace.summary.norm_growth), survival: fmt(v.trace.summary.grad_survival) }));
-  return sentences(t('caption.compare'), ...parts);
+  const sizes = new Set(variants.map((v) => v.trace.summary.parameters));
+  const costs = sizes.size > 1 ? variants.map((v) => t('caption.compare.cost', { name: variantTitle(v, ctx),
+    params: v.trace.summary.parameters.toLocaleString(lang === 'zh' ? 'zh-CN' : 'en'),
+    macs: fmt(v.trace.summary.forward_macs) })) : [];
+  return sentences(t('caption.compare'), ...parts, ...costs);
 }
 
 runPage({

@@ -1,9 +1,10 @@
 // /layernorm: LayerNorm (Ba et al. 2016) and RMSNorm (Zhang & Sennrich 2019) of the same vector, side by side,
-// each step with its formula, from two POST /api/layernorm calls (the server checks itself against torch).
+// each step with its formula, from two POST /api/layernorm calls (the server checks itself against torch);
+// and below, "is RMSNorm faster?": forward + backward times of both, measured on the server (GET /api/norm_speed).
 import { runPage } from '../page.js';
-import { postJSON } from '../api.js';
-import { layout, PALETTE, t } from '../charts.js';
-import { lang } from '../i18n.js';
+import { postJSON, getJSON } from '../api.js';
+import { layout, line, PALETTE, t } from '../charts.js';
+import { lang, sentences } from '../i18n.js';
 import { scalarSpecs, vectorSpec, sliderSpec, remember, numbers, bindVector, syncVector, bindSlider, syncSlider,
   precise, el } from '../lessons.js';
 
@@ -86,6 +87,51 @@ function layernormCaption(data) {
     rms: precise(ln.rms), beta: precise(data.beta, 3), rms_mean: precise(rmsMean, 3) });
 }
 
+const SPEED_SERIES = [['layernorm', PALETTE.blue, 'solid'], ['rmsnorm', PALETTE.vermillion, 'solid'],
+  ['layernorm_composed', PALETTE.blue, 'dot']];
+
+function speedFigure(data, state) {
+  const fig = { data: [], layout: layout(state.theme, { title: t('chart.norm_speed.title'),
+    x: t('normspeed.axis.width', { tokens: data.tokens }), y: t('normspeed.axis.time'), xlog: true, ylog: true }) };
+  const widths = data.rows.map((row) => row.width);
+  for (const [kind, color, dash] of SPEED_SERIES) {
+    const spread = data.rows.map((row) => row[kind]);
+    fig.data.push(line(state.theme, { name: t(`normspeed.series.${kind}`), x: widths, y: spread.map((s) => s.median_us), color, dash,
+      error_y: { type: 'data', symmetric: false, array: spread.map((s) => s.p75_us - s.median_us),
+        arrayminus: spread.map((s) => s.median_us - s.p25_us), color, thickness: 1.5 } }));
+  }
+  fig.layout.xaxis.tickvals = widths;
+  fig.layout.xaxis.ticktext = widths.map(String);
+  return fig;
+}
+
+/** A range of ratios, "1.4× to 2.9×" style numbers. */
+function range(values) {
+  return { low: precise(Math.min(...values), 2), high: precise(Math.max(...values), 2) };
+}
+
+/** Every sentence follows the measurement: slower, faster or no clear winner (ratios on both sides of 1 ± 5%);
+ *  the formula's saving only when op-by-op LayerNorm was slower at every width; a warning when the spread is wide. */
+function speedCaption(data) {
+  const ratios = data.rows.map((row) => row.ratio);
+  const composed = data.rows.map((row) => row.composed_ratio);
+  const verdict = ratios.every((r) => r > 1.05) ? 'slower' : ratios.every((r) => r < 0.95) ? 'faster' : 'mixed';
+  const wide = data.rows.some((row) => SPEED_SERIES.some(([kind]) => (row[kind].p75_us - row[kind].p25_us) > 0.5 * row[kind].median_us));
+  const ops = { layernorm_ops: data.operator_calls.layernorm, rmsnorm_ops: data.operator_calls.rmsnorm };
+  return sentences(
+    t('normspeed.caption.head', { time: data.measured_at ?? '—', torch: data.torch, threads: data.threads, tokens: data.tokens,
+      repeats: data.repeats }),
+    t(`normspeed.verdict.${verdict}`, range(ratios)),
+    t(`normspeed.composed.${composed.every((r) => r > 1.05) ? 'cheaper' : 'unclear'}`, range(composed)),
+    t(`normspeed.why.${verdict}`, ops),
+    wide ? t('normspeed.noisy') : '');
+}
+
+function speedRows(data) {
+  return data.rows.flatMap((row) => SPEED_SERIES.map(([kind]) => ({ width: row.width, kernel: data.kernels[kind], ...row[kind],
+    rms_over_layernorm: row.ratio })));
+}
+
 runPage({
   params: [vectorSpec('x'), sliderSpec('gamma', 1, -3, 3), sliderSpec('beta', 0, -3, 3), ...scalarSpecs('layernorm.field', ['eps'])],
   charts: [{
@@ -96,6 +142,13 @@ runPage({
     caption: layernormCaption,
     table: (data) => data.x.map((x, i) => ({ i: i + 1, x, layernorm: data.layernorm.output[i], rmsnorm: data.rmsnorm.output[i],
       layernorm_normalized: data.layernorm.normalized[i], rmsnorm_normalized: data.rmsnorm.normalized[i] })),
+  }, {
+    key: 'norm-speed',
+    dataKey: () => 'norm_speed',   // measured once per server: no setting of this page changes it
+    load: (state, ctx) => getJSON('/api/norm_speed', { signal: ctx.signal }),
+    figure: speedFigure,
+    caption: speedCaption,
+    table: speedRows,
   }],
 });
 

@@ -1,0 +1,20 @@
+"""The request model and everything derived from it, one concern a module:
+
+- `request`: TraceConfig, the one source of truth (fields, bounds, labels, consistency checks);
+- `budget`: what a request may cost (multiply-adds, parameters, saved floats) and the depth limit;
+- `presets`: named architectures;
+- `fields`: bilingual schema fields and allowed ranges in words.
+"""
+from app.config.budget import (MAX_ACTIVATION_FLOATS, MAX_DEPTH, MAX_FORWARD_MACS, MAX_PARAMETERS, activation_floats,
+                               budget_problem, dense_weights, forward_macs, parameter_count, units_per_block)
+from app.config.fields import field_bounds, labelled_field
+from app.config.presets import PRESETS, deepnorm_alpha, preset_config, presets_payload
+from app.config.request import (Activation, Arch, Block, DType, Init, Norm, NormPosition, Residual, TraceConfig,
+                                group_counts)
+
+__all__ = [
+    "MAX_ACTIVATION_FLOATS", "MAX_DEPTH", "MAX_FORWARD_MACS", "MAX_PARAMETERS", "PRESETS", "Activation", "Arch",
+    "Block", "DType", "Init", "Norm", "NormPosition", "Residual", "TraceConfig", "activation_floats",
+    "budget_problem", "deepnorm_alpha", "dense_weights", "field_bounds", "forward_macs", "group_counts",
+    "labelled_field", "parameter_count", "preset_config", "presets_payload", "units_per_block",
+]

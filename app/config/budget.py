@@ -1,0 +1,70 @@
+"""The compute budget: what one request may cost, so a 2-core laptop keeps answering everybody else.
+
+Counts are closed-form in the request's sizes (multiply-accumulates of one forward pass, parameters, floats autograd
+keeps); tests/test_variants.py checks them against built models.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from app.config.request import TraceConfig
+
+# Units: multiply-accumulates of one forward pass, and parameters.
+MAX_FORWARD_MACS = 3.0e9
+MAX_PARAMETERS = 40_000_000
+MAX_ACTIVATION_FLOATS = 100_000_000
+MAX_DEPTH = 128  # blocks; the sweep, the presets' depth query and the pages share it
+
+
+def units_per_block(cfg: TraceConfig) -> int:
+    """Units (norm + branch + shortcut) per block: attention and FFN, or one parallel unit, or one MLP layer."""
+    return 2 if cfg.arch == "transformer" and cfg.block == "sequential" else 1
+
+
+def dense_weights(cfg: TraceConfig) -> int:
+    """DenseFormer's extra parameters: after block l, l + 1 weights (embedding and blocks 1..l); sum = L(L+3)/2."""
+    return cfg.depth * (cfg.depth + 3) // 2 if cfg.residual == "dense" else 0
+
+
+def forward_macs(cfg: TraceConfig) -> float:
+    """Multiply-accumulates of one forward pass (attention scores included). A highway gate is a d x d Linear per
+    unit; DenseFormer's averages cost one multiply-add per weight and coordinate of every token."""
+    tokens = cfg.batch * cfg.seq_len
+    gates = units_per_block(cfg) * cfg.d_model**2 if cfg.residual == "highway" else 0
+    dense = dense_weights(cfg) * cfg.d_model
+    if cfg.arch == "mlp":
+        return float(tokens * (cfg.depth * (cfg.d_model**2 + gates) + dense))
+    per_block = 12 * cfg.d_model**2 + 2 * cfg.seq_len * cfg.d_model + gates
+    return float(tokens * (cfg.depth * per_block + dense + cfg.d_model * cfg.vocab_size))
+
+
+def parameter_count(cfg: TraceConfig) -> float:
+    gate = units_per_block(cfg) * (cfg.d_model**2 + cfg.d_model) if cfg.residual == "highway" else 0
+    if cfg.arch == "mlp":
+        return float(cfg.depth * (cfg.d_model**2 + 4 * cfg.d_model + gate) + dense_weights(cfg))
+    embeddings = 2 * cfg.vocab_size * cfg.d_model + cfg.seq_len * cfg.d_model
+    return float(cfg.depth * (12 * cfg.d_model**2 + gate) + dense_weights(cfg) + embeddings)
+
+
+def activation_floats(cfg: TraceConfig) -> float:
+    """Floats autograd keeps for the backward pass (a generous estimate); DenseFormer keeps one average per block."""
+    tokens = cfg.batch * cfg.seq_len
+    dense = cfg.depth * cfg.d_model if cfg.residual == "dense" else 0
+    if cfg.arch == "mlp":
+        return float(tokens * (cfg.depth * 8 * cfg.d_model + dense))
+    per_block = 24 * cfg.d_model + 3 * cfg.n_heads * cfg.seq_len
+    return float(tokens * (cfg.depth * per_block + dense + 3 * cfg.vocab_size))
+
+
+def budget_problem(cfg: TraceConfig) -> str | None:
+    """Why `cfg` is too large for this server, in the error format of app/errors.py ("field: why | allowed: ..."),
+    or None when it fits."""
+    for value, limit in ((forward_macs(cfg), MAX_FORWARD_MACS), (parameter_count(cfg), MAX_PARAMETERS),
+                         (activation_floats(cfg), MAX_ACTIVATION_FLOATS)):
+        if value > limit:
+            return (f"depth: the model is too large for this server (depth × d_model² × seq_len × batch "
+                    f"budget): {value:.3g} > {limit:.3g}; lower depth, d_model, seq_len or batch"
+                    f" | allowed: forward multiply-adds <= {MAX_FORWARD_MACS:.3g}, parameters <= {MAX_PARAMETERS:.3g}, "
+                    f"saved activations <= {MAX_ACTIVATION_FLOATS:.3g} floats")
+    return None

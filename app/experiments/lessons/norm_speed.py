@@ -1,0 +1,106 @@
+"""'RMSNorm is faster': measured, not assumed. LayerNorm against RMSNorm, forward + backward, torch's own ops.
+
+RMSNorm skips the mean and the shift, so it does fewer arithmetic operations (Zhang & Sennrich 2019 report
+7%-64% faster training on GPUs with their own implementation). Whether that shows depends on the kernels: at
+these sizes both norms are memory-bound (a few operations per number read), so the time is the number of
+passes over memory, and a fused kernel that reads x once beats an unfused one that makes several passes.
+The answer reports what this server measured, whichever way it comes out.
+
+Method: for each width, interleaved (LayerNorm, RMSNorm, then RMSNorm, LayerNorm on the next repeat, so slow
+drifts of a shared machine hit both alike), `inner` forward + backward calls are timed together; the median
+over repeats is the figure, the quartiles and extremes its spread. A third contender, LayerNorm written out
+of elementary ops (mean, subtract, variance, rsqrt, multiply, add: the same kind of ops torch's CPU RMSNorm
+runs), separates what the formula costs from what the kernel costs; torch's profiler counts the ATen operator
+calls of one forward + backward of each (views and allocations included), which shows fused against unfused.
+"""
+from __future__ import annotations
+
+import statistics
+import time
+from typing import Any, Callable
+
+import torch
+import torch.nn.functional as F
+from torch.profiler import ProfilerActivity, profile
+
+WIDTHS = (64, 256, 1024, 4096)   # from this explorer's widths up to LLaMA-7B's
+TOKENS = 256                     # rows normalized per call (e.g. 8 sequences of 32 tokens)
+MIN_REPEATS, MAX_REPEATS = 7, 25
+BUDGET_S = 2.0                   # repeats stop once this much time has passed (at least MIN_REPEATS)
+SAMPLE_S = 0.002                 # each timed sample runs enough calls to last about this long
+KERNELS = {"layernorm": "torch.nn.functional.layer_norm", "rmsnorm": "torch.nn.functional.rms_norm",
+           "layernorm_composed": "(x - mean) * rsqrt(var + eps) * gain + shift, one torch op at a time"}
+
+
+def _composed_layernorm(x: torch.Tensor, gain: torch.Tensor, shift: torch.Tensor) -> torch.Tensor:
+    centred = x - x.mean(-1, keepdim=True)
+    return centred * torch.rsqrt(centred.pow(2).mean(-1, keepdim=True) + 1e-5) * gain + shift
+
+
+def _step(kind: str, width: int) -> Callable[[], None]:
+    """One forward + backward of `kind` on fresh float32 tensors, with a gain (and LayerNorm's shift)."""
+    generator = torch.Generator().manual_seed(width)
+    x = torch.randn(TOKENS, width, generator=generator).requires_grad_()
+    upstream = torch.randn(TOKENS, width, generator=generator)
+    gain = torch.ones(width, requires_grad=True)
+    shift = torch.zeros(width, requires_grad=True)
+    if kind == "layernorm":
+        return lambda: F.layer_norm(x, (width,), gain, shift, eps=1e-5).backward(upstream)
+    if kind == "rmsnorm":
+        return lambda: F.rms_norm(x, (width,), gain, eps=1e-6).backward(upstream)
+    return lambda: _composed_layernorm(x, gain, shift).backward(upstream)
+
+
+def _calls_per_sample(step: Callable[[], None]) -> int:
+    step()  # warm-up: first-call allocations and dispatch caches are not what we measure
+    once = max(min(_sample(step, 1) for _ in range(3)), 0.1) * 1e-6   # the fastest of 3: a busy moment is no guide
+    return max(1, min(1000, round(SAMPLE_S / once)))
+
+
+def _sample(step: Callable[[], None], calls: int) -> float:
+    """Microseconds per forward + backward, averaged over `calls` back-to-back calls."""
+    started = time.perf_counter()
+    for _ in range(calls):
+        step()
+    return (time.perf_counter() - started) / calls * 1e6
+
+
+def _operator_calls(step: Callable[[], None]) -> int:
+    """ATen operator calls of one forward + backward (this thread only: other requests are not counted)."""
+    with profile(activities=[ProfilerActivity.CPU]) as recorded:
+        step()
+    return sum(1 for event in recorded.events() if event.name.startswith("aten::"))
+
+
+def _spread(samples: list[float]) -> dict[str, float]:
+    quartiles = statistics.quantiles(samples, n=4, method="inclusive")
+    return {"median_us": statistics.median(samples), "p25_us": quartiles[0], "p75_us": quartiles[2],
+            "min_us": min(samples), "max_us": max(samples)}
+
+
+def measure_norm_speed(budget_s: float | None = None, widths: tuple[int, ...] | None = None) -> dict[str, Any]:
+    budget_s = BUDGET_S if budget_s is None else budget_s
+    widths = widths or WIDTHS
+    steps = {(kind, width): _step(kind, width) for width in widths for kind in KERNELS}
+    calls = {key: _calls_per_sample(step) for key, step in steps.items()}
+    samples: dict[tuple[str, int], list[float]] = {key: [] for key in steps}
+    started = time.perf_counter()
+    repeats = 0
+    while repeats < MAX_REPEATS and (repeats < MIN_REPEATS or time.perf_counter() - started < budget_s):
+        order = list(KERNELS) if repeats % 2 == 0 else list(reversed(KERNELS))   # nobody always goes first
+        for width in widths:
+            for kind in order:
+                samples[(kind, width)].append(_sample(steps[(kind, width)], calls[(kind, width)]))
+        repeats += 1
+    rows = []
+    for width in widths:
+        row: dict[str, Any] = {"width": width, **{kind: _spread(samples[(kind, width)]) for kind in KERNELS}}
+        row["ratio"] = row["rmsnorm"]["median_us"] / row["layernorm"]["median_us"]   # > 1: RMSNorm slower
+        row["composed_ratio"] = row["layernorm_composed"]["median_us"] / row["rmsnorm"]["median_us"]
+        row["ns_per_number"] = {kind: row[kind]["median_us"] * 1e3 / (TOKENS * width) for kind in KERNELS}
+        rows.append(row)
+    return {"rows": rows, "widths": list(widths), "tokens": TOKENS, "dtype": "float32", "repeats": repeats,
+            "calls_per_sample": {f"{kind}@{width}": n for (kind, width), n in calls.items()},
+            "operator_calls": {kind: _operator_calls(steps[(kind, widths[0])]) for kind in KERNELS},
+            "threads": torch.get_num_threads(), "torch": torch.__version__, "kernels": KERNELS,
+            "elapsed_ms": round((time.perf_counter() - started) * 1000, 1)}

@@ -1,0 +1,95 @@
+"""The docs stay true: every setting is documented, every link resolves, every repo path they name exists.
+
+A field, preset or setting added without documentation fails here, and so does a doc or docstring that points at a
+file that was moved or never written.
+"""
+from __future__ import annotations
+
+import itertools
+import re
+from pathlib import Path
+
+import pytest
+
+from app.config import PRESETS, TraceConfig
+
+ROOT = Path(__file__).resolve().parent.parent
+README = ROOT / "README.md"
+DOCS = sorted((ROOT / "docs").glob("*.md"))
+MARKDOWN = [README, *DOCS]
+PYTHON = sorted(p for folder in ("app", "tools", "tests") for p in (ROOT / folder).rglob("*.py")
+                if p.name != "test_docs.py")  # this file names missing paths on purpose
+TOP_FOLDERS = ("app", "tests", "static", "templates", "tools", "docs", "scripts", "notes", ".ci")
+
+LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
+# A repo path: starts with a top-level folder, made of path characters; {a,b} alternatives are expanded.
+REPO_PATH = re.compile(r"(?<![\w./-])((?:%s)/[\w./{},*-]*[\w*}])" % "|".join(re.escape(f) for f in TOP_FOLDERS))
+
+
+def text(path: Path) -> str:
+    return path.read_text(encoding="utf-8")
+
+
+def expand_braces(path: str) -> list[str]:
+    """'static/js/{a,b}.js' -> ['static/js/a.js', 'static/js/b.js']."""
+    parts = re.split(r"\{([^{}]*)\}", path)
+    choices = [[part] if i % 2 == 0 else part.split(",") for i, part in enumerate(parts)]
+    return ["".join(combination) for combination in itertools.product(*choices)]
+
+
+def is_checkable(path: str, source: Path) -> bool:
+    """Skip placeholders (`<key>`, a format field `{name}`); in Python only named files count (code builds folders)."""
+    if "<" in path or re.search(r"\{[^,}]*\}", path):
+        return False
+    return source.suffix == ".md" or bool(re.search(r"\.[a-z]{2,4}$", path))
+
+
+def exists(path: str) -> bool:
+    path = path.rstrip(".")
+    return any(ROOT.glob(path)) if "*" in path else (ROOT / path).exists()
+
+
+@pytest.mark.parametrize("doc", MARKDOWN, ids=lambda p: p.name)
+def test_every_relative_link_resolves(doc):
+    broken = []
+    for target in LINK.findall(text(doc)):
+        if re.match(r"^[a-z]+:", target) or target.startswith("#"):
+            continue
+        file_part = target.split("#", 1)[0]
+        if file_part and not (doc.parent / file_part).exists():
+            broken.append(target)
+    assert not broken, f"{doc.name} links to missing files: {broken}"
+
+
+@pytest.mark.parametrize("source", MARKDOWN + PYTHON, ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_repo_path_named_exists(source):
+    named = {candidate for match in REPO_PATH.findall(text(source)) if is_checkable(match, source)
+             for candidate in expand_braces(match)}
+    missing = sorted(path for path in named if not exists(path))
+    assert not missing, f"{source.relative_to(ROOT)} names paths that do not exist: {missing}"
+
+
+def test_the_path_check_catches_a_missing_file():
+    assert exists("app/main.py") and not exists("notes/FRONTEND.md")
+    assert expand_braces("static/js/{page,state}.js") == ["static/js/page.js", "static/js/state.js"]
+
+
+def test_readme_is_a_short_front_door():
+    readme = text(README)
+    assert len(readme.encode("utf-8")) < 10_000
+    linked = set(LINK.findall(readme))
+    unlinked = [doc.name for doc in DOCS if f"docs/{doc.name}" not in linked]
+    assert not unlinked, f"README does not link to {unlinked}"
+
+
+API_DOC = ROOT / "docs" / "api.md"
+
+
+@pytest.mark.parametrize("field", list(TraceConfig.model_fields))
+def test_every_request_field_is_in_the_api_table(field):
+    assert f"| `{field}` | `" in text(API_DOC)
+
+
+@pytest.mark.parametrize("key", list(PRESETS))
+def test_every_preset_is_documented(key):
+    assert f"| `{key}` |" in text(API_DOC) and PRESETS[key]["name"] in text(API_DOC)
