@@ -5,6 +5,8 @@ defaults belongs here too (tests/test_cache.py checks that opening each page the
 """
 from __future__ import annotations
 
+from typing import get_args
+
 from app.config import PRESETS, TraceConfig, preset_config
 from app.experiments.sweep import SweepRequest
 from app.experiments.trace import run_trace
@@ -32,8 +34,10 @@ def explorer_views() -> list[WarmRequest]:
 
 @register_warm_requests
 def lesson_views() -> list[WarmRequest]:
-    """The lesson pages' first requests: /chain, both kinds on /layernorm, /softmax with its sweep, /precision."""
+    """The lesson pages' first requests: /chain, both kinds on /layernorm, every norm on /batchnorm, /softmax with
+    its sweep, /precision. (/layernorm's speed measurement is not warmed: a timing taken during start-up lies.)"""
     from app.api.lessons import lesson_key
+    from app.experiments.lessons.batch import BatchDependenceRequest, BatchNormName, batch_dependence_lesson
     from app.experiments.lessons.chain import ChainRequest, chain_lesson
     from app.experiments.lessons.layernorm import LayerNormRequest, layernorm_lesson
     from app.experiments.lessons.precision import snowball_config
@@ -44,6 +48,9 @@ def lesson_views() -> list[WarmRequest]:
     for kind in ("layernorm", "rmsnorm"):
         req = LayerNormRequest(kind=kind)
         items.append(WarmRequest(lesson_key("layernorm", req), layernorm_lesson, (req,), f"lesson {kind}"))
+    for norm in get_args(BatchNormName):  # /batchnorm asks for every norm with the same default sizes
+        req = BatchDependenceRequest(norm=norm)
+        items.append(WarmRequest(lesson_key("batch_dependence", req), batch_dependence_lesson, (req,), f"lesson {norm}"))
     softmax = SoftmaxRequest(scales=list(SWEEP_SCALES))
     items.append(WarmRequest(lesson_key("softmax", softmax), softmax_lesson, (softmax,), "lesson softmax"))
     stack16 = snowball_config({})

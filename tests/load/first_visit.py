@@ -16,7 +16,6 @@ from urllib.parse import urlparse
 
 from tools.localserver import free_port, local_server, uvicorn_args
 
-PAGES = ["/", "/norms", "/gradients", "/compare", "/chain", "/layernorm", "/softmax", "/precision", "/train"]
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
 
@@ -68,13 +67,23 @@ def wait_for_warm_up(base: str, timeout_s: float = 300.0) -> None:
         time.sleep(0.5)
 
 
+def nav_pages(base: str) -> list[str]:
+    """Every page the navigation of the home page links (so an older server is measured on its own pages)."""
+    import re
+
+    import httpx
+
+    html = httpx.get(base + "/", timeout=60).text
+    return list(dict.fromkeys(re.findall(r'<a href="(/[^"?]*)\?lang=[a-z]+" data-nav=', html)))
+
+
 def measure(base: str, chromium: str) -> dict[str, dict[str, dict[str, int]]]:
     from playwright.sync_api import sync_playwright
 
     results: dict[str, dict[str, dict[str, int]]] = {}
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS, headless=True)
-        for path in PAGES:
+        for path in nav_pages(base):
             context = browser.new_context(viewport={"width": 1280, "height": 720})
             page = context.new_page()
             first = visit(page, base + path)
