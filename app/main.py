@@ -40,6 +40,7 @@ async def lifespan(app: FastAPI):
     yield
     if warming is not None:
         warming.cancel()
+    await pool.flush()  # results computed last are still written to disk and Redis
     if pool.processes is not None:
         pool.processes.shutdown()
 

@@ -75,7 +75,13 @@ def test_a_damaged_entry_is_dropped_and_recomputed_never_served(tmp_path, value,
     assert not reader.disk.contains(reader.stored_key("k"))  # dropped, so the next request recomputes and stores
 
     pool = ComputePool(slots=1, cache_size=4, queue_timeout_s=5, threads=1, cache=reader)
-    result, source = asyncio.run(pool.run_sourced("k", lambda: value))
+
+    async def recompute():
+        answer = await pool.run_sourced("k", lambda: value)
+        await pool.flush()  # the disk copy is written after the answer
+        return answer
+
+    result, source = asyncio.run(recompute())
     assert source == "computed" and result == value
     assert ResultCache(tmp_path, 2**26, namespace="t").get("k") == (value, "disk")
 
@@ -99,8 +105,10 @@ def test_the_disk_cache_is_bounded(tmp_path):
 def test_a_server_process_answers_from_the_disk_cache_what_this_process_computed(client):
     """Workers of one server share the disk cache: a separate process reads what the test client's app stored."""
     body = {"depth": 5, "seed": 4_040}
+    stored = get_pool().cache.counts["stored"]
     first = client.post("/api/trace", json=body)
     assert first.headers["x-resnorm-cache"] == "computed"
+    wait_until(lambda: get_pool().cache.counts["stored"] > stored)  # written to disk just after the answer
     port = free_port()
     env = {**os.environ, "RESNORM_COMPUTE_PROCESSES": "0"}
     with local_server(uvicorn_args(port), port, env=env) as base:
@@ -108,6 +116,15 @@ def test_a_server_process_answers_from_the_disk_cache_what_this_process_computed
         health = httpx.get(f"{base}/api/health", timeout=10).json()
     assert second.headers["x-resnorm-cache"] == "disk" and second.json()["layers"] == first.json()["layers"]
     assert health["compute"]["computed"] == 0 and health["compute"]["cache"]["hits"]["disk"] == 1
+
+
+def wait_until(condition, timeout_s: float = 10.0) -> None:
+    import time
+
+    deadline = time.monotonic() + timeout_s
+    while not condition():
+        assert time.monotonic() < deadline, "condition not met in time"
+        time.sleep(0.02)
 
 
 def _events(response) -> list[dict]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import socket
+import time
 from contextlib import ExitStack
 
 import httpx
@@ -30,6 +31,7 @@ def test_what_one_server_computed_the_other_answers_from_redis(tmp_path, redis_u
         first = _start(stack, _server_env(tmp_path, "a", redis_url))
         second = _start(stack, _server_env(tmp_path, "b", redis_url))
         computed = httpx.post(f"{first}/api/trace", json=BODY, timeout=60)
+        _wait_until_stored(first)  # Redis is written while the first answer travels
         shared = httpx.post(f"{second}/api/trace", json=BODY, timeout=60)
         again = httpx.post(f"{second}/api/trace", json=BODY, timeout=60)
         health = httpx.get(f"{second}/api/health", timeout=10).json()
@@ -38,6 +40,13 @@ def test_what_one_server_computed_the_other_answers_from_redis(tmp_path, redis_u
     assert shared.json()["layers"] == computed.json()["layers"]
     assert health["redis"]["up"] is True and health["compute"]["computed"] == 0
     assert health["compute"]["cache"]["hits"]["redis"] == 1
+
+
+def _wait_until_stored(base: str, timeout_s: float = 10.0) -> None:
+    deadline = time.monotonic() + timeout_s
+    while httpx.get(f"{base}/api/health", timeout=10).json()["compute"]["cache"]["stored"] < 1:
+        assert time.monotonic() < deadline, "the result never reached the shared cache"
+        time.sleep(0.05)
 
 
 def _closed_port() -> int:

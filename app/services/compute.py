@@ -34,6 +34,7 @@ class ComputePool:
         self._semaphores: dict[asyncio.AbstractEventLoop, asyncio.Semaphore] = {}
         self._idle: dict[asyncio.AbstractEventLoop, asyncio.Event] = {}
         self._inflight: dict[str, asyncio.Future] = {}  # key -> the task computing it
+        self._storing: set[asyncio.Future] = set()      # writes to disk and Redis still under way
         self.max_waiting = max_waiting if max_waiting is not None else 8 * slots
         self.computed = 0
         self.coalesced = 0
@@ -135,8 +136,17 @@ class ComputePool:
             return found
         result = await runner(fn, *args)
         self.computed += 1
-        await anyio.to_thread.run_sync(self.cache.set, key, result)  # stored before anyone is answered
+        # This worker has it at once; the disk and Redis copies are written while the answer already travels.
+        self.cache.memory.set(key, result)
+        store = asyncio.ensure_future(anyio.to_thread.run_sync(self.cache.set, key, result))
+        self._storing.add(store)
+        store.add_done_callback(self._storing.discard)
         return result, COMPUTED
+
+    async def flush(self) -> None:
+        """Wait until every result computed so far is on disk and in Redis (before a process exits)."""
+        while self._storing:
+            await asyncio.gather(*list(self._storing), return_exceptions=True)
 
     def _settle(self, key: str, task: asyncio.Future) -> None:
         self._inflight.pop(key, None)

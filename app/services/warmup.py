@@ -135,6 +135,7 @@ async def warm_all(pool: ComputePool, report: Callable[[str], None] = print) -> 
         report(f"[{progress.done}/{progress.total}] {item.label or item.key[:60]}: {source}")
 
     await asyncio.gather(*(one(item) for item in items))
+    await pool.flush()  # every result on disk before the command exits
     progress.running = False
     return progress
 
