@@ -206,7 +206,7 @@ print(f"GET /api/trace: depth 6, loss {loss:.3f}, computed in {elapsed} ms")
 request = urllib.request.Request(base + "/api/trace", data=b"{}", headers={"Content-Type": "application/json"})
 with urllib.request.urlopen(request, timeout=60) as r:
     source = r.headers["X-Resnorm-Cache"]
-assert source in ("disk", "memory"), f"the default view was {source}, not answered from the image's warm cache"
+assert source in ("disk", "memory"), f"the default view was {source}, not answered from the warm cache of the image"
 print(f"POST /api/trace (the default view): answered from the cache built into the image ({source})")
 for path in ("/static/js/charts.js", "/vendor/plotly.min.js"):
     status, headers, body = get(path)
