@@ -150,8 +150,10 @@ fetch_wheels() {
     mkdir -p wheels
     "$python" -c "import tomllib; p = tomllib.load(open('pyproject.toml', 'rb')); \
 print('\n'.join(p['project']['dependencies'] + p['build-system']['requires']))" >"$WORK/requirements.txt"
+    # async-timeout: redis requires it on Pythons before 3.11.3, as the stand-in's 3.11.2 (this host's pip skips it)
     if ! { "${pip[@]}" download -q torch==2.13.0 --no-deps -d wheels/ \
-           && "${pip[@]}" download -q -d wheels/ -r "$WORK/requirements.txt"; } >"$WORK/pip.log" 2>&1; then
+           && "${pip[@]}" download -q -d wheels/ -r "$WORK/requirements.txt" \
+           && "${pip[@]}" download -q -d wheels/ "async-timeout>=4.0.3"; } >"$WORK/pip.log" 2>&1; then
         grep -v "is ignored" "$WORK/pip.log" | tail -n 20  # (pip warns about local index folders lacking a package)
         fail "pip download failed"
     fi
