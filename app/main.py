@@ -8,7 +8,7 @@ from fastapi import FastAPI
 from fastapi.middleware.gzip import GZipMiddleware
 from fastapi.staticfiles import StaticFiles
 
-from app.api import health, lessons, schema, sweep, trace, train
+from app.api import health, lessons, room, schema, sweep, trace, train
 from app.errors import install_error_handlers
 from app.paths import asset_dir
 from app.settings import get_settings
@@ -59,7 +59,7 @@ def create_app() -> FastAPI:
     security.install(app)
     app.include_router(assets.router)  # before the plain /static mount, which would answer /static/v/... itself
     app.mount("/static", StaticFiles(directory=asset_dir("static")), name="static")
-    for module in (health, schema, trace, sweep, lessons, train, pages):
+    for module in (health, schema, trace, sweep, lessons, train, room, pages):
         app.include_router(module.router)
     return app
 

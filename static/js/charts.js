@@ -1,6 +1,7 @@
 // All Plotly drawing lives here: palette, themes, layouts, common marks, drawing and every export.
 // Page modules only map API answers to series with these helpers.
 import { t, lang, fmt } from './i18n.js';
+import { forScreen, touchScreen } from './fit.js';
 
 // Okabe & Ito (2008), "Color Universal Design": distinguishable with every common colour-vision deficiency.
 export const PALETTE = {
@@ -69,7 +70,7 @@ export function panels(themeName, { title, x, columns, rows }) {
     base[`yaxis${i === 1 ? '' : i}`] = axis(theme, c === 0 ? row.title : '', { log: row.log, showticklabels: c === 0,
       matches: c === 0 ? undefined : name('y', id(r, 0)) });
     if (r === 0) {
-      base.annotations.push({ xref: `${name('x', i)} domain`, x: 0.5, yref: `${name('y', i)} domain`, y: 1.02, yanchor: 'bottom',
+      base.annotations.push({ name: 'column-title', xref: `${name('x', i)} domain`, x: 0.5, yref: `${name('y', i)} domain`, y: 1.02, yanchor: 'bottom',
         text: `<b>${escapeText(column.text)}</b>`, showarrow: false, font: { size: theme.font + 1, color: column.color } });
     }
   }));
@@ -181,8 +182,10 @@ export function heatmapLayout(themeName, options) {
   return base;
 }
 
+/** Not Plotly's `responsive` (it only follows the window): charts follow their own box, see followSize.
+ *  No mode bar on touch screens: its zoom and pan tools need a drag, which there scrolls the page (see forScreen). */
 export function plotlyConfig() {
-  return { responsive: true, displaylogo: false, modeBarButtonsToRemove: ['toImage', 'lasso2d', 'select2d'] };
+  return { displaylogo: false, displayModeBar: touchScreen() ? false : 'hover', modeBarButtonsToRemove: ['toImage', 'lasso2d', 'select2d'] };
 }
 
 /** Rough rendered width of a label: CJK glyphs are about one em, others about 0.6 em. */
@@ -252,8 +255,51 @@ export function tidyLogAxes(figure) {
 export async function draw(element, figure) {
   fitLegend(figure, element.clientWidth || 960);
   tidyLogAxes(figure);
-  await window.Plotly.react(element, figure.data, figure.layout, plotlyConfig());
+  await window.Plotly.react(element, figure.data, forScreen(figure, element.clientWidth || 960, element.clientHeight || 540), plotlyConfig());
+  await clearTitle(element);
   element.dataset.drawn = String(Number(element.dataset.drawn || 0) + 1);
+  followSize(element, figure);
+}
+
+/** fitLegend estimates the legend's height; where Plotly's legend came out taller (its columns are as wide as
+ *  the widest entry) and reaches up into the title, push the plot and legend down by the measured overlap. */
+async function clearTitle(element) {
+  const title = element.querySelector('.gtitle');
+  const legend = element.querySelector('.legend');
+  if (!title || !legend || element.layout.legend?.yanchor !== 'bottom') return;
+  const overlap = title.getBoundingClientRect().bottom + 4 - legend.getBoundingClientRect().top;
+  if (overlap > 0) await window.Plotly.relayout(element, { 'margin.t': element.layout.margin.t + Math.ceil(overlap) });
+}
+
+// ---- Resizing ------------------------------------------------------------------------------------
+// One ResizeObserver for every chart on the page: a chart follows its own box (a phone turned sideways, a
+// window dragged narrower, a panel folded away), and its legend's room is refitted to the new width.
+// A resize is not a draw: data-drawn stays as it is.
+let observer = null;
+const drawnSize = new WeakMap();   // chart element -> "WxH" it was last laid out for
+const drawnFigure = new WeakMap(); // chart element -> the figure it shows, as drawn (not as wrapped for the screen)
+
+function followSize(element, figure) {
+  drawnFigure.set(element, figure);
+  drawnSize.set(element, `${element.clientWidth}x${element.clientHeight}`);
+  if (typeof ResizeObserver !== 'function') return;
+  observer ??= new ResizeObserver((entries) => entries.forEach((entry) => resizeChart(entry.target)));
+  observer.observe(element);  // observing twice is a no-op
+}
+
+async function resizeChart(element) {
+  const size = `${element.clientWidth}x${element.clientHeight}`;
+  const figure = drawnFigure.get(element);
+  if (!figure || !element.clientWidth || !element._fullLayout || drawnSize.get(element) === size) return;  // hidden, or no change
+  drawnSize.set(element, size);
+  fitLegend(figure, element.clientWidth);
+  const shown = forScreen(figure, element.clientWidth, element.clientHeight);
+  const axisTitles = Object.keys(shown).filter((key) => /^[xy]axis\d*$/.test(key))
+    .map((key) => [`${key}.title.text`, shown[key].title?.text]);
+  await window.Plotly.Plots.resize(element);
+  await window.Plotly.relayout(element, { margin: shown.margin, title: shown.title, annotations: shown.annotations,
+    ...Object.fromEntries(axisTitles) });
+  await clearTitle(element);
 }
 
 // ---- Exports -------------------------------------------------------------------------------------

@@ -13,6 +13,7 @@ from urllib.parse import urlparse
 import pytest
 
 from tools.localserver import free_port, local_server, uvicorn_args
+from tests.browser.screens import DEVICES
 
 ROOT = Path(__file__).resolve().parents[2]
 SCREENSHOTS = ROOT / "artifacts" / "screenshots"
@@ -110,3 +111,22 @@ def watch(page, live_server):
     w = PageWatch(page, live_server)
     yield w
     w.assert_clean()
+
+
+@pytest.fixture
+def open_device(browser, live_server):
+    """open_device(device, **context_options) -> a PageWatch on a fresh page of that size; checked clean at the end."""
+    opened = []
+
+    def open_(device: str, **options) -> PageWatch:
+        context = browser.new_context(**DEVICES[device], locale="en-US", **options)
+        watch = PageWatch(context.new_page(), live_server)
+        opened.append((context, watch))
+        return watch
+
+    yield open_
+    for context, watch in opened:
+        try:
+            watch.assert_clean()
+        finally:
+            context.close()

@@ -172,11 +172,12 @@ function markPreset(state) {
 
 function wire(ctx) {
   page = ctx;
-  document.getElementById('train-start').addEventListener('click', () => {
+  // An /embed/ of these charts has no Start or Stop button: it shows the idle charts only.
+  document.getElementById('train-start')?.addEventListener('click', () => {
     armed = ctx.url.state.run + 1;
     ctx.url.update({ run: armed }, { push: false });
   });
-  document.getElementById('train-stop').addEventListener('click', () => session?.stop());
+  document.getElementById('train-stop')?.addEventListener('click', () => session?.stop());
   document.querySelectorAll('[data-train-preset]').forEach((button) => button.addEventListener('click', () => {
     ctx.url.update(presetPatch(PRESETS.find((p) => p.key === button.dataset.trainPreset)));
   }));

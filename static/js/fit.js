@@ -1,0 +1,93 @@
+// Fitting a drawn chart to the screen it is on (charts.js calls forScreen on every draw and resize): Plotly never
+// wraps a title or a note, so on a phone they would run off the chart; and on a touch screen a chart must not
+// swallow the swipe that scrolls the page. The figure itself is left as it is, so exports stay slide-sized.
+
+let measureContext = null;
+let family = 'sans-serif';  // the chart's font, set by forScreen before it measures
+
+/** Words (or single CJK characters, which may break anywhere) of a label, for wrapping. */
+function wrapUnits(text) {
+  return String(text).match(/[\u2e80-\u9fff\uff00-\uffef][，。；：、）]?|[^\s\u2e80-\u9fff\uff00-\uffef]+|\s+/g) || [];
+}
+
+/** Rendered width of a label in the chart font (a canvas measures it; the estimate where there is no canvas). */
+function measuredWidth(text, size, bold = false) {
+  measureContext ??= document.createElement('canvas').getContext('2d');
+  if (!measureContext) return String(text).length * size * 0.6;
+  measureContext.font = `${bold ? 'bold ' : ''}${size}px ${family}`;
+  return measureContext.measureText(text.replace(/<[^>]+>/g, '')).width;
+}
+
+/** Lines of at most `width` pixels: Plotly never wraps a title or a note, and on a phone they run off the chart. */
+export function wrapText(text, width, size, bold = false) {
+  const lines = [''];
+  for (const unit of wrapUnits(text)) {
+    const line = lines[lines.length - 1];
+    if (line.trim() && !/^\s+$/.test(unit) && measuredWidth(line + unit, size, bold) > width) lines.push(unit);
+    else lines[lines.length - 1] = line + unit;
+  }
+  return lines.map((line) => line.trim()).filter(Boolean);
+}
+
+/** An annotation's text in lines of at most `width` pixels ({text, lines}); bold column titles stay bold. */
+function wrapNote(note, width, fallbackSize) {
+  const bold = /^<b>.*<\/b>$/.test(note.text);
+  const plain = bold ? note.text.slice(3, -4) : note.text;
+  const lines = wrapText(plain, width, note.font?.size || fallbackSize, bold);
+  const text = lines.join('<br>');
+  return { text: bold ? `<b>${text}</b>` : text, lines: lines.length };
+}
+
+/** True on phones and tablets (no hover, a finger for a pointer). */
+export function touchScreen() {
+  return window.matchMedia?.('(hover: none) and (pointer: coarse)').matches ?? false;
+}
+
+const NARROW_CHART = 600;  // px: below this, notes inside the plot are wrapped too
+
+/** The layout as this screen shows it (the figure itself stays as exported): title, column titles and notes
+ *  wrapped to the chart's size; on touch screens no drag-to-zoom, because Plotly swallows a swipe that starts on the
+ *  plot and the page could not be scrolled past a chart that fills the screen. */
+export function forScreen(figure, width, height = 480) {
+  const shown = { ...figure.layout, margin: { ...figure.layout.margin } };
+  if (touchScreen()) shown.dragmode = false;
+  const font = shown.font?.size || 14;
+  family = shown.font?.family || 'sans-serif';
+  const title = shown.title;
+  if (title?.text && !title.text.includes('<br>')) {
+    const size = title.font?.size || 17;
+    const lines = wrapText(title.text, width - 24, size);
+    if (lines.length > 1) {  // Plotly sets a multi-line title ~0.7 em higher than one line: pad it back down
+      shown.title = { ...title, text: lines.join('<br>'), pad: { ...title.pad, t: (title.pad?.t || 0) + Math.round(size * 0.7) } };
+      shown.margin.t = (shown.margin.t || 60) + (lines.length - 1) * Math.round(size * 1.3);
+    }
+  }
+  const plotWidth = width - (shown.margin.l || 60) - (shown.margin.r || 20);
+  const columns = (shown.annotations || []).filter((note) => note.name === 'column-title').length;
+  let extraTitleLines = 0;
+  shown.annotations = (shown.annotations || []).map((note) => {
+    if (!note.text || note.text.includes('<br>')) return note;
+    const limit = note.name === 'column-title' ? plotWidth / columns - 8 : width < NARROW_CHART ? Math.max(120, plotWidth * 0.5) : Infinity;
+    if (measuredWidth(note.text, note.font?.size || font) <= limit) return note;
+    const { text, lines } = wrapNote(note, limit, font);
+    if (note.name === 'column-title') extraTitleLines = Math.max(extraTitleLines, lines - 1);
+    return { ...note, text };
+  });
+  shown.margin.t += extraTitleLines * Math.round(font * 1.4);
+  wrapAxisTitles(shown, plotWidth, height - shown.margin.t - (shown.margin.b || 60), font);
+  return shown;
+}
+
+/** Axis titles longer than their axis (side-by-side panels on a phone) in lines; Plotly's automargin makes room. */
+function wrapAxisTitles(shown, plotWidth, plotHeight, font) {
+  const columns = shown.grid?.columns || 1;
+  const rows = shown.grid?.rows || 1;
+  for (const name of Object.keys(shown).filter((key) => /^[xy]axis\d*$/.test(key))) {
+    const title = shown[name]?.title;
+    if (!title?.text || title.text.includes('<br>')) continue;
+    const limit = name.startsWith('x') ? plotWidth / columns - 12 : plotHeight / rows - 12;
+    const size = title.font?.size || font;
+    if (limit <= 40 || measuredWidth(title.text, size) <= limit) continue;
+    shown[name] = { ...shown[name], title: { ...title, text: wrapText(title.text, limit, size).join('<br>') } };
+  }
+}

@@ -1,0 +1,28 @@
+"""Screen sizes and the list of every page: shared by the phone, accessibility and explorer browser tests."""
+from __future__ import annotations
+
+# Screen sizes every page is checked at: a projector or laptop, a phone (iPhone 12-15 class), a tablet (iPad portrait).
+DEVICES = {
+    "desktop": {"viewport": {"width": 1280, "height": 720}},
+    "phone": {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True},
+    "tablet": {"viewport": {"width": 768, "height": 1024}, "is_mobile": True, "has_touch": True},
+}
+# Keep sweeps short (depths 1..12) so every page loads in seconds.
+QUICK_QUERY = {"gradients": "sweep_to=12", "grad-heatmap": "sweep_to=12"}
+
+
+def every_page() -> list[tuple[str, tuple[str, ...]]]:
+    """(path, charts) of every registered page and every /embed/ chart, from the page registry itself."""
+    from app.main import app  # noqa: F401  (importing the app registers every page)
+    from app.pages import CHARTS, PAGES
+
+    def quick(path: str, key: str) -> str:
+        return f"{path}?{QUICK_QUERY[key]}" if key in QUICK_QUERY else path
+
+    pages = [(quick(page.path, page.key), page.charts) for page in PAGES.values()]
+    embeds = [(quick(f"/embed/{chart}", chart), (chart,)) for chart in CHARTS]
+    return pages + embeds
+
+
+def with_lang(path: str, lang: str) -> str:
+    return f"{path}{'&' if '?' in path else '?'}lang={lang}"
