@@ -47,7 +47,7 @@ class Settings(BaseSettings):
     compute_slots: int = Field(2, ge=1, description="model runs at once in each worker")
     queue_timeout_s: float = Field(10.0, ge=0.0, description="seconds a request waits for a compute slot "
                                                              "before 503 + Retry-After")
-    cache_size: int = Field(256, ge=0, description="traces cached per worker")
+    cache_size: int = Field(256, ge=0, description="results kept in each worker's memory, in front of the disk cache")
     max_train_runs: int = Field(1, ge=1, description="training streams at once per worker; more get 429")
     # 4096 long decimals fit in the default
     max_body_bytes: int = Field(262144, ge=1024, description="largest accepted request body in bytes; "
