@@ -15,6 +15,7 @@ from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import FileResponse, HTMLResponse
 from fastapi.templating import Jinja2Templates
 
+from app.assets import plotly_url, static_url
 from app.config import MAX_DEPTH, TraceConfig, presets_payload
 from app.i18n import client_table, pick_lang, t
 from app.paths import asset_dir
@@ -23,6 +24,7 @@ from app.settings import get_settings
 PLOTLY_JS = Path(plotly.__file__).resolve().parent / "package_data" / "plotly.min.js"
 templates = Jinja2Templates(directory=asset_dir("templates"))
 templates.env.globals["t"] = t
+templates.env.globals.update(static_url=static_url, plotly_url=plotly_url)  # versioned, long-cached URLs
 # Keep the request model's field order (Jinja sorts JSON keys by default): controls follow it.
 templates.env.policies["json.dumps_kwargs"] = {"sort_keys": False}
 

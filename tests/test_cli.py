@@ -8,6 +8,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import urllib.request
 from pathlib import Path
 
@@ -133,7 +134,9 @@ def test_main_serves_the_app_with_the_asked_workers(monkeypatch):
 
 def child_env() -> dict[str, str]:
     """This checkout's app for a child process, whatever folder it starts in (RESNORM_* already cleared)."""
-    return {**os.environ, "PYTHONPATH": str(ROOT), "RESNORM_TORCH_THREADS": "1", "RESNORM_COMPUTE_SLOTS": "1"}
+    return {**os.environ, "PYTHONPATH": str(ROOT), "RESNORM_TORCH_THREADS": "1", "RESNORM_COMPUTE_SLOTS": "1",
+            "RESNORM_WARM": "0",  # and not the user's own cache folder:
+            "RESNORM_CACHE_DIR": os.path.join(tempfile.gettempdir(), "resnorm-explorer-test-cache")}
 
 
 def test_a_busy_port_is_one_line_not_a_traceback():

@@ -12,6 +12,7 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 from app.api import lessons
+from app.assets import static_url
 from app.errors import install_error_handlers
 from app.experiments.lessons.layernorm import LayerNormRequest
 
@@ -354,7 +355,7 @@ def test_lesson_page_renders_in_both_languages(site, path, lang):
     assert f'<html lang="{"zh-CN" if lang == "zh" else "en"}">' in html
     for chart in PAGES_AND_CHARTS[path]:
         assert f'data-chart="{chart}"' in html
-    assert f'src="/static/js/pages/{key}.js"' in html and "/static/css/lessons.css" in html
+    assert f'src="{static_url(f"js/pages/{key}.js")}"' in html and static_url("css/lessons.css") in html
     if lang == "zh":   # no English sentence of the page leaks into the Chinese one
         assert str(escape(t(f"{key}.intro", "en"))) not in html
 

@@ -5,7 +5,6 @@ Thin: validate against the lesson's request model, compute off the event loop (c
 """
 from __future__ import annotations
 
-import json
 import time
 from typing import Any
 
@@ -13,7 +12,7 @@ from fastapi import APIRouter, Request
 from pydantic import BaseModel, ValidationError
 
 from app import i18n
-from app.compute import get_pool
+from app.api.body import json_body
 from app.config import TraceConfig, field_bounds
 from app.errors import FieldError, validation_errors
 from app.experiments.lessons.batch import BATCH_SWEEP, PAD_FRACTIONS, BatchDependenceRequest, batch_dependence_lesson
@@ -26,6 +25,7 @@ from app.experiments.lessons.text import STACK_FIELDS, all_strings
 from app.experiments.trace import run_trace
 from app.jsonsafe import StrictJSONResponse
 from app.pages import Page, register_page
+from app.services.compute import get_pool
 
 router = APIRouter(tags=["lessons"])
 
@@ -64,14 +64,14 @@ async def chain(request: Request) -> StrictJSONResponse:
 @router.post("/api/layernorm", response_class=StrictJSONResponse, openapi_extra=_body_doc(LayerNormRequest))
 async def layernorm(request: Request) -> StrictJSONResponse:
     """LayerNorm or RMSNorm of `x`, step by step, checked against torch."""
-    req = parse(LayerNormRequest, await _json_body(request))
+    req = await json_body(request, LayerNormRequest)
     return await _answer("layernorm", req, layernorm_lesson)
 
 
 @router.post("/api/softmax", response_class=StrictJSONResponse, openapi_extra=_body_doc(SoftmaxRequest))
 async def softmax(request: Request) -> StrictJSONResponse:
     """softmax(scale·logits): probabilities, entropy and the Jacobian's spectral norm (optionally per scale)."""
-    req = parse(SoftmaxRequest, await _json_body(request))
+    req = await json_body(request, SoftmaxRequest)
     return await _answer("softmax", req, softmax_lesson)
 
 
@@ -98,7 +98,7 @@ async def precision(request: Request) -> StrictJSONResponse:
 async def batch_dependence(request: Request) -> StrictJSONResponse:
     """How much one fixed sequence's normalized output changes when its batch mates are replaced, train vs eval
     mode (BatchNorm), and what padding does to BatchNorm's statistics."""
-    req = parse(BatchDependenceRequest, await _json_body(request))
+    req = await json_body(request, BatchDependenceRequest)
     return await _answer("batch_dependence", req, batch_dependence_lesson)
 
 
@@ -115,8 +115,13 @@ def _timed_norm_speed() -> dict[str, Any]:
     return {**measure_norm_speed(), "measured_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
 
 
+def lesson_key(name: str, req: BaseModel) -> str:
+    """The cache key of a lesson's answer (the warm-up computes the default ones under the same keys)."""
+    return f"lesson:{name}:{req.model_dump_json()}"
+
+
 async def _answer(name: str, req: BaseModel, lesson: Any) -> StrictJSONResponse:
-    result, cached = await get_pool().run_cached(f"lesson:{name}:{req.model_dump_json()}", lesson, req)
+    result, cached = await get_pool().run_cached(lesson_key(name, req), lesson, req)
     return StrictJSONResponse({**result, "cached": cached})
 
 
@@ -144,21 +149,6 @@ def _stack_config(query: dict[str, str]):
 
 def _query(request: Request) -> dict[str, str]:
     return {k: v for k, v in request.query_params.items() if k not in PAGE_KEYS}
-
-
-async def _json_body(request: Request) -> Any:
-    raw = await request.body()
-    if not raw.strip():
-        return {}  # no body: every field takes its default, like POST /api/trace
-    try:
-        data = json.loads(raw)
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise FieldError("body", f"malformed JSON ({exc})", "a valid JSON object") from None
-    except RecursionError:  # json.loads recurses once per nesting level; the body limit still allows ~100k levels
-        raise FieldError("body", "malformed JSON (nested too deeply)", "a valid JSON object") from None
-    if not isinstance(data, dict):
-        raise FieldError("body", f"expected a JSON object, got {type(data).__name__}", "a JSON object")
-    return data
 
 
 def _register_pages() -> None:
