@@ -56,12 +56,3 @@ async def presets() -> StrictJSONResponse:
         "limits": {"max_runs": 4, "max_steps": MAX_STEPS, "max_train_macs": MAX_TRAIN_MACS,
                    "max_concurrent": get_settings().max_train_runs},
     })
-
-
-def _register_page() -> None:
-    from app.api import train_page
-
-    train_page.register(router)
-
-
-_register_page()
