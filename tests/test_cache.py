@@ -3,7 +3,6 @@ the warm-up at the lowest priority."""
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import random
 import sqlite3
@@ -17,6 +16,7 @@ from app.services.cache import ResultCache, decode, encode
 from app.services.compute import ComputePool, get_pool
 
 from tools.localserver import free_port, local_server, uvicorn_args
+from tests.conftest import strict_json, strict_lines
 
 SMALL = {"step": 1, "loss": 0.5, "values": [1.0, float("inf"), -0.0]}
 
@@ -127,10 +127,6 @@ def wait_until(condition, timeout_s: float = 10.0) -> None:
         time.sleep(0.02)
 
 
-def _events(response) -> list[dict]:
-    def refuse(token: str):
-        raise AssertionError(f"non-strict JSON token {token}")
-    return [json.loads(line, parse_constant=refuse) for line in response.text.splitlines() if line.strip()]
 
 
 def test_a_finished_training_run_is_replayed_from_the_shared_cache_and_says_so(client):
@@ -138,8 +134,8 @@ def test_a_finished_training_run_is_replayed_from_the_shared_cache_and_says_so(c
     body = {"runs": [{"depth": 2, "d_model": 16, "n_heads": 2, "seq_len": 8, "vocab_size": 8}], "steps": 12,
             "seed": 31_337}
     before = client.get("/api/train/status").json()
-    first = _events(client.post("/api/train", json=body))
-    second = _events(client.post("/api/train", json=body))
+    first = strict_lines(client.post("/api/train", json=body).text)
+    second = strict_lines(client.post("/api/train", json=body).text)
     after = client.get("/api/train/status").json()
     assert first[-1]["type"] == "end" and "cached" not in first[0] and "cached" not in first[-1]
     assert second[0]["cached"] is True and second[-1]["cached"] is True
@@ -156,7 +152,7 @@ def test_a_stopped_training_run_is_not_replayed(client):
                            seed=99)
     with client.stream("POST", "/api/train", json=request.model_dump()) as response:
         lines = response.iter_lines()
-        assert json.loads(next(lines))["type"] == "start"
+        assert strict_json(next(lines))["type"] == "start"
     assert get_pool().cache.get(cache_key(request)) is None
 
 

@@ -68,8 +68,7 @@ def test_zero_workers_means_one_per_core_resolved_once():
 
 
 def test_threads_do_not_oversubscribe_the_cores():
-    settings = Settings(workers=4, compute_slots=2)
-    assert settings.threads_per_run() >= 1
+    assert Settings(workers=4, compute_slots=2).threads_per_run() == max(1, _cpu_count() // 8)
     assert Settings(torch_threads=3).threads_per_run() == 3
     assert Settings(workers=1, compute_slots=1).threads_per_run() == _cpu_count()
     assert Settings(workers=2, compute_slots=1, torch_threads=0).threads_per_run() == max(1, _cpu_count() // 2)

@@ -7,7 +7,6 @@ stack of tiny blocks passed the training budget yet trained for most of an hour)
 """
 from __future__ import annotations
 
-import json
 
 import pytest
 
@@ -15,6 +14,7 @@ from app.config import MAX_PARAMETERS, TraceConfig, parameter_count
 from app.experiments.train import MAX_TRAIN_MACS, TrainRequest, training_macs
 from app.models.init import build_model
 from tests.grids import choices
+from tests.conftest import strict
 
 TINY = {"depth": 1, "d_model": 8, "n_heads": 2, "seq_len": 4, "batch": 1, "vocab_size": 8}
 DEEP_NEST = b"[" * 50_000 + b"]" * 50_000   # under the body limit, far over Python's recursion limit
@@ -22,11 +22,6 @@ HUGE_INT = b'{"depth": ' + b"9" * 5000 + b"}"  # past Python's 4300-digit int pa
 JSON = {"content-type": "application/json"}
 
 
-def strict(response) -> dict:
-    """The body as JSON, refusing the NaN/Infinity tokens Python's parser would accept."""
-    def refuse(token: str):
-        raise AssertionError(f"non-strict JSON token {token}")
-    return json.loads(response.text, parse_constant=refuse)
 
 
 def assert_names_field(response, field: str | None = None, allowed: str = "") -> dict:
