@@ -46,6 +46,14 @@ RUN pip install --no-deps --find-links /opt/build-backend $PIP_ARGS /tmp/src \
     && rm -rf /tmp/src /opt/build-backend
 
 RUN useradd --create-home --uid 10001 --shell /usr/sbin/nologin resnorm
+
+# The result cache ships warm: every page's default view is computed here (about 30 s on 2 cores), so a room's
+# first clicks are cache hits. The server's user adds to it at run time; RESNORM_REDIS_URL shares it between
+# containers (see deploy/ and docs/workshop.md).
+ENV RESNORM_CACHE_DIR=/var/cache/resnorm-explorer
+RUN mkdir -p "$RESNORM_CACHE_DIR" \
+    && resnorm-explorer --warm-only \
+    && chown -R resnorm "$RESNORM_CACHE_DIR"
 # Owned by root: the server only reads, so it runs in a folder it cannot write.
 WORKDIR /srv/resnorm
 

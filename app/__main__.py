@@ -1,4 +1,4 @@
-"""`resnorm-explorer` (or `python -m app`): serve ResNorm Explorer with uvicorn.
+"""`resnorm-explorer` (or `python -m app`): serve ResNorm Explorer with uvicorn (`--warm-only`: fill the cache).
 
 Every option is one field of app.settings.Settings and mirrors its RESNORM_* environment variable; an
 option given on the command line wins over the variable. The options are written back into the
@@ -52,6 +52,9 @@ def build_parser(prog: str = "python -m app") -> argparse.ArgumentParser:
                         help="uvicorn log level [default info]")
     parser.add_argument("--print-settings", action="store_true",
                         help="print the resolved settings as JSON and exit without serving")
+    parser.add_argument("--warm-only", action="store_true",
+                        help="compute every page's default view into the cache (RESNORM_CACHE_DIR) and exit, "
+                             "e.g. while building the Docker image")
     return parser
 
 
@@ -101,6 +104,10 @@ def main(argv: list[str] | None = None, prog: str = "python -m app") -> None:
     if args.print_settings:
         print(json.dumps({**settings.model_dump(), "threads_per_run": threads}, indent=2))
         return
+    if args.warm_only:
+        from app.services.warmup import warm_command
+
+        sys.exit(warm_command())
     problem = listen_problem(settings.host, settings.port)
     if problem:
         sys.exit(f"{prog}: error: {problem}")

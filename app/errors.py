@@ -145,11 +145,13 @@ def _wants_page(request: Request) -> bool:
 def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(RequestValidationError)
     async def _invalid(request: Request, exc: RequestValidationError) -> StrictJSONResponse:
-        model, raw = _model_for(request.url.path), list(exc.errors())
-        body = error_body(validation_errors(raw[:MAX_LISTED_ERRORS], model), 422)
+        # A body read by app/api/body.py brings its model and status (400 unparseable, 415 not JSON, 422 invalid).
+        model = getattr(exc, "model", None) or _model_for(request.url.path)
+        status, raw = getattr(exc, "status", 422), list(exc.errors())
+        body = error_body(validation_errors(raw[:MAX_LISTED_ERRORS], model), status)
         if len(raw) > MAX_LISTED_ERRORS:
             body["errors_omitted"] = len(raw) - MAX_LISTED_ERRORS
-        return StrictJSONResponse(body, status_code=422)
+        return StrictJSONResponse(body, status_code=status)
 
     @app.exception_handler(FieldError)
     async def _field(request: Request, exc: FieldError) -> StrictJSONResponse:
@@ -165,7 +167,7 @@ def install_error_handlers(app: FastAPI) -> None:
     async def _http(request: Request, exc: StarletteHTTPException):
         if exc.status_code == 404 and _wants_page(request):
             return HTMLResponse(NOT_FOUND_PAGE, status_code=404)
-        if exc.status_code == 400:  # FastAPI's "error parsing the body": JSON nested too deep, a 5000-digit number...
+        if exc.status_code == 400:  # FastAPI's "error parsing the body" (unparseable JSON is 400 everywhere)
             cause = f" ({type(exc.__cause__).__name__})" if exc.__cause__ is not None else ""
             errors = [{"field": "body", "message": f"the body could not be parsed as JSON{cause}",
                        "allowed": "a valid JSON object"}]

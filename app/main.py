@@ -1,21 +1,22 @@
 """create_app(): mounts static files, installs error handlers and security, includes the routers."""
 from __future__ import annotations
 
+import asyncio
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
+from fastapi.middleware.gzip import GZipMiddleware
 from fastapi.staticfiles import StaticFiles
 
 from app.api import health, lecture, lessons, room, schema, sweep, trace, train
 from app.errors import install_error_handlers
 from app.paths import asset_dir
+from app.settings import get_settings
 
 
 def configure_torch() -> None:
     """Fix torch's thread counts once per worker process, before any request runs a model."""
     import torch
-
-    from app.settings import get_settings
 
     torch.set_num_threads(get_settings().threads_per_run())
     try:
@@ -27,21 +28,36 @@ def configure_torch() -> None:
 @asynccontextmanager
 async def lifespan(app: FastAPI):
     from app.experiments.train import warm_up_in_background
+    from app.services.compute import get_pool
+    from app.services.warmup import warm_in_background
 
     configure_torch()
+    settings, pool = get_settings(), get_pool()
+    if pool.processes is not None:
+        pool.processes.start()  # children import torch while the server already answers
     warm_up_in_background()  # the first optimizer's imports, paid at start-up, not by the first training run
+    warming = asyncio.create_task(warm_in_background(pool, settings.compute_processes)) if settings.warm else None
     yield
+    if warming is not None:
+        warming.cancel()
+    await pool.flush()  # results computed last are still written to disk and Redis
+    if pool.processes is not None:
+        pool.processes.shutdown()
 
 
 def create_app() -> FastAPI:
-    from app import pages, security
+    from app import assets, pages, security
 
     # No /docs or /redoc: their pages load scripts from a CDN (offline, and refused by our CSP); /openapi.json stays.
     app = FastAPI(title="ResNorm Explorer", version="0.1.0", lifespan=lifespan, docs_url=None, redoc_url=None,
                   description="Per-layer activation and gradient traces of real PyTorch models: "
                               "residual connections and normalization made visible.")
     install_error_handlers(app)
+    # Text answers gzipped (level 6: most of level 9's saving for a fraction of its CPU); NDJSON streams are
+    # flushed line by line. Security is added last, so it is outermost and sees every answer.
+    app.add_middleware(GZipMiddleware, minimum_size=500, compresslevel=6)
     security.install(app)
+    app.include_router(assets.router)  # before the plain /static mount, which would answer /static/v/... itself
     app.mount("/static", StaticFiles(directory=asset_dir("static")), name="static")
     for module in (health, schema, trace, sweep, lessons, train, lecture, room, pages):
         app.include_router(module.router)

@@ -8,7 +8,10 @@ Defaults suit a laptop; the Docker image sets host 0.0.0.0 and workers 0 (one pe
 from __future__ import annotations
 
 import os
+import sys
+from collections.abc import Mapping
 from functools import lru_cache
+from pathlib import Path
 from typing import Literal, get_args
 
 from pydantic import Field, ValidationError, field_validator
@@ -44,7 +47,7 @@ class Settings(BaseSettings):
     compute_slots: int = Field(2, ge=1, description="model runs at once in each worker")
     queue_timeout_s: float = Field(10.0, ge=0.0, description="seconds a request waits for a compute slot "
                                                              "before 503 + Retry-After")
-    cache_size: int = Field(256, ge=0, description="traces cached per worker")
+    cache_size: int = Field(256, ge=0, description="results kept in each worker's memory, in front of the disk cache")
     max_train_runs: int = Field(1, ge=1, description="training streams at once per worker; more get 429")
     # 4096 long decimals fit in the default
     max_body_bytes: int = Field(262144, ge=1024, description="largest accepted request body in bytes; "
@@ -53,6 +56,15 @@ class Settings(BaseSettings):
     public_url: str | None = Field(None, description="address students' phones should open, e.g. "
                                    "http://192.168.1.20:8000; set it inside Docker where the container cannot "
                                    "see the host's address")
+    cache_dir: str = Field("", description="folder of the result cache shared by this server's workers "
+                                           "(default: the user's cache folder)")
+    cache_size_mb: int = Field(512, ge=1, description="largest size of the disk cache in MB; the least recently "
+                                                      "stored results leave first")
+    redis_url: str = Field("", description="redis://host:port/db: a result cache shared by several servers "
+                                           "(default: none)")
+    warm: bool = Field(True, description="compute every page's default view in the background at start (0 = off)")
+    compute_processes: bool = Field(True, description="run models in child processes, one per compute slot, so "
+                                                      "they use every core (0 = in threads of the worker)")
 
     @field_validator("workers")
     @classmethod
@@ -69,10 +81,31 @@ class Settings(BaseSettings):
             raise ValueError(f"must be a full address such as http://192.168.1.20:8000, got {url!r}")
         return url
 
+    @field_validator("redis_url")
+    @classmethod
+    def _redis_address(cls, url: str) -> str:
+        url = url.strip()
+        if url and not url.startswith(("redis://", "rediss://", "unix://")):
+            raise ValueError(f"must look like redis://host:6379/0, got {url!r}")
+        return url
+
+    def resolved_cache_dir(self) -> Path:
+        return Path(self.cache_dir).expanduser() if self.cache_dir.strip() else default_cache_dir()
+
     def threads_per_run(self) -> int:
         if self.torch_threads > 0:
             return self.torch_threads
         return max(1, _cpu_count() // max(1, self.workers * self.compute_slots))
+
+
+def default_cache_dir(environ: Mapping[str, str] = os.environ, platform: str = sys.platform) -> Path:
+    """The user's cache folder by each platform's convention, with a folder of our own inside."""
+    if platform.startswith("win"):
+        base = environ.get("LOCALAPPDATA") or str(Path.home() / "AppData" / "Local")
+        return Path(base) / "resnorm-explorer" / "Cache"
+    if platform == "darwin":
+        return Path.home() / "Library" / "Caches" / "resnorm-explorer"
+    return Path(environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "resnorm-explorer"
 
 
 def env_name(field: str) -> str:

@@ -1,14 +1,84 @@
-"""Shared fixtures: one TestClient for the app (no server process needed)."""
+"""Shared fixtures (a TestClient, a live server, a real redis-server) and helpers (strict JSON, page data, norms by hand).
+
+Every answer the tests read must be strict JSON: `strict_json` refuses the NaN/Infinity tokens Python's parser
+accepts, and httpx's `Response.json()` is made to refuse them too, so every `.json()` in the suite checks it.
+"""
 from __future__ import annotations
 
+import atexit
+import json
+import math
+import re
+import os
+import shutil
 import socket
+import tempfile
 import threading
 import time
 
+import httpx
 import pytest
 import torch
 
 torch.set_num_threads(1)
+
+
+def _refuse_constant(token: str):
+    raise AssertionError(f"non-strict JSON token {token}")
+
+
+def strict_json(text: str | bytes):
+    """Parse JSON, refusing NaN / Infinity (the product promises null plus a flag instead)."""
+    return json.loads(text, parse_constant=_refuse_constant)
+
+
+def strict(response) -> dict:
+    """A response's body as strict JSON."""
+    return strict_json(response.text)
+
+
+def strict_lines(text: str) -> list[dict]:
+    """An NDJSON stream, every line strict JSON."""
+    return [strict_json(line) for line in text.splitlines() if line.strip()]
+
+
+def page_data(html: str) -> dict:
+    """The JSON block a page hands its script (no inline code)."""
+    match = re.search(r'<script type="application/json" id="page-data">(.*?)</script>', html, re.S)
+    assert match, "page-data block missing"
+    return strict_json(match.group(1))
+
+
+def layernorm_by_hand(x, eps=1e-5, gamma=None, beta=None) -> tuple[float, float, list[float]]:
+    """(mean, biased variance, gamma * (x - mean) / sqrt(variance + eps) + beta) in plain Python floats."""
+    n = len(x)
+    mean = sum(x) / n
+    variance = sum((v - mean) ** 2 for v in x) / n
+    gamma, beta = gamma or [1.0] * n, beta or [0.0] * n
+    return mean, variance, [g * (v - mean) / math.sqrt(variance + eps) + b for v, g, b in zip(x, gamma, beta)]
+
+
+def rmsnorm_by_hand(x, eps=1e-5, gamma=None) -> list[float]:
+    rms = math.sqrt(sum(v * v for v in x) / len(x) + eps)
+    return [g * v / rms for v, g in zip(x, gamma or [1.0] * len(x))]
+
+
+_plain_response_json = httpx.Response.json
+
+
+def _strict_response_json(self, **kwargs):
+    kwargs.setdefault("parse_constant", _refuse_constant)
+    return _plain_response_json(self, **kwargs)
+
+
+httpx.Response.json = _strict_response_json  # every response.json() in the suite checks strictness
+
+# Every test session starts with an empty cache of its own (servers started by tests inherit it) and no
+# background warm-up competing with the tests; tests/test_cache.py turns the warm-up on where it is the subject.
+_CACHE_DIR = tempfile.mkdtemp(prefix="resnorm-test-cache-")
+atexit.register(shutil.rmtree, _CACHE_DIR, ignore_errors=True)
+os.environ["RESNORM_CACHE_DIR"] = _CACHE_DIR
+os.environ["RESNORM_WARM"] = "0"
 
 
 def pytest_collection_modifyitems(items):
@@ -47,3 +117,36 @@ def server_url():
     yield f"http://127.0.0.1:{port}"
     server.should_exit = True
     thread.join(timeout=10)
+
+
+@pytest.fixture(scope="session")
+def redis_url():
+    """A real redis-server of its own on a free loopback port, no persistence; stopped by its PID at the end."""
+    import shutil
+    import subprocess
+
+    import redis
+
+    binary = shutil.which("redis-server")
+    if binary is None:
+        pytest.fail("redis-server is not installed (.ci/run installs it: apt-get install redis-server)")
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    process = subprocess.Popen([binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+                               stdout=subprocess.DEVNULL)
+    url = f"redis://127.0.0.1:{port}/0"
+    client = redis.Redis.from_url(url, socket_connect_timeout=0.5)
+    deadline = time.monotonic() + 20
+    while True:
+        try:
+            client.ping()
+            break
+        except redis.ConnectionError:
+            if process.poll() is not None or time.monotonic() > deadline:
+                process.kill()
+                pytest.fail(f"redis-server did not start on port {port}")
+            time.sleep(0.05)
+    yield url
+    process.terminate()
+    process.wait(timeout=10)

@@ -2,7 +2,6 @@
 trends a reader would check, bad input named. The speed test checks the shape of a measurement, never a time."""
 from __future__ import annotations
 
-import json
 
 import pytest
 import torch
@@ -14,6 +13,7 @@ from app.errors import install_error_handlers
 from app.experiments.lessons import norm_speed
 from app.experiments.lessons.batch import (BATCH_SWEEP, BatchDependenceRequest, TokenSource, batch_dependence_lesson,
                                            relative_change)
+from tests.conftest import strict
 
 PER_TOKEN = ["layernorm", "rmsnorm", "groupnorm"]
 
@@ -26,11 +26,6 @@ def client() -> TestClient:
     return TestClient(app)
 
 
-def strict(response) -> dict:
-    def refuse(token: str) -> None:
-        raise AssertionError(f"non-strict JSON token {token}")
-    assert response.status_code == 200, response.text
-    return json.loads(response.text, parse_constant=refuse)
 
 
 @pytest.fixture(scope="module")

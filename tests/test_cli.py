@@ -8,6 +8,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import urllib.request
 from pathlib import Path
 
@@ -67,8 +68,7 @@ def test_zero_workers_means_one_per_core_resolved_once():
 
 
 def test_threads_do_not_oversubscribe_the_cores():
-    settings = Settings(workers=4, compute_slots=2)
-    assert settings.threads_per_run() >= 1
+    assert Settings(workers=4, compute_slots=2).threads_per_run() == max(1, _cpu_count() // 8)
     assert Settings(torch_threads=3).threads_per_run() == 3
     assert Settings(workers=1, compute_slots=1).threads_per_run() == _cpu_count()
     assert Settings(workers=2, compute_slots=1, torch_threads=0).threads_per_run() == max(1, _cpu_count() // 2)
@@ -133,7 +133,9 @@ def test_main_serves_the_app_with_the_asked_workers(monkeypatch):
 
 def child_env() -> dict[str, str]:
     """This checkout's app for a child process, whatever folder it starts in (RESNORM_* already cleared)."""
-    return {**os.environ, "PYTHONPATH": str(ROOT), "RESNORM_TORCH_THREADS": "1", "RESNORM_COMPUTE_SLOTS": "1"}
+    return {**os.environ, "PYTHONPATH": str(ROOT), "RESNORM_TORCH_THREADS": "1", "RESNORM_COMPUTE_SLOTS": "1",
+            "RESNORM_WARM": "0",  # and not the user's own cache folder:
+            "RESNORM_CACHE_DIR": os.path.join(tempfile.gettempdir(), "resnorm-explorer-test-cache")}
 
 
 def test_a_busy_port_is_one_line_not_a_traceback():

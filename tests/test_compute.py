@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from app.compute import ComputePool
+from app.services.compute import ComputePool
 from app.errors import Busy
 
 
@@ -108,3 +108,37 @@ def test_a_full_queue_answers_busy_at_once():
         assert await holder is True and [await q for q in queued] == [1, 1]
 
     asyncio.run(scenario())
+
+
+def child_pid(_: int = 0) -> int:
+    import os
+
+    return os.getpid()
+
+
+def die(_: int = 0) -> None:
+    import os
+
+    os._exit(3)  # what the kernel's out-of-memory killer does to a child, as far as the pool can tell
+
+
+def test_model_runs_happen_in_child_processes_that_come_back_after_one_dies():
+    import os
+
+    from app.services.processes import ProcessRunner
+
+    runner = ProcessRunner(1)
+    pool = ComputePool(slots=1, cache_size=4, queue_timeout_s=60, threads=1, processes=runner)
+
+    async def scenario() -> None:
+        first = await pool.run_model(child_pid)
+        assert first != os.getpid()
+        with pytest.raises(Exception):
+            await pool.run_model(die)   # the retry dies too: the caller gets the error, not a hang
+        assert runner.restarts >= 1 and pool.active == 0
+        assert await pool.run_model(child_pid) not in (first, os.getpid())  # a fresh child serves again
+
+    try:
+        asyncio.run(scenario())
+    finally:
+        runner.shutdown()

@@ -22,7 +22,7 @@ COMPUTED = [s["id"] for s in DECK if s["id"] not in TRAINING]
 PLACEHOLDER = re.compile(r"\{(\w+)(?:\|\d+)?\}")
 # Alternatives listed before the engine builds them (the slide skips them until then); remove a key once it does.
 AWAITING: set[str] = set()
-VOLATILE = {"cached", "served_ms", "elapsed_ms"}
+VOLATILE = {"cached", "source", "served_ms", "elapsed_ms"}
 
 
 def strict(text: str):

@@ -1,7 +1,6 @@
 """The lesson endpoints: worked numbers recomputed here with Python's own math, physics checks, bad input."""
 from __future__ import annotations
 
-import json
 import math
 import random
 import struct
@@ -12,8 +11,10 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 from app.api import lessons
+from app.assets import static_url
 from app.errors import install_error_handlers
 from app.experiments.lessons.layernorm import LayerNormRequest
+from tests.conftest import layernorm_by_hand, page_data, strict
 
 
 @pytest.fixture(scope="module")
@@ -24,11 +25,6 @@ def client() -> TestClient:
     return TestClient(app)
 
 
-def strict(response) -> dict:
-    """Parse refusing NaN/Infinity tokens: every answer must be strict JSON."""
-    def refuse(token: str) -> None:
-        raise AssertionError(f"non-strict JSON token {token}")
-    return json.loads(response.text, parse_constant=refuse)
 
 
 def assert_names_field(response, field: str) -> None:
@@ -91,18 +87,12 @@ def test_chain_depth_error_states_the_lesson_range(client):
 
 # --- LayerNorm and RMSNorm by hand ---------------------------------------------------------------
 
-def python_layernorm(x, eps=1e-5, gamma=None, beta=None):
-    n = len(x)
-    mean = sum(x) / n
-    variance = sum((v - mean) ** 2 for v in x) / n
-    gamma, beta = gamma or [1.0] * n, beta or [0.0] * n
-    return mean, variance, [g * (v - mean) / math.sqrt(variance + eps) + b for v, g, b in zip(x, gamma, beta)]
 
 
 def test_layernorm_default_is_the_worked_example(client):
     body = strict(client.post("/api/layernorm", json={}))
     x = [8.0, 2.0, 2.0, 4.0]
-    mean, variance, output = python_layernorm(x)
+    mean, variance, output = layernorm_by_hand(x)
     assert body["mean"] == pytest.approx(mean) and body["variance"] == pytest.approx(variance)
     assert body["std"] == pytest.approx(math.sqrt(variance))
     assert body["rms"] == pytest.approx(math.sqrt(sum(v * v for v in x) / 4))
@@ -124,7 +114,7 @@ def test_layernorm_steps_come_in_order_with_formulas(client):
 def test_gamma_and_beta_scale_and_shift(client):
     x, gamma, beta = [1.0, -3.0, 0.5, 7.0, 2.0], [2.0, 0.5, 1.0, -1.0, 3.0], [0.1, 0.2, -0.3, 0.0, 1.0]
     body = strict(client.post("/api/layernorm", json={"x": x, "gamma": gamma, "beta": beta, "eps": 1e-3}))
-    assert body["output"] == pytest.approx(python_layernorm(x, 1e-3, gamma, beta)[2], rel=1e-12)
+    assert body["output"] == pytest.approx(layernorm_by_hand(x, 1e-3, gamma, beta)[2], rel=1e-12)
     assert body["torch_check"]["max_abs_difference"] < 1e-12
 
 
@@ -329,12 +319,6 @@ def site() -> TestClient:
     return TestClient(app)
 
 
-def page_data(html: str) -> dict:
-    import re
-
-    match = re.search(r'<script type="application/json" id="page-data">(.*?)</script>', html, re.S)
-    assert match, "page-data block missing"
-    return json.loads(match.group(1))
 
 
 @pytest.mark.parametrize("path", PAGES_AND_CHARTS)
@@ -354,7 +338,7 @@ def test_lesson_page_renders_in_both_languages(site, path, lang):
     assert f'<html lang="{"zh-CN" if lang == "zh" else "en"}">' in html
     for chart in PAGES_AND_CHARTS[path]:
         assert f'data-chart="{chart}"' in html
-    assert f'src="/static/js/pages/{key}.js"' in html and "/static/css/lessons.css" in html
+    assert f'src="{static_url(f"js/pages/{key}.js")}"' in html and static_url("css/lessons.css") in html
     if lang == "zh":   # no English sentence of the page leaks into the Chinese one
         assert str(escape(t(f"{key}.intro", "en"))) not in html
 

@@ -14,7 +14,7 @@ from app.models.init import build_model
 from app.models.norms import NORMS, DynamicTanh, ScaleNorm
 from app.models.stack import make_batch
 from app.probes.recorder import StreamRecorder
-from tests.grids import case_id, choices, covering, product
+from tests.grids import case_id, choices, covering
 
 SMALL = dict(d_model=32, n_heads=4, seq_len=16, batch=2, vocab_size=64)
 

@@ -1,7 +1,6 @@
 """Route tests for the HTML pages: every page and embed renders in both languages, with its data block."""
 from __future__ import annotations
 
-import json
 import re
 
 import pytest
@@ -11,15 +10,12 @@ from app.config import TraceConfig
 from app.i18n import STRINGS, pick_lang, t
 from app.main import app
 from app.pages import CHARTS, PAGES
+from tests.conftest import page_data
 
 client = TestClient(app)
 EXPLORER = ["/", "/norms", "/gradients", "/compare"]
 
 
-def page_data(html: str) -> dict:
-    match = re.search(r'<script type="application/json" id="page-data">(.*?)</script>', html, re.S)
-    assert match, "page-data block missing"
-    return json.loads(match.group(1))
 
 
 @pytest.mark.parametrize("path", EXPLORER)

@@ -7,7 +7,6 @@ stack of tiny blocks passed the training budget yet trained for most of an hour)
 """
 from __future__ import annotations
 
-import json
 
 import pytest
 
@@ -15,6 +14,7 @@ from app.config import MAX_PARAMETERS, TraceConfig, parameter_count
 from app.experiments.train import MAX_TRAIN_MACS, TrainRequest, training_macs
 from app.models.init import build_model
 from tests.grids import choices
+from tests.conftest import strict
 
 TINY = {"depth": 1, "d_model": 8, "n_heads": 2, "seq_len": 4, "batch": 1, "vocab_size": 8}
 DEEP_NEST = b"[" * 50_000 + b"]" * 50_000   # under the body limit, far over Python's recursion limit
@@ -22,11 +22,6 @@ HUGE_INT = b'{"depth": ' + b"9" * 5000 + b"}"  # past Python's 4300-digit int pa
 JSON = {"content-type": "application/json"}
 
 
-def strict(response) -> dict:
-    """The body as JSON, refusing the NaN/Infinity tokens Python's parser would accept."""
-    def refuse(token: str):
-        raise AssertionError(f"non-strict JSON token {token}")
-    return json.loads(response.text, parse_constant=refuse)
 
 
 def assert_names_field(response, field: str | None = None, allowed: str = "") -> dict:
@@ -39,11 +34,74 @@ def assert_names_field(response, field: str | None = None, allowed: str = "") ->
     return errors[0]
 
 
-@pytest.mark.parametrize("url", ["/api/trace", "/api/sweep", "/api/train", "/api/layernorm", "/api/softmax"])
-@pytest.mark.parametrize("raw", [DEEP_NEST, HUGE_INT, b"{", b"\xff\xfe", b'{"depth": NaN'], ids=["deep", "huge-int", "cut",
-                                                                                                  "not-utf8", "nan-cut"])
-def test_unparseable_body_is_a_4xx_about_the_body(client, url, raw):
-    assert_names_field(client.post(url, content=raw, headers=JSON), "body", "JSON")
+def json_endpoints() -> list[str]:
+    """Every POST endpoint of the API (a new one is covered by itself)."""
+    from app.main import app
+
+    return sorted(path for path, item in app.openapi()["paths"].items() if path.startswith("/api/") and "post" in item)
+
+
+def number_fields(url: str) -> list[tuple[str, bool]]:
+    """(name, is a list) of the top-level fields of an endpoint's body that hold numbers or lists of numbers."""
+    from app.main import app
+
+    schema = app.openapi()["paths"][url]["post"]["requestBody"]["content"]["application/json"]["schema"]
+    numeric = {"integer", "number"}
+    out = []
+    for name, prop in schema.get("properties", {}).items():
+        options = [prop, *prop.get("anyOf", [])]
+        if any(o.get("type") in numeric for o in options):
+            out.append((name, False))
+        elif any(o.get("type") == "array" and o.get("items", {}).get("type") in numeric for o in options):
+            out.append((name, True))
+    return out
+
+
+def test_every_json_endpoint_is_listed():
+    assert {"/api/trace", "/api/sweep", "/api/train", "/api/layernorm", "/api/softmax"} <= set(json_endpoints())
+
+
+@pytest.mark.parametrize("url", json_endpoints())
+@pytest.mark.parametrize("raw", [DEEP_NEST, HUGE_INT, b"{", b"\xff\xfe", b'{"depth": NaN', b"{depth: 3}"],
+                         ids=["deep", "huge-int", "cut", "not-utf8", "nan-cut", "unquoted"])
+def test_unparseable_json_is_400_about_the_body_on_every_endpoint(client, url, raw):
+    response = client.post(url, content=raw, headers=JSON)
+    assert response.status_code == 400, (url, response.text[:200])
+    assert_names_field(response, "body", "JSON")
+
+
+@pytest.mark.parametrize("url", json_endpoints())
+@pytest.mark.parametrize("raw", [b"null", b"[]", b"3", b'"text"', b"true"])
+def test_a_body_that_is_json_but_not_an_object_is_422_about_the_body(client, url, raw):
+    response = client.post(url, content=raw, headers=JSON)
+    assert response.status_code == 422, (url, raw, response.text[:200])
+    assert_names_field(response, "body", "a JSON object")
+
+
+@pytest.mark.parametrize("url", json_endpoints())
+def test_a_boolean_or_a_string_where_a_number_belongs_is_422_naming_the_field(client, url):
+    fields = number_fields(url)
+    assert fields, url  # every endpoint here takes at least one number
+    for name, is_list in fields:
+        for value in (True, False, "12"):
+            response = client.post(url, json={name: [value, value] if is_list else value})
+            assert response.status_code == 422, (url, name, value, response.text[:200])
+            assert_names_field(response, f"{name}.0" if is_list else name)
+
+
+@pytest.mark.parametrize("body,field", [({"depth": True}, "depth"), ({"seed": False}, "seed"),
+                                        ({"residual_scale": True}, "residual_scale")])
+def test_booleans_are_not_numbers_in_nested_configs_either(client, body, field):
+    assert_names_field(client.post("/api/trace", json=body), field)
+    assert_names_field(client.post("/api/sweep", json={"config": body}), f"config.{field}")
+    assert_names_field(client.post("/api/train", json={"runs": [body]}), f"runs.0.{field}")
+
+
+@pytest.mark.parametrize("url", json_endpoints())
+def test_a_json_body_sent_as_another_type_is_415_saying_which_header(client, url):
+    response = client.post(url, content=b"{}", headers={"content-type": "text/plain"})
+    assert response.status_code == 415
+    assert "Content-Type: application/json" in assert_names_field(response, "body")["allowed"]
 
 
 @pytest.mark.parametrize("url", ["/api/trace", "/api/sweep", "/api/train"])
@@ -86,14 +144,14 @@ def test_type_errors_name_the_field_and_what_it_allows(client, method, url, body
     assert_names_field(response, field, allowed)
 
 
-# Not `true`: pydantic's lax mode reads it as 1 for an integer field, like "12" -> 12 (the GET form needs that).
-JUNK = [None, "", "🙂", "\u0000", [], {}, [[[[]]]], {"a": {"b": 1}}, -1, 2**64, 1e308, -1e308, 0.5]
+# Bodies are validated in strict JSON mode: true is not 1 and "12" is not 12 (only the GET forms convert text).
+JUNK = [None, "", "12", True, "🙂", "\u0000", [], {}, [[[[]]]], {"a": {"b": 1}}, -1, 2**64, 1e308, -1e308, 0.5]
 
 
 @pytest.mark.parametrize("name", list(TraceConfig.model_fields))
 def test_every_trace_field_refuses_junk_with_a_strict_4xx(client, name):
     for value in JUNK:
-        if value in (True, 0.5) and name in ("final_norm", "depth_scaled_norm", "residual_scale"):
+        if (value is True and name in ("final_norm", "depth_scaled_norm")) or (value == 0.5 and name == "residual_scale"):
             continue  # valid values of these fields
         assert_names_field(client.post("/api/trace", json={**TINY, name: value}), name)
 

@@ -1,19 +1,17 @@
 """The depth sweep: streamed progress, one row per depth, the same numbers as single traces."""
 from __future__ import annotations
 
-import json
 
 import pytest
+from tests.conftest import strict_json, strict_lines
 
 
-def ndjson(text: str) -> list[dict]:
-    return [json.loads(line) for line in text.splitlines() if line.strip()]
 
 
 def test_sweep_streams_start_progress_and_done(client):
     response = client.post("/api/sweep", json={"config": {"d_model": 32, "seq_len": 8}, "depths": [3, 1, 2]})
     assert response.status_code == 200 and response.headers["content-type"].startswith("application/x-ndjson")
-    events = ndjson(response.text)
+    events = strict_lines(response.text)
     assert events[0]["type"] == "start" and events[0]["depths"] == [1, 2, 3]
     rows = [e for e in events if e["type"] == "depth"]
     assert [r["index"] for r in rows] == [1, 2, 3] and all(r["total"] == 3 for r in rows)
@@ -69,12 +67,12 @@ def test_a_client_that_leaves_stops_the_sweep(server_url):
     with httpx.Client(timeout=60) as http:
         with http.stream("POST", f"{server_url}/api/sweep", json=body) as response:
             lines = response.iter_lines()
-            assert json.loads(next(lines))["type"] == "start"
-            assert json.loads(next(lines))["type"] == "depth"
+            assert strict_json(next(lines))["type"] == "start"
+            assert strict_json(next(lines))["type"] == "depth"
     deadline = time.monotonic() + 30
     while compute()["active"] and time.monotonic() < deadline:
         time.sleep(0.1)
     settled = compute()["computed"]
-    time.sleep(1.0)
+    time.sleep(1.0)  # an observation window: nothing may start after the last depth in flight finished
     assert compute()["computed"] == settled and compute()["active"] == 0
     assert settled - before < 60  # of 96 depths: the sweep stopped soon after the client left (slack for a busy machine)

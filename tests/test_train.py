@@ -2,7 +2,6 @@
 it refuses what it cannot afford, and its presets are valid requests."""
 from __future__ import annotations
 
-import json
 import math
 import time
 
@@ -13,15 +12,11 @@ from app.config import TraceConfig, preset_config
 from app.experiments.tasks import TASKS, make_sequences, split, task_shape
 from app.experiments.train import MAX_TRAIN_MACS, TrainRequest, lr_at, train_events, training_macs
 from app.experiments.train_presets import TRAIN_PRESETS, preset_request
+from tests.conftest import strict_json, strict_lines
 
 SMALL = TraceConfig(depth=2, d_model=32, n_heads=2, seq_len=8, vocab_size=8, batch=16)
 
 
-def strict_lines(text: str) -> list[dict]:
-    """Parse NDJSON, refusing NaN / Infinity tokens (which Python's json would otherwise accept)."""
-    def refuse(token: str):
-        raise AssertionError(f"non-strict JSON token {token}")
-    return [json.loads(line, parse_constant=refuse) for line in text.splitlines() if line.strip()]
 
 
 @pytest.mark.parametrize("task", list(TASKS))
@@ -155,7 +150,7 @@ def test_disconnect_stops_the_run_and_frees_the_slot(server_url):
         with http.stream("POST", f"{server_url}/api/train", json=long_run) as response:
             assert response.status_code == 200
             lines = response.iter_lines()
-            first = [json.loads(next(lines)) for _ in range(4)]
+            first = [strict_json(next(lines)) for _ in range(4)]
             assert first[0]["type"] == "start" and first[1]["step"] == 1
             assert httpx.get(f"{server_url}/api/train/status").json()["active"] == 1
             steps_before = httpx.get(f"{server_url}/api/train/status").json()["steps"]

@@ -2,19 +2,15 @@
 the field when GroupNorm's groups do not divide the width."""
 from __future__ import annotations
 
-import json
 
 import pytest
 
 from tests.grids import choices
+from tests.conftest import strict_json
 
 BAD_GROUPS = {"norm": "groupnorm", "d_model": 12, "n_heads": 4, "norm_groups": 5}
 
 
-def strict(text: str):
-    def refuse(token: str):
-        raise AssertionError(f"non-standard JSON token {token}")
-    return json.loads(text, parse_constant=refuse)
 
 
 def assert_names_groups(response, field: str) -> None:
@@ -56,7 +52,7 @@ def test_schema_offers_every_new_value(client):
 def test_the_new_variants_trace_through_the_query_string(client, norm):
     response = client.get(f"/api/trace?norm={norm}&block=parallel&residual=dense&depth=6&norm_groups=4")
     assert response.status_code == 200
-    body = strict(response.text)
+    body = strict_json(response.text)
     assert body["config"]["block"] == "parallel" and body["config"]["residual"] == "dense"
     assert [s["sublayer"] for s in body["sublayers"]] == ["parallel"] * 6
 
@@ -65,7 +61,7 @@ def test_a_dense_sweep_streams_every_depth(client):
     response = client.post("/api/sweep", json={"config": {"residual": "dense", "block": "parallel", "d_model": 32},
                                                "depths": [1, 4, 8]})
     assert response.status_code == 200
-    rows = [strict(line) for line in response.text.splitlines() if line.strip()]
+    rows = [strict_json(line) for line in response.text.splitlines() if line.strip()]
     depth_rows = [row for row in rows if row["type"] == "depth"]
     assert sorted(row["depth"] for row in depth_rows) == [1, 4, 8] and rows[-1]["type"] == "done"
     assert all(len(row["grad_norm"]) == row["depth"] and not row["nonfinite"] for row in depth_rows)
@@ -74,7 +70,7 @@ def test_a_dense_sweep_streams_every_depth(client):
 def test_a_trace_reports_what_the_variant_costs(client):
     """DenseFormer's extra weights and the highway gates show in the trace's own parameter count and multiply-adds."""
     base = {"depth": 12, "d_model": 32, "n_heads": 2, "seq_len": 8, "batch": 2}
-    summaries = {r: strict(client.post("/api/trace", json={**base, "residual": r}).text)["summary"]
+    summaries = {r: strict_json(client.post("/api/trace", json={**base, "residual": r}).text)["summary"]
                  for r in ("identity", "dense", "highway")}
     assert summaries["dense"]["parameters"] - summaries["identity"]["parameters"] == 12 * 15 // 2
     assert summaries["dense"]["forward_macs"] - summaries["identity"]["forward_macs"] == 16 * 32 * 90

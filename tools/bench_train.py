@@ -7,7 +7,10 @@ request validation, model building, the thread hand-off and the NDJSON encoding.
 from __future__ import annotations
 
 import json
+import os
+import shutil
 import socket
+import tempfile
 import threading
 import time
 
@@ -48,6 +51,9 @@ def timed_run(url: str, body: dict) -> dict:
 
 
 def main() -> None:
+    # An empty cache of our own and no warm-up: every run below trains, except the replay, which says so.
+    cache_dir = tempfile.mkdtemp(prefix="resnorm-bench-train-")
+    os.environ.update(RESNORM_WARM="0", RESNORM_CACHE_DIR=cache_dir)
     from app.settings import get_settings
 
     url, server = _serve()
@@ -65,6 +71,7 @@ def main() -> None:
               f"300 steps {result['total_s']:.1f} s (target < {TARGET_TOTAL_S} s); final loss {done['final_loss']:.3f}, "
               f"held-out accuracy {done['accuracy']:.3f}")
     server.should_exit = True
+    shutil.rmtree(cache_dir, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -1,15 +1,24 @@
-"""GET /api/health: liveness and load, answered without touching a compute slot."""
+"""GET /api/health: liveness, load, cache and warm-up, answered without touching a compute slot."""
 from __future__ import annotations
 
+import anyio.to_thread
 from fastapi import APIRouter
 
-from app.compute import get_pool
+from app.services.compute import get_pool
+from app.services.warmup import PROGRESS
+from app.settings import get_settings
 
 router = APIRouter(tags=["health"])
 
 
 @router.get("/api/health")
 async def health() -> dict:
+    """`redis` is null without RESNORM_REDIS_URL; with it, `up` says whether Redis answered a ping just now
+    (requests are served from the local cache while it is down)."""
     import torch
 
-    return {"status": "ok", "torch": torch.__version__, "compute": get_pool().stats()}
+    pool = get_pool()
+    compute = await anyio.to_thread.run_sync(pool.stats)  # the disk cache's size is an SQLite query
+    redis = await anyio.to_thread.run_sync(pool.cache.redis_status)
+    return {"status": "ok", "torch": torch.__version__, "compute": compute, "redis": redis,
+            "warm": PROGRESS.payload(get_settings().warm)}

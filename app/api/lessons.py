@@ -5,39 +5,28 @@ Thin: validate against the lesson's request model, compute off the event loop (c
 """
 from __future__ import annotations
 
-import json
 import time
 from typing import Any
 
 from fastapi import APIRouter, Request
 from pydantic import BaseModel, ValidationError
 
-from app import i18n
-from app.compute import get_pool
+from app.api.body import json_body
 from app.config import TraceConfig, field_bounds
 from app.errors import FieldError, validation_errors
-from app.experiments.lessons.batch import BATCH_SWEEP, PAD_FRACTIONS, BatchDependenceRequest, batch_dependence_lesson
-from app.experiments.lessons.chain import WORKED_CASES, ChainRequest, chain_lesson
+from app.experiments.lessons.batch import BatchDependenceRequest, batch_dependence_lesson
+from app.experiments.lessons.chain import ChainRequest, chain_lesson
 from app.experiments.lessons.layernorm import LayerNormRequest, layernorm_lesson
 from app.experiments.lessons.norm_speed import measure_norm_speed
-from app.experiments.lessons.precision import SNOWBALL_DEFAULTS, PrecisionRequest, precision_lesson, snowball_config
-from app.experiments.lessons.softmax import SWEEP_SCALES, SoftmaxRequest, softmax_lesson
-from app.experiments.lessons.text import STACK_FIELDS, all_strings
+from app.experiments.lessons.precision import PrecisionRequest, precision_lesson, snowball_config, stack_schema
+from app.experiments.lessons.softmax import SoftmaxRequest, softmax_lesson
 from app.experiments.trace import run_trace
 from app.jsonsafe import StrictJSONResponse
-from app.pages import Page, register_page
+from app.services.compute import get_pool
 
 router = APIRouter(tags=["lessons"])
 
 PAGE_KEYS = ("lang", "hide", "theme", "format", "embed")  # URL-state keys of the pages, not inputs
-MODELS = {"chain": ChainRequest, "layernorm": LayerNormRequest, "softmax": SoftmaxRequest, "precision": PrecisionRequest,
-          "batchnorm": BatchDependenceRequest}
-
-
-def _stack_schema() -> dict[str, Any]:
-    """TraceConfig's schema for the fields the /precision page offers, with the snowballing stack's defaults."""
-    props = TraceConfig.model_json_schema()["properties"]
-    return {name: {**props[name], "default": SNOWBALL_DEFAULTS.get(name, props[name].get("default"))} for name in STACK_FIELDS}
 
 
 def _body_doc(model: type[BaseModel]) -> dict[str, Any]:
@@ -64,19 +53,19 @@ async def chain(request: Request) -> StrictJSONResponse:
 @router.post("/api/layernorm", response_class=StrictJSONResponse, openapi_extra=_body_doc(LayerNormRequest))
 async def layernorm(request: Request) -> StrictJSONResponse:
     """LayerNorm or RMSNorm of `x`, step by step, checked against torch."""
-    req = parse(LayerNormRequest, await _json_body(request))
+    req = await json_body(request, LayerNormRequest)
     return await _answer("layernorm", req, layernorm_lesson)
 
 
 @router.post("/api/softmax", response_class=StrictJSONResponse, openapi_extra=_body_doc(SoftmaxRequest))
 async def softmax(request: Request) -> StrictJSONResponse:
     """softmax(scale·logits): probabilities, entropy and the Jacobian's spectral norm (optionally per scale)."""
-    req = parse(SoftmaxRequest, await _json_body(request))
+    req = await json_body(request, SoftmaxRequest)
     return await _answer("softmax", req, softmax_lesson)
 
 
 @router.get("/api/precision", response_class=StrictJSONResponse,
-            openapi_extra=_query_doc(PrecisionRequest.model_json_schema()["properties"], _stack_schema()))
+            openapi_extra=_query_doc(PrecisionRequest.model_json_schema()["properties"], stack_schema()))
 async def precision(request: Request) -> StrictJSONResponse:
     """Format limits and a + b per format (?big=&small=), plus where a float16 stack overflows
     (any TraceConfig field as a query key, e.g. ?depth=64&residual_scale=1.1; dtype is always float16)."""
@@ -98,7 +87,7 @@ async def precision(request: Request) -> StrictJSONResponse:
 async def batch_dependence(request: Request) -> StrictJSONResponse:
     """How much one fixed sequence's normalized output changes when its batch mates are replaced, train vs eval
     mode (BatchNorm), and what padding does to BatchNorm's statistics."""
-    req = parse(BatchDependenceRequest, await _json_body(request))
+    req = await json_body(request, BatchDependenceRequest)
     return await _answer("batch_dependence", req, batch_dependence_lesson)
 
 
@@ -115,8 +104,13 @@ def _timed_norm_speed() -> dict[str, Any]:
     return {**measure_norm_speed(), "measured_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
 
 
+def lesson_key(name: str, req: BaseModel) -> str:
+    """The cache key of a lesson's answer (the warm-up computes the default ones under the same keys)."""
+    return f"lesson:{name}:{req.model_dump_json()}"
+
+
 async def _answer(name: str, req: BaseModel, lesson: Any) -> StrictJSONResponse:
-    result, cached = await get_pool().run_cached(f"lesson:{name}:{req.model_dump_json()}", lesson, req)
+    result, cached = await get_pool().run_cached(lesson_key(name, req), lesson, req)
     return StrictJSONResponse({**result, "cached": cached})
 
 
@@ -144,40 +138,3 @@ def _stack_config(query: dict[str, str]):
 
 def _query(request: Request) -> dict[str, str]:
     return {k: v for k, v in request.query_params.items() if k not in PAGE_KEYS}
-
-
-async def _json_body(request: Request) -> Any:
-    raw = await request.body()
-    if not raw.strip():
-        return {}  # no body: every field takes its default, like POST /api/trace
-    try:
-        data = json.loads(raw)
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise FieldError("body", f"malformed JSON ({exc})", "a valid JSON object") from None
-    except RecursionError:  # json.loads recurses once per nesting level; the body limit still allows ~100k levels
-        raise FieldError("body", "malformed JSON (nested too deeply)", "a valid JSON object") from None
-    if not isinstance(data, dict):
-        raise FieldError("body", f"expected a JSON object, got {type(data).__name__}", "a JSON object")
-    return data
-
-
-def _register_pages() -> None:
-    """The four lesson pages (see docs/adding-a-page.md): controls are derived from each request model's schema."""
-    i18n.register(all_strings(MODELS))
-    extras = {
-        "chain": {"cases": [{k: c[k] for k in ("key", "derivative", "depth", "product")} for c in WORKED_CASES]},
-        "layernorm": {},
-        "softmax": {"sweep_scales": list(SWEEP_SCALES)},
-        "precision": {"stack": _stack_schema()},
-        "batchnorm": {"batch_sweep": list(BATCH_SWEEP), "pad_fractions": list(PAD_FRACTIONS),
-                      "norms": list(BatchDependenceRequest.model_json_schema()["properties"]["norm"]["enum"])},
-    }
-    charts = {"chain": ("chain",), "layernorm": ("layernorm", "norm-speed"), "softmax": ("softmax-probs", "softmax-sweep"),
-              "precision": ("precision-overflow",), "batchnorm": ("batch-dependence", "batch-padding")}
-    for order, (key, model) in enumerate(MODELS.items()):
-        extra = {"schema": model.model_json_schema()["properties"], **extras[key]}
-        register_page(Page(key=key, path=f"/{key}", title_key=f"{key}.title", charts=charts[key], nav_key=f"nav.{key}",
-                           nav_order=60 + order, model_controls=False, extra=extra), router)
-
-
-_register_pages()

@@ -7,9 +7,10 @@ import logging
 import time
 from typing import AsyncIterator
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Query, Request
 
-from app.compute import get_pool
+from app.services.compute import get_pool
+from app.api.body import body_doc, json_body
 from app.errors import Busy
 from app.experiments.sweep import SweepRequest, depth_row
 from app.experiments.trace import run_trace
@@ -30,8 +31,8 @@ async def _rows(request: SweepRequest) -> AsyncIterator[dict]:
         try:
             for depth in pending:  # the workers share one iterator
                 cfg = request.config.with_depth(depth)
-                trace, cached = await pool.run_cached(cfg.cache_key(), run_trace, cfg)
-                await done.put({**depth_row(trace), "cached": cached})
+                trace, source = await pool.run_sourced(cfg.cache_key(), run_trace, cfg, runner=pool.run_model)
+                await done.put({**depth_row(trace), "cached": source != "computed", "source": source})
         except Exception as exc:  # handed to the consumer, which re-raises it
             await done.put(exc)
 
@@ -69,13 +70,13 @@ async def _ndjson(request: SweepRequest) -> AsyncIterator[str]:
     yield json.dumps({"type": "done", "total": total, "elapsed_ms": round((time.perf_counter() - started) * 1000, 1)}) + "\n"
 
 
-@router.post("/api/sweep")
-async def sweep(request: SweepRequest | None = None,
+@router.post("/api/sweep", openapi_extra=body_doc(SweepRequest))
+async def sweep(http: Request,
                 stream: bool = Query(True, description="NDJSON lines with progress (default) or one JSON answer")):
     """Per depth: per-layer grad_norm and act_norm lists. Streams `start`, one `depth` line per depth, `done`."""
     from fastapi.responses import StreamingResponse
 
-    request = request or SweepRequest()
+    request = await json_body(http, SweepRequest)
     if stream:
         return StreamingResponse(_ndjson(request), media_type="application/x-ndjson",
                                  headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})

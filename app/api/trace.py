@@ -4,10 +4,10 @@ from __future__ import annotations
 import time
 
 from fastapi import APIRouter, Request
-from fastapi.exceptions import RequestValidationError
 from pydantic import ValidationError
 
-from app.compute import get_pool
+from app.services.compute import get_pool
+from app.api.body import InvalidBody, body_doc, json_body
 from app.config import TraceConfig
 from app.experiments.trace import run_trace
 from app.jsonsafe import StrictJSONResponse
@@ -15,18 +15,22 @@ from app.jsonsafe import StrictJSONResponse
 router = APIRouter(tags=["trace"])
 
 
+CACHE_HEADER = "X-Resnorm-Cache"  # computed | coalesced | memory | disk | redis: where the answer came from
+
+
 async def traced(cfg: TraceConfig) -> StrictJSONResponse:
     started = time.perf_counter()
-    result, cached = await get_pool().run_cached(cfg.cache_key(), run_trace, cfg)
-    body = {**result, "summary": {**result["summary"], "cached": cached,
+    pool = get_pool()
+    result, source = await pool.run_sourced(cfg.cache_key(), run_trace, cfg, runner=pool.run_model)
+    body = {**result, "summary": {**result["summary"], "cached": source != "computed", "source": source,
                                   "served_ms": round((time.perf_counter() - started) * 1000, 2)}}
-    return StrictJSONResponse(body)
+    return StrictJSONResponse(body, headers={CACHE_HEADER: source})
 
 
-@router.post("/api/trace", response_class=StrictJSONResponse)
-async def trace(cfg: TraceConfig | None = None) -> StrictJSONResponse:
+@router.post("/api/trace", response_class=StrictJSONResponse, openapi_extra=body_doc(TraceConfig))
+async def trace(request: Request) -> StrictJSONResponse:
     """Trace the model described by the body (every field optional)."""
-    return await traced(cfg or TraceConfig())
+    return await traced(await json_body(request, TraceConfig))
 
 
 @router.get("/api/trace", response_class=StrictJSONResponse)
@@ -40,4 +44,4 @@ def config_from_query(params: dict[str, str], ignore: tuple[str, ...] = ("lang",
     try:
         return TraceConfig.model_validate_strings(values) if values else TraceConfig()
     except ValidationError as exc:
-        raise RequestValidationError(exc.errors()) from None
+        raise InvalidBody(exc.errors(), TraceConfig) from None

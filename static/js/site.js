@@ -4,11 +4,11 @@
 // Loaded beside the page's own module, so a page that draws nothing still gets its menu.
 import { wireRoom } from './room.js';
 
-/** A button that shows and hides one element (the WAI-ARIA disclosure pattern); returns set(open). */
-function disclosure(button, target, attribute) {
+/** A button that shows and hides something (the WAI-ARIA disclosure pattern): show(open) does it; returns set(open). */
+function disclosure(button, show) {
   const set = (open) => {
     button.setAttribute('aria-expanded', String(open));
-    target.dataset[attribute] = String(attribute === 'folded' ? !open : open);
+    show(open);
   };
   button.addEventListener('click', () => set(button.getAttribute('aria-expanded') !== 'true'));
   return set;
@@ -39,7 +39,7 @@ function wireMenu() {
   const button = document.getElementById('menu-toggle');
   const nav = document.getElementById('site-nav');
   if (!button || !nav) return;
-  const set = disclosure(button, nav, 'open');
+  const set = disclosure(button, (open) => { nav.dataset.open = String(open); });
   fitNavigation(button.closest('header'), () => set(false));
   const isOpen = () => button.getAttribute('aria-expanded') === 'true';
   document.addEventListener('keydown', (event) => {
@@ -56,7 +56,7 @@ function wireMenu() {
 function wireSettings() {
   const button = document.getElementById('settings-toggle');
   const panel = document.getElementById('controls');
-  if (button && panel) disclosure(button, panel, 'folded');
+  if (button && panel) disclosure(button, (open) => { panel.dataset.folded = String(!open); });
 }
 
 wireMenu();

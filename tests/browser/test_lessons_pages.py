@@ -7,6 +7,7 @@ import math
 import urllib.request
 
 import pytest
+from tests.conftest import layernorm_by_hand, rmsnorm_by_hand
 
 
 def api(live_server: str, path: str) -> dict:
@@ -60,24 +61,17 @@ def test_chain_depth_control_and_chinese_page(watch):
     watch.screenshot("lesson-chain-zh")
 
 
-def python_layernorm(x, gamma=1.0, beta=0.0, eps=1e-5):
-    mean = sum(x) / len(x)
-    variance = sum((v - mean) ** 2 for v in x) / len(x)
-    return [gamma * (v - mean) / math.sqrt(variance + eps) + beta for v in x]
 
 
-def python_rmsnorm(x, gamma=1.0, eps=1e-5):
-    rms = math.sqrt(sum(v * v for v in x) / len(x) + eps)
-    return [gamma * v / rms for v in x]
 
 
 def test_layernorm_side_by_side_with_sliders_and_steps(watch):
     watch.open("/layernorm", charts=("layernorm",))
     data = watch.figure("layernorm")["data"]
     assert data[0]["y"] == [8, 2, 2, 4]
-    assert data[1]["y"] == pytest.approx(python_layernorm([8, 2, 2, 4]), rel=1e-9)
+    assert data[1]["y"] == pytest.approx(layernorm_by_hand([8, 2, 2, 4])[2], rel=1e-9)
     assert [round(v, 3) for v in data[1]["y"]] == [1.633, -0.816, -0.816, 0.0]
-    assert data[2]["y"] == pytest.approx(python_rmsnorm([8, 2, 2, 4]), rel=1e-9)
+    assert data[2]["y"] == pytest.approx(rmsnorm_by_hand([8, 2, 2, 4]), rel=1e-9)
     assert watch.page.locator("#steps-layernorm li").count() == 6 and watch.page.locator("#steps-rmsnorm li").count() == 4
     before = watch.drawn("layernorm")
     set_slider(watch, "gamma", 2)
@@ -88,14 +82,14 @@ def test_layernorm_side_by_side_with_sliders_and_steps(watch):
     watch.page.wait_for_function(
         "n => Number(document.querySelector('[data-chart=\"layernorm\"]').dataset.drawn) > n", arg=before)
     data = watch.figure("layernorm")["data"]
-    assert data[1]["y"] == pytest.approx(python_layernorm([8, 2, 2, 4], 2.0, 0.5), rel=1e-9)
-    assert data[2]["y"] == pytest.approx(python_rmsnorm([8, 2, 2, 4], 2.0), rel=1e-9)   # RMSNorm has no β
+    assert data[1]["y"] == pytest.approx(layernorm_by_hand([8, 2, 2, 4], gamma=[2.0] * 4, beta=[0.5] * 4)[2], rel=1e-9)
+    assert data[2]["y"] == pytest.approx(rmsnorm_by_hand([8, 2, 2, 4], gamma=[2.0] * 4), rel=1e-9)   # RMSNorm has no β
     before = watch.drawn("layernorm")
     watch.page.fill("#vec-x", "1, 2, 3, 4, 10")
     watch.page.press("#vec-x", "Enter")
     wait_redraw(watch, "layernorm", before)
     assert "x=1,2,3,4,10" in watch.page.url
-    assert watch.figure("layernorm")["data"][1]["y"] == pytest.approx(python_layernorm([1, 2, 3, 4, 10], 2.0, 0.5), rel=1e-9)
+    assert watch.figure("layernorm")["data"][1]["y"] == pytest.approx(layernorm_by_hand([1, 2, 3, 4, 10], gamma=[2.0] * 5, beta=[0.5] * 5)[2], rel=1e-9)
     watch.page.click("#play-steps")
     assert watch.page.locator("#steps-layernorm li.pending").count() > 0
     watch.page.wait_for_function("() => !document.querySelector('#steps li.pending')", timeout=10_000)

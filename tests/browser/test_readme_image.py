@@ -6,7 +6,6 @@ The test writes artifacts/screenshots/readme-compare.jpg; docs/img/compare.jpg i
 from __future__ import annotations
 
 import struct
-from pathlib import Path
 
 from tests.browser.conftest import ROOT, SCREENSHOTS
 

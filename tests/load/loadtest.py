@@ -1,13 +1,15 @@
-"""`make loadtest`: a workshop room against one server on this machine's loopback.
+"""`make loadtest`: a workshop room against servers on this machine's loopback.
 
-Starts `python -m app` on 127.0.0.1 with a few workers, then N simulated students (httpx, asyncio) for a fixed
-time. Each student loads a page and its default chart (schema, presets, the default trace), changes settings
-(random depth and norm placement) a few times, runs a small depth sweep, and starts over. A monitor polls
-/api/health throughout: it must stay green while the compute queue is full.
+Starts `python -m app` on 127.0.0.1 (or --servers N of them sharing one redis-server, students spread over them
+as a load balancer would), then N simulated students (httpx, asyncio) for a fixed time. Each student loads a page
+and its default chart (schema, presets, the default trace), changes settings (random depth and norm placement) a
+few times, runs a small depth sweep, and starts over. A monitor polls /api/health throughout: it must stay green
+while the compute queue is full. Every trace answer says where it came from (X-Resnorm-Cache): the report gives
+the cache hit rate.
 
 Rules (exit 1 if broken): no answer other than 2xx, 429 or 503-with-Retry-After; no 5xx besides that 503;
-no timeouts or dropped connections; health always 200. Bounded: --duration seconds (then in-flight requests
-get at most --timeout more) and at most --max-requests requests.
+no timeouts or dropped connections; health always 200; p95 of changed traces under --p95-limit-ms. Bounded:
+--duration seconds (then in-flight requests get at most --timeout more) and at most --max-requests requests.
 """
 from __future__ import annotations
 
@@ -21,9 +23,12 @@ import statistics
 import sys
 import time
 from collections import defaultdict
-from contextlib import nullcontext
+import subprocess
+import tempfile
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from ipaddress import ip_address
+from typing import Iterator
 from urllib.parse import urlparse
 
 import httpx
@@ -42,7 +47,8 @@ class Tally:
     statuses: dict[str, dict[str, int]] = field(default_factory=lambda: defaultdict(lambda: defaultdict(int)))
     problems: list[str] = field(default_factory=list)
     sent: int = 0
-    traces_cached: int = 0  # answered from the cache or by joining an identical request in flight
+    warm: str = ""
+    sources: dict[str, int] = field(default_factory=lambda: defaultdict(int))  # X-Resnorm-Cache of every trace
 
     def record(self, kind: str, outcome: str, seconds: float, problem: str = "") -> None:
         self.latencies[kind].append(seconds * 1000)
@@ -52,8 +58,9 @@ class Tally:
 
 
 class Room:
-    def __init__(self, base_url: str, args: argparse.Namespace) -> None:
-        self.base_url, self.args = base_url, args
+    def __init__(self, base_urls: list[str], args: argparse.Namespace) -> None:
+        self.base_urls, self.args = base_urls, args
+        self.base_url = base_urls[0]
         self.deadline = time.monotonic() + args.duration
         self.tally = Tally()
         self.page_path: str | None = None
@@ -79,8 +86,8 @@ class Room:
         elapsed, status = time.perf_counter() - started, response.status_code
         if 200 <= status < 300:
             self.tally.record(kind, "ok", elapsed)
-            if kind.startswith("trace") and response.json()["summary"]["cached"]:
-                self.tally.traces_cached += 1
+            if kind.startswith("trace"):
+                self.tally.sources[response.headers.get("x-resnorm-cache", "unknown")] += 1
             return response
         if status in (429, 503) and response.headers.get("retry-after", "").isdigit():
             self.tally.record(kind, str(status), elapsed)
@@ -100,10 +107,10 @@ class Room:
             raise ValueError(f"sweep stream ended without 'done' after {len(lines)} lines: {str(last)[:200]}")
         return None
 
-    async def student(self, seed: int) -> None:
+    async def student(self, seed: int, base_url: str) -> None:
         rng = random.Random(seed)
         await asyncio.sleep(rng.uniform(0, 3))  # a room does not press Enter in the same millisecond
-        async with httpx.AsyncClient(base_url=self.base_url, timeout=self.args.timeout) as client:
+        async with httpx.AsyncClient(base_url=base_url, timeout=self.args.timeout) as client:
             while self.open():
                 await self.load_page(client)
                 for _ in range(rng.randint(2, 4)):
@@ -125,8 +132,8 @@ class Room:
         await self.request(client, "presets", "GET", "/api/presets")
         await self.request(client, "trace_default", "POST", "/api/trace", json={})
 
-    async def monitor_health(self) -> None:
-        async with httpx.AsyncClient(base_url=self.base_url, timeout=self.args.timeout) as client:
+    async def monitor_health(self, base_url: str) -> None:
+        async with httpx.AsyncClient(base_url=base_url, timeout=self.args.timeout) as client:
             while time.monotonic() < self.deadline:
                 started = time.perf_counter()
                 try:
@@ -146,11 +153,30 @@ class Room:
             else:
                 print(f"note: GET {self.args.page} answered {response.status_code}; pages are left out", file=sys.stderr)
 
+    async def wait_for_warm_up(self) -> str:
+        """A room's server has been up for a while (or ships a warm cache): start once every server has computed
+        the pages' default views, as a lecturer's would have before class. --cold skips this."""
+        if self.args.cold:
+            return "cold start (students start at once)"
+        started = time.monotonic()
+        async with httpx.AsyncClient(timeout=30) as client:
+            for url in self.base_urls:
+                while True:
+                    warm = (await client.get(f"{url}/api/health")).json().get("warm", {})
+                    if not warm.get("enabled") or warm.get("done", 0) >= warm.get("total", 0) > 0:
+                        break
+                    if time.monotonic() - started > self.args.warm_timeout:
+                        return f"warm-up unfinished after {self.args.warm_timeout:.0f} s: {warm}"
+                    await asyncio.sleep(0.5)
+        return f"default views warm ({time.monotonic() - started:.0f} s after start)"
+
     async def run(self) -> Tally:
+        self.tally.warm = await self.wait_for_warm_up()
         await self.find_page()
         self.deadline = time.monotonic() + self.args.duration
-        tasks = [self.student(self.args.seed * 1000 + i) for i in range(self.args.students)]
-        await asyncio.gather(self.monitor_health(), *tasks)
+        urls = self.base_urls
+        tasks = [self.student(self.args.seed * 1000 + i, urls[i % len(urls)]) for i in range(self.args.students)]
+        await asyncio.gather(*(self.monitor_health(url) for url in urls), *tasks)
         return self.tally
 
 
@@ -161,7 +187,9 @@ def percentile(values: list[float], q: float) -> float:
 
 
 def report(tally: Tally, wall_s: float, args: argparse.Namespace) -> tuple[str, int]:
-    lines = [f"{args.students} students, {args.duration:.0f} s, {args.workers} workers on 127.0.0.1; wall {wall_s:.1f} s",
+    where = f"{args.servers} servers sharing one Redis" if args.servers > 1 else "one server"
+    lines = [f"{args.students} students, {args.duration:.0f} s, {where} ({args.workers} worker(s) each) on 127.0.0.1; "
+             f"wall {wall_s:.1f} s; {tally.warm}",
              f"{'kind':<14}{'n':>6}{'ok':>6}{'429':>5}{'503':>5}{'err':>5}{'p50 ms':>9}{'p95 ms':>9}{'max ms':>9}"]
     errors = served = 0
     for kind in sorted(tally.latencies):
@@ -170,28 +198,75 @@ def report(tally: Tally, wall_s: float, args: argparse.Namespace) -> tuple[str, 
         served += st["ok"] + st["429"] + st["503"]
         lines.append(f"{kind:<14}{len(lat):>6}{st['ok']:>6}{st['429']:>5}{st['503']:>5}{st['error']:>5}"
                      f"{percentile(lat, 50):>9.0f}{percentile(lat, 95):>9.0f}{max(lat):>9.0f}")
-    traces = sum(tally.statuses[k]["ok"] for k in ("trace_default", "trace_changed"))
-    lines.append(f"requests served: {served} ({served / wall_s:.1f}/s), errors: {errors}; "
-                 f"traces from cache or coalesced: {tally.traces_cached}/{traces}")
+    traces = sum(tally.sources.values())
+    hits = traces - tally.sources.get("computed", 0)
+    by_source = ", ".join(f"{k} {v}" for k, v in sorted(tally.sources.items(), key=lambda kv: -kv[1]))
+    lines.append(f"requests served: {served} ({served / wall_s:.1f}/s), errors: {errors}")
+    lines.append(f"cache hit rate of traces: {hits}/{traces} = {100 * hits / max(1, traces):.1f}% ({by_source})")
+    p95 = percentile(tally.latencies.get("trace_changed", []), 95)
+    if p95 > args.p95_limit_ms:
+        errors += 1
+        lines.append(f"  problem: p95 of changed traces {p95:.0f} ms > {args.p95_limit_ms:.0f} ms")
     lines += [f"  problem: {p}" for p in tally.problems]
     return "\n".join(lines), errors
 
 
-def server_for(args: argparse.Namespace):
-    """The server under test: the one at --url, or our own with --workers workers (no RESNORM_* from outside)."""
-    if args.url:
-        return nullcontext(args.url)
+def server_command(port: int, args: argparse.Namespace) -> list[str]:
+    return ["-m", "app", "--host", "127.0.0.1", "--port", str(port), "--workers", str(args.workers),
+            "--log-level", "warning"]
+
+
+@contextmanager
+def redis_server() -> Iterator[str]:
+    """A redis-server of our own on a free loopback port, no persistence, stopped by its PID."""
     port = free_port()
-    env = {k: v for k, v in os.environ.items() if not k.startswith("RESNORM_")}
-    cmd = ["-m", "app", "--host", "127.0.0.1", "--port", str(port), "--workers", str(args.workers), "--log-level", "warning"]
-    return local_server(cmd, port, env=env, timeout_s=120)
+    process = subprocess.Popen(["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "",
+                                "--appendonly", "no"], stdout=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                if process.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError("redis-server did not start") from None
+                time.sleep(0.05)
+        yield f"redis://127.0.0.1:{port}/0"
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+@contextmanager
+def servers_for(args: argparse.Namespace) -> Iterator[list[str]]:
+    """The servers under test: the one at --url, or ours (each with an empty disk cache of its own), no RESNORM_*
+    from outside; with --servers > 1 they share a redis-server of our own."""
+    if args.url:
+        yield [args.url]
+        return
+    with ExitStack() as stack:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("RESNORM_")}
+        if args.servers > 1:
+            env["RESNORM_REDIS_URL"] = stack.enter_context(redis_server())
+        urls = []
+        for index in range(args.servers):
+            port = free_port()
+            folder = stack.enter_context(tempfile.TemporaryDirectory(prefix=f"resnorm-load-{index}-"))
+            urls.append(stack.enter_context(local_server(server_command(port, args), port, timeout_s=120,
+                                                         env={**env, "RESNORM_CACHE_DIR": folder})))
+        yield urls
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m tests.load.loadtest", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--students", type=int, default=30)
+    parser.add_argument("--students", type=int, default=60)
     parser.add_argument("--duration", type=float, default=60.0, help="seconds of load (default 60)")
-    parser.add_argument("--workers", type=int, default=2, help="uvicorn workers of the server it starts")
+    parser.add_argument("--workers", type=int, default=1, help="uvicorn workers of each server it starts")
+    parser.add_argument("--servers", type=int, default=1, help="servers to start, sharing one redis-server if > 1")
+    parser.add_argument("--cold", action="store_true", help="start the students at once, before the warm-up")
+    parser.add_argument("--warm-timeout", type=float, default=180.0, help="longest wait for the warm-up (s)")
+    parser.add_argument("--p95-limit-ms", type=float, default=2000.0, help="largest p95 of changed traces")
     parser.add_argument("--url", help="use a running server on this machine's loopback instead of starting one")
     parser.add_argument("--page", default="/", help="the page students open (default /)")
     parser.add_argument("--max-requests", type=int, default=20000, help="stop sending after this many")
@@ -209,15 +284,16 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    with server_for(args) as url:
+    with servers_for(args) as urls:
         started = time.monotonic()
-        tally = asyncio.run(Room(url, args).run())
+        tally = asyncio.run(Room(urls, args).run())
         wall = time.monotonic() - started
     text, errors = report(tally, wall, args)
     print(text)
     if args.json:
         with open(args.json, "w") as out:
             json.dump({"args": vars(args), "wall_s": wall, "statuses": tally.statuses, "problems": tally.problems,
+                       "trace_sources": tally.sources,
                        "p50_ms": {k: percentile(v, 50) for k, v in tally.latencies.items()},
                        "p95_ms": {k: percentile(v, 95) for k, v in tally.latencies.items()}}, out, indent=2)
     return 1 if errors else 0

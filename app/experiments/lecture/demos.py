@@ -12,7 +12,7 @@ from typing import Any, Callable
 
 import anyio.to_thread
 
-from app.compute import get_pool
+from app.services.compute import get_cache, get_pool
 from app.config import TraceConfig
 from app.experiments.lessons.chain import ChainRequest, chain_lesson
 from app.experiments.lessons.layernorm import LayerNormRequest, layernorm_lesson
@@ -46,7 +46,8 @@ async def run_source(source: dict[str, Any]) -> Any:
 
 
 async def _trace(cfg: TraceConfig) -> dict[str, Any]:
-    result, _ = await get_pool().run_cached(cfg.cache_key(), run_trace, cfg)
+    pool = get_pool()   # as POST /api/trace runs it: same key, in a compute process when the server has them
+    result, _ = await pool.run_sourced(cfg.cache_key(), run_trace, cfg, runner=pool.run_model)
     return result
 
 
@@ -60,33 +61,32 @@ async def _precision(query: dict[str, Any]) -> dict[str, Any]:
     return precision_lesson(PrecisionRequest(**numbers), trace16, trace32)
 
 
-# ---- Training: the server's finished runs (app.train_cache), recorded here when missing -------------------------
+# ---- Training: the server's finished runs (app.services.training), recorded here when missing ----------------
 
 _recording = threading.Lock()   # one recording at a time: training takes the whole machine
-
-
-def _finished_runs():
-    from app.api.train import FINISHED   # the same store /api/train replays from: a rehearsal's run serves the export
-
-    return FINISHED
 
 
 def _record(request: TrainRequest) -> list[dict[str, Any]]:
     import torch
 
-    key = request.model_dump_json()
+    from app.services.training import cache_key
+
     with _recording:
-        events = _finished_runs().get(key)
-        if events is None:
-            torch.set_num_threads(get_settings().threads_per_run())
-            events = list(train_events(request))
-            _finished_runs().keep(key, events)   # and a later T on the live deck replays it at once
+        found = get_cache().get(cache_key(request))
+        if found is not None and isinstance(found[0], list):
+            return found[0]   # trained meanwhile (by /api/train or another export)
+        torch.set_num_threads(get_settings().threads_per_run())
+        events = list(train_events(request))
+        get_cache().set(cache_key(request), events)   # and a later T on the live deck replays it at once
     return events
 
 
 async def recorded_events(request: TrainRequest) -> list[dict[str, Any]]:
-    """Every event /api/train streams for this request (start, steps, done per run, end), trained at most once."""
-    events = _finished_runs().get(request.model_dump_json())
+    """Every event /api/train streams for this request (start, steps, done per run, end), trained at most once:
+    the same store /api/train replays from, so a rehearsal's run serves the export and the other way round."""
+    from app.services.training import recorded_run
+
+    events = await recorded_run(request)
     return events if events is not None else await anyio.to_thread.run_sync(_record, request)
 
 

@@ -116,7 +116,8 @@ def page_data(lang: str, origin: str, baked: dict[str, Any]) -> dict[str, Any]:
 
 async def offline_html(lang: str, origin: str) -> str:
     from app.i18n import t
-    from app.pages import PAGES, PLOTLY_JS, templates
+    from app.assets import PLOTLY_JS
+    from app.pages import PAGES, templates
 
     inline = {"css": STYLESHEET.read_text(encoding="utf-8"), "js": script_safe(bundle()),
               "plotly": script_safe(PLOTLY_JS.read_text(encoding="utf-8"))}

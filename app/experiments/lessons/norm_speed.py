@@ -10,7 +10,7 @@ Method: for each width, interleaved (LayerNorm, RMSNorm, then RMSNorm, LayerNorm
 drifts of a shared machine hit both alike), `inner` forward + backward calls are timed together; the median
 over repeats is the figure, the quartiles and extremes its spread. A third contender, LayerNorm written out
 of elementary ops (mean, subtract, variance, rsqrt, multiply, add: the same kind of ops torch's CPU RMSNorm
-runs), separates what the formula costs from what the kernel costs; torch's profiler counts the ATen operator
+runs), separates what the formula costs from what the kernel costs; a dispatch mode counts the ATen operator
 calls of one forward + backward of each (views and allocations included), which shows fused against unfused.
 """
 from __future__ import annotations
@@ -21,7 +21,7 @@ from typing import Any, Callable
 
 import torch
 import torch.nn.functional as F
-from torch.profiler import ProfilerActivity, profile
+from torch.utils._python_dispatch import TorchDispatchMode
 
 WIDTHS = (64, 256, 1024, 4096)   # from this explorer's widths up to LLaMA-7B's
 TOKENS = 256                     # rows normalized per call (e.g. 8 sequences of 32 tokens)
@@ -65,11 +65,24 @@ def _sample(step: Callable[[], None], calls: int) -> float:
     return (time.perf_counter() - started) / calls * 1e6
 
 
+class _OperatorCounter(TorchDispatchMode):
+    """Counts the ATen operators that reach a kernel, as torch.utils.flop_counter does (backward included).
+    Dispatch modes are per thread, so other requests are not counted; unlike the profiler it prints nothing."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls = 0
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        self.calls += 1
+        return func(*args, **(kwargs or {}))
+
+
 def _operator_calls(step: Callable[[], None]) -> int:
-    """ATen operator calls of one forward + backward (this thread only: other requests are not counted)."""
-    with profile(activities=[ProfilerActivity.CPU]) as recorded:
+    """ATen operator calls of one forward + backward."""
+    with _OperatorCounter() as counter:
         step()
-    return sum(1 for event in recorded.events() if event.name.startswith("aten::"))
+    return counter.calls
 
 
 def _spread(samples: list[float]) -> dict[str, float]:

@@ -23,6 +23,15 @@ VALUE_LIMIT = 1e300
 # that nothing rescales; with Xavier weights its size grows about 1.3x per block (see tests/test_lessons.py).
 SNOWBALL_DEFAULTS: dict[str, Any] = {"arch": "transformer", "norm": "none", "residual": "identity",
                                      "init": "xavier", "depth": 48}
+# The TraceConfig fields the /precision page offers for its float16 stack.
+STACK_FIELDS = ("arch", "depth", "norm", "norm_position", "residual", "residual_scale", "init", "activation", "seed")
+
+
+def stack_schema() -> dict[str, Any]:
+    """TraceConfig's schema for the fields the /precision page offers, with the snowballing stack's defaults."""
+    props = TraceConfig.model_json_schema()["properties"]
+    return {name: {**props[name], "default": SNOWBALL_DEFAULTS.get(name, props[name].get("default"))} for name in STACK_FIELDS}
+
 
 
 class PrecisionRequest(BaseModel):

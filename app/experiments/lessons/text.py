@@ -10,6 +10,7 @@ from pydantic import BaseModel
 from app.config import TraceConfig
 from app.experiments.lessons.batch_text import BATCH_STRINGS, SPEED_STRINGS
 from app.experiments.lessons.chain import WORKED_CASES
+from app.experiments.lessons.precision import STACK_FIELDS
 
 PAGE_STRINGS: dict[str, tuple[str, str]] = {
     "nav.chain": ("Chain rule", "链式法则"),
@@ -155,9 +156,6 @@ def field_strings(prefix: str, model: type[BaseModel], names: tuple[str, ...] | 
 def case_strings() -> dict[str, tuple[str, str]]:
     """The worked cases' captions, from chain.WORKED_CASES."""
     return {f"chain.case.{case['key']}.caption": (case["caption"], case["caption_zh"]) for case in WORKED_CASES}
-
-
-STACK_FIELDS = ("arch", "depth", "norm", "norm_position", "residual", "residual_scale", "init", "activation", "seed")
 
 
 def all_strings(models: dict[str, type[BaseModel]]) -> dict[str, tuple[str, str]]:

@@ -1,7 +1,8 @@
-"""HTML routes: the explorer pages, one embed route for every chart, and Plotly.js from the installed package.
+"""The page registry and its HTML routes: every page, one embed route for every chart, Plotly.js from the
+installed package.
 
 A page is a `Page` in the `PAGES` registry: one template, one ES module under static/js/pages/, the charts
-it draws. Other modules add pages with `register_page(Page(...), their_router)` (see docs/adding-a-page.md);
+it draws. Modules in app/pages/ add pages with `register_page(Page(...))` (see docs/adding-a-page.md);
 `/embed/{chart}` then works for their charts too, and the navigation lists them.
 """
 from __future__ import annotations
@@ -15,6 +16,7 @@ from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import FileResponse, HTMLResponse
 from fastapi.templating import Jinja2Templates
 
+from app.assets import plotly_url, static_url
 from app.config import MAX_DEPTH, TraceConfig, presets_payload
 from app.i18n import client_table, pick_lang, t
 from app.paths import asset_dir
@@ -23,6 +25,7 @@ from app.settings import get_settings
 PLOTLY_JS = Path(plotly.__file__).resolve().parent / "package_data" / "plotly.min.js"
 templates = Jinja2Templates(directory=asset_dir("templates"))
 templates.env.globals["t"] = t
+templates.env.globals.update(static_url=static_url, plotly_url=plotly_url)  # versioned, long-cached URLs
 # Keep the request model's field order (Jinja sorts JSON keys by default): controls follow it.
 templates.env.policies["json.dumps_kwargs"] = {"sort_keys": False}
 
@@ -57,8 +60,8 @@ PAGES: dict[str, Page] = {}
 CHARTS: dict[str, str] = {}  # chart key -> page key, for /embed/{chart}
 
 
-def register_page(page: Page, on_router: APIRouter | None = None) -> Page:
-    """Add a page to the registry and, if a router is given, a GET route for it on that router."""
+def register_page(page: Page) -> Page:
+    """Add a page to the registry and a GET route for it on the pages' router (before main.py includes it)."""
     if page.key in PAGES:
         raise ValueError(f"page registered twice: {page.key}")
     for chart in page.charts:
@@ -66,12 +69,11 @@ def register_page(page: Page, on_router: APIRouter | None = None) -> Page:
             raise ValueError(f"chart key {chart} already belongs to page {CHARTS[chart]}")
     PAGES[page.key] = page
     CHARTS.update({chart: page.key for chart in page.charts})
-    target = on_router if on_router is not None else router
 
     async def show(request: Request) -> HTMLResponse:
         return render_page(request, page.key)
 
-    target.add_api_route(page.path, show, methods=["GET"], response_class=HTMLResponse,
+    router.add_api_route(page.path, show, methods=["GET"], response_class=HTMLResponse,
                          include_in_schema=False, name=f"page_{page.key}")
     return page
 
@@ -138,11 +140,3 @@ async def plotly_js() -> FileResponse:
     """Plotly.js as shipped inside the installed `plotly` Python package: no CDN, works offline."""
     return FileResponse(PLOTLY_JS, media_type="text/javascript",
                         headers={"Cache-Control": "public, max-age=86400"})
-
-
-register_page(Page("home", "/", "home.title", charts=("tour",), template="index.html", nav_key="nav.home",
-                   nav_order=0, model_controls=False))
-register_page(Page("norms", "/norms", "norms.title", charts=("norms",), nav_key="nav.norms", nav_order=10))
-register_page(Page("gradients", "/gradients", "gradients.title", charts=("grad-profile", "grad-heatmap"),
-                   nav_key="nav.gradients", nav_order=20))
-register_page(Page("compare", "/compare", "compare.title", charts=("compare",), nav_key="nav.compare", nav_order=30))

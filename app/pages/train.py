@@ -1,14 +1,12 @@
 """The /train page: its strings (English + Chinese) and its registration; data for the page's module in `extra`."""
 from __future__ import annotations
 
-from fastapi import APIRouter
-
 from app import i18n
 from app.config import TraceConfig
 from app.experiments.tasks import tasks_payload
 from app.experiments.train import MAX_STEPS, MAX_TRAIN_MACS, TrainRequest, training_macs
 from app.experiments.train_presets import DEEP, SETTINGS, kinds_payload, presets_payload
-from app.pages import Page, register_page
+from app.pages.registry import Page, register_page
 
 SIZE_FIELDS = ("depth", "d_model", "n_heads", "seq_len", "vocab_size", "batch")
 
@@ -88,7 +86,7 @@ def _settings_bounds() -> dict:
     return {name: bounds(props[name]) for name in ("task", "steps", "lr", "warmup_steps", "optimizer", "clip", "seed")}
 
 
-def register(router: APIRouter) -> None:
+def _register_page() -> None:
     extra = {
         "presets": presets_payload(), "kinds": kinds_payload(), "tasks": tasks_payload(),
         "size_schema": _schema_for(SIZE_FIELDS), "size_defaults": {k: DEEP[k] for k in SIZE_FIELDS},
@@ -97,4 +95,7 @@ def register(router: APIRouter) -> None:
                    "macs_per_step_default": training_macs(TraceConfig(**DEEP), 1)},
     }
     register_page(Page(key="train", path="/train", title_key="train.title", charts=("train-loss", "train-profile"),
-                       nav_key="nav.train", nav_order=60, model_controls=False, extra=extra), router)
+                       nav_key="nav.train", nav_order=60, model_controls=False, extra=extra))
+
+
+_register_page()

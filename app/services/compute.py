@@ -1,0 +1,191 @@
+"""Where model runs happen: off the event loop, a bounded number at once, cached and coalesced.
+
+A whole room loading the same default chart costs one computation: the first request computes, the others
+await the same task, and later ones are answered by the shared cache (app/services/cache.py) - of this
+process, of this server's disk, or of the deployment's Redis. Every answer says where it came from
+(`computed`, `coalesced`, `memory`, `disk`, `redis`), so a client or a test can tell.
+"""
+from __future__ import annotations
+
+import asyncio
+from typing import Any, Callable
+
+import anyio.to_thread
+
+from app.errors import Busy
+from app.services.cache import ResultCache
+from app.services.processes import ProcessRunner
+from app.settings import get_settings
+
+COMPUTED, COALESCED = "computed", "coalesced"
+
+
+class ComputePool:
+    """A per-process pool of compute slots in front of a ResultCache."""
+
+    def __init__(self, slots: int, cache_size: int, queue_timeout_s: float, threads: int,
+                 max_waiting: int | None = None, cache: ResultCache | None = None,
+                 processes: ProcessRunner | None = None) -> None:
+        self.slots = slots
+        self.processes = processes
+        self.queue_timeout_s = queue_timeout_s
+        self.threads = threads
+        self.cache = cache if cache is not None else ResultCache(None, 0, memory_items=cache_size, namespace="")
+        self._semaphores: dict[asyncio.AbstractEventLoop, asyncio.Semaphore] = {}
+        self._idle: dict[asyncio.AbstractEventLoop, asyncio.Event] = {}
+        self._inflight: dict[str, asyncio.Future] = {}  # key -> the task computing it
+        self._storing: set[asyncio.Future] = set()      # writes to disk and Redis still under way
+        self.max_waiting = max_waiting if max_waiting is not None else 8 * slots
+        self.computed = 0
+        self.coalesced = 0
+        self.active = 0
+        self.waiting = 0
+
+    def _sem(self) -> asyncio.Semaphore:
+        """One semaphore per event loop (a server has one loop; tests may start several)."""
+        loop = asyncio.get_running_loop()
+        if loop not in self._semaphores:
+            self._semaphores[loop] = asyncio.Semaphore(self.slots)
+            self._idle[loop] = asyncio.Event()
+            self._idle[loop].set()
+        return self._semaphores[loop]
+
+    def idle_event(self) -> asyncio.Event:
+        """Set while no slot is taken and nobody waits: the warm-up starts its next item only then."""
+        self._sem()
+        return self._idle[asyncio.get_running_loop()]
+
+    def cached(self, key: str) -> Any | None:
+        """This process's memory copy only (no I/O: safe on the event loop)."""
+        return self.cache.from_memory(key)
+
+    async def run(self, fn: Callable[..., Any], *args: Any) -> Any:
+        """Run fn(*args) in a worker thread once a slot is free. Busy (503) at once when the queue is full,
+        or after the queue timeout. The slot is freed when the thread ends, not when the caller leaves."""
+        await self._acquire()
+        return await self._start(lambda: anyio.to_thread.run_sync(_with_threads, self.threads, fn, *args))
+
+    async def run_model(self, fn: Callable[..., Any], *args: Any) -> Any:
+        """Like run, but in a compute process when there are any (fn and its arguments must pickle)."""
+        if self.processes is None:
+            return await self.run(fn, *args)
+        await self._acquire()
+        return await self._start(lambda: self.processes.run(self.threads, fn, *args))
+
+    async def _acquire(self) -> None:
+        sem = self._sem()
+        if sem.locked():
+            await self._queue_for(sem)
+        else:
+            await sem.acquire()  # a free slot: returns at once
+
+    async def _start(self, launch: Callable[[], Any]) -> Any:
+        """Run the awaitable made by `launch` holding the slot already acquired; free it when the job ends."""
+        sem = self._sem()
+        self.active += 1
+        idle = self._idle[asyncio.get_running_loop()]
+        idle.clear()
+        job = asyncio.ensure_future(launch())
+        job.add_done_callback(lambda done: self._release(sem, idle, done))
+        return await asyncio.shield(job)
+
+    async def _queue_for(self, sem: asyncio.Semaphore) -> None:
+        retry_after = max(1, int(self.queue_timeout_s // 2))
+        if self.waiting >= self.max_waiting:
+            raise Busy(retry_after=retry_after)
+        self.waiting += 1
+        try:
+            await asyncio.wait_for(sem.acquire(), timeout=self.queue_timeout_s)
+        except asyncio.TimeoutError:
+            raise Busy(retry_after=retry_after) from None
+        finally:
+            self.waiting -= 1
+
+    def _release(self, sem: asyncio.Semaphore, idle: asyncio.Event, job: asyncio.Future) -> None:
+        self.active -= 1
+        sem.release()
+        if self.active == 0 and self.waiting == 0:
+            idle.set()
+        if not job.cancelled():
+            job.exception()  # retrieved here; a caller still waiting re-raises it itself
+
+    async def run_cached(self, key: str, fn: Callable[..., Any], *args: Any) -> tuple[Any, bool]:
+        """(result, was_cached): see run_sourced."""
+        result, source = await self.run_sourced(key, fn, *args)
+        return result, source != COMPUTED
+
+    async def run_sourced(self, key: str, fn: Callable[..., Any], *args: Any,
+                          runner: Callable[..., Any] | None = None) -> tuple[Any, str]:
+        """(result, where it came from). Concurrent identical keys share one lookup-or-computation, which is its
+        own task: a caller that leaves (a closed tab, a cancelled sweep) neither cancels it nor wastes it."""
+        hit = self.cached(key)
+        if hit is not None:
+            return hit, "memory"
+        if key in self._inflight:
+            self.coalesced += 1
+            result, _ = await asyncio.shield(self._inflight[key])
+            return result, COALESCED
+        task = asyncio.ensure_future(self._lookup_or_compute(key, fn, args, runner or self.run))
+        self._inflight[key] = task
+        task.add_done_callback(lambda done: self._settle(key, done))
+        return await asyncio.shield(task)
+
+    async def _lookup_or_compute(self, key: str, fn: Callable[..., Any], args: tuple, runner) -> tuple[Any, str]:
+        found = await anyio.to_thread.run_sync(self.cache.get, key)
+        if found is not None:
+            return found
+        result = await runner(fn, *args)
+        self.computed += 1
+        # This worker has it at once; the disk and Redis copies are written while the answer already travels.
+        self.cache.memory.set(key, result)
+        store = asyncio.ensure_future(anyio.to_thread.run_sync(self.cache.set, key, result))
+        self._storing.add(store)
+        store.add_done_callback(self._storing.discard)
+        return result, COMPUTED
+
+    async def flush(self) -> None:
+        """Wait until every result computed so far is on disk and in Redis (before a process exits)."""
+        while self._storing:
+            await asyncio.gather(*list(self._storing), return_exceptions=True)
+
+    def _settle(self, key: str, task: asyncio.Future) -> None:
+        self._inflight.pop(key, None)
+        if not task.cancelled():
+            task.exception()  # retrieved here; every waiter re-raises it itself
+
+    def stats(self) -> dict[str, Any]:
+        return {"slots": self.slots, "active": self.active, "waiting": self.waiting, "computed": self.computed,
+                "coalesced": self.coalesced, "torch_threads": self.threads,
+                "processes": self.processes.processes if self.processes else 0, "cache": self.cache.stats()}
+
+
+def _with_threads(threads: int, fn: Callable[..., Any], *args: Any) -> Any:
+    import torch
+
+    if torch.get_num_threads() != threads:
+        torch.set_num_threads(threads)
+    return fn(*args)
+
+
+_POOL: ComputePool | None = None
+_CACHE: ResultCache | None = None
+
+
+def get_cache() -> ResultCache:
+    """This process's view of the deployment's cache (disk folder and Redis from the settings)."""
+    global _CACHE
+    if _CACHE is None:
+        s = get_settings()
+        _CACHE = ResultCache(s.resolved_cache_dir(), s.cache_size_mb * 2**20, memory_items=s.cache_size,
+                             redis_url=s.redis_url)
+    return _CACHE
+
+
+def get_pool() -> ComputePool:
+    global _POOL
+    if _POOL is None:
+        s = get_settings()
+        processes = ProcessRunner(s.compute_slots) if s.compute_processes else None
+        _POOL = ComputePool(s.compute_slots, s.cache_size, s.queue_timeout_s, s.threads_per_run(), cache=get_cache(),
+                            processes=processes)
+    return _POOL

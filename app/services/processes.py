@@ -1,0 +1,112 @@
+"""Model runs in child processes: building a model is Python (it holds the GIL), so two threads of one process
+cannot use two cores; two processes can. Measured on 2 cores (depths 1..96 traced one after another = 1.00):
+two threads of one torch thread each 0.82, two processes of one thread each 0.51.
+
+Each child is spawned (never forked: a fork of a process whose OpenMP pool is running can deadlock), imports
+torch once and runs each job with the worker's torch thread count (RESNORM_TORCH_THREADS, by default one per
+core per slot). Not more when a job runs alone: on a machine that is busy with anything else, two OpenMP threads
+ran a depth-48 trace 8-25x slower than one (each parallel region waits for a thread that is not scheduled).
+"""
+from __future__ import annotations
+
+import asyncio
+import logging
+import multiprocessing
+import os
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from typing import Any, Callable
+
+logger = logging.getLogger(__name__)
+
+
+def _child_start(nice: int) -> None:
+    import torch
+
+    torch.set_num_threads(1)
+    try:
+        torch.set_num_interop_threads(1)
+    except RuntimeError:
+        pass
+    import app.experiments.trace  # noqa: F401  (the first job should not pay the imports)
+
+    os.chdir(os.path.abspath(os.sep))  # hold no user folder busy (imports are done; sys.path may be relative)
+    if nice and hasattr(os, "nice"):
+        os.nice(nice)  # the warm-up's child: the OS runs it only when user requests leave a core free
+
+
+def _start_resource_tracker_outside_cwd() -> None:
+    """multiprocessing's resource tracker (started with the first pool) lives until the server has exited:
+    start it from the root folder, so it never holds the folder the server was started in (a USB stick, a
+    read-only mount) busy. At start-up, before any request or other thread runs."""
+    from multiprocessing import resource_tracker
+
+    here = os.getcwd()
+    os.chdir(os.path.abspath(os.sep))
+    try:
+        resource_tracker.ensure_running()
+    finally:
+        os.chdir(here)
+
+
+def _job(threads: int, fn: Callable[..., Any], args: tuple) -> Any:
+    import torch
+
+    if torch.get_num_threads() != threads:
+        torch.set_num_threads(threads)
+    return fn(*args)
+
+
+def _ready() -> bool:
+    return True
+
+
+class ProcessRunner:
+    """A pool of `processes` spawned children; `run` is awaitable and survives a child that died."""
+
+    def __init__(self, processes: int, nice: int = 0) -> None:
+        self.processes = processes
+        self.nice = nice
+        self._executor: ProcessPoolExecutor | None = None
+        self.restarts = 0
+
+    def start(self) -> None:
+        """Spawn every child now (each imports torch, ~3 s), so the first sweep does not wait for them."""
+        executor = self._get()
+        for _ in range(self.processes):
+            executor.submit(_ready)
+
+    def _get(self) -> ProcessPoolExecutor:
+        if self._executor is None:
+            if os.name == "posix":
+                _start_resource_tracker_outside_cwd()
+            self._executor = ProcessPoolExecutor(self.processes, mp_context=multiprocessing.get_context("spawn"),
+                                                 initializer=_child_start, initargs=(self.nice,))
+        return self._executor
+
+    async def run(self, threads: int, fn: Callable[..., Any], *args: Any) -> Any:
+        for attempt in (1, 2):
+            try:
+                return await asyncio.wrap_future(self._get().submit(_job, threads, fn, args))
+            except BrokenProcessPool:  # a child was killed (out of memory?): start a fresh pool, try once more
+                logger.warning("a compute process died; restarting the pool (attempt %d)", attempt)
+                self._replace()
+                if attempt == 2:
+                    raise
+        raise AssertionError("unreachable")
+
+    def _replace(self) -> None:
+        self.restarts += 1
+        self.shutdown()
+
+    def shutdown(self) -> None:
+        """Drop queued jobs and stop the children now (a result nobody will read is not worth a slower stop)."""
+        executor, self._executor = self._executor, None
+        if executor is None:
+            return
+        children = list((getattr(executor, "_processes", None) or {}).values())
+        executor.shutdown(wait=False, cancel_futures=True)
+        for child in children:
+            child.terminate()
+        for child in children:
+            child.join(timeout=5)

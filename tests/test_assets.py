@@ -1,0 +1,77 @@
+"""Bytes for a room on one Wi-Fi: gzip for text answers, versioned static URLs cached for a year."""
+from __future__ import annotations
+
+import gzip
+import re
+
+import pytest
+
+from app.assets import PLOTLY_JS, STATIC, VERSION, plotly_url, tree_version
+
+GZIP = {"accept-encoding": "gzip"}
+
+
+def page_assets(html: str) -> list[str]:
+    return re.findall(r'(?:src|href)="(/(?:static|vendor)/[^"]+)"', html)
+
+
+def page_paths() -> list[str]:
+    from app.main import app  # noqa: F401  (every router registers its pages)
+    from app.pages import PAGES
+
+    return sorted(page.path for page in PAGES.values()) + ["/embed/tour"]
+
+
+def test_templates_link_static_files_only_through_the_versioned_helpers():
+    from app.paths import asset_dir
+
+    for template in sorted(asset_dir("templates").glob("*.html")):
+        text = template.read_text(encoding="utf-8")
+        assert not re.search(r'(?:src|href)="/(?:static|vendor)/', text), f"{template.name}: use static_url()"
+
+
+@pytest.mark.parametrize("path", page_paths())
+def test_pages_link_only_versioned_assets_cached_for_a_year(client, path):
+    html = client.get(path).text
+    assets = page_assets(html)
+    assert plotly_url() in assets and any(a.endswith(".css") for a in assets)
+    for url in assets:
+        assert url.startswith(f"/static/v/{VERSION}/") or url == plotly_url(), url
+        response = client.get(url, headers=GZIP)
+        assert response.status_code == 200, url
+        assert response.headers["cache-control"] == "public, max-age=31536000, immutable"
+
+
+def test_static_files_travel_gzipped_and_arrive_intact(client):
+    response = client.get(f"/static/v/{VERSION}/js/charts.js", headers=GZIP)
+    assert response.headers["content-encoding"] == "gzip" and response.headers["content-type"].startswith("text/javascript")
+    assert response.content == (STATIC / "js" / "charts.js").read_bytes()  # httpx decoded the gzip
+    plain = client.get(f"/static/v/{VERSION}/js/charts.js", headers={"accept-encoding": "identity"})
+    assert "content-encoding" not in plain.headers and plain.content == response.content
+
+
+def test_plotly_is_under_a_third_of_its_size_on_the_wire(client):
+    with client.stream("GET", plotly_url(), headers=GZIP) as response:
+        wire = b"".join(response.iter_raw())
+    assert response.headers["content-encoding"] == "gzip"
+    assert len(wire) < PLOTLY_JS.stat().st_size / 3 and gzip.decompress(wire) == PLOTLY_JS.read_bytes()
+
+
+def test_an_old_version_is_answered_but_not_cached_and_nothing_outside_static_is(client):
+    stale = client.get("/static/v/000000000000/css/app.css")
+    assert stale.status_code == 200 and stale.headers["cache-control"] == "no-cache"
+    for name in ("../app/settings.py", "..%2Fapp%2Fsettings.py", "%2e%2e/pyproject.toml", "css"):
+        assert client.get(f"/static/v/{VERSION}/{name}").status_code == 404, name
+
+
+def test_the_version_changes_when_any_static_file_does(tmp_path):
+    (tmp_path / "a.js").write_text("1")
+    before = tree_version(tmp_path)
+    (tmp_path / "a.js").write_text("2")
+    assert tree_version(tmp_path) != before
+
+
+def test_json_answers_are_gzipped_when_asked(client):
+    response = client.post("/api/trace", json={"depth": 24}, headers=GZIP)
+    assert response.headers["content-encoding"] == "gzip" and response.json()["summary"]["depth"] == 24
+    assert "accept-encoding" in response.headers["vary"].lower()

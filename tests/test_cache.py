@@ -1,0 +1,216 @@
+"""The shared result cache: on disk, shared by processes, never serving a damaged entry; replayed training;
+the warm-up at the lowest priority."""
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+import sqlite3
+import threading
+from pathlib import Path
+
+import httpx
+import pytest
+
+from app.services.cache import ResultCache, decode, encode
+from app.services.compute import ComputePool, get_pool
+
+from tools.localserver import free_port, local_server, uvicorn_args
+from tests.conftest import strict_json, strict_lines
+
+SMALL = {"step": 1, "loss": 0.5, "values": [1.0, float("inf"), -0.0]}
+
+
+def large_value(n: int = 20_000) -> dict:
+    """Incompressible enough (random floats) to be stored by diskcache in a file of its own, not in SQLite."""
+    rng = random.Random(0)
+    return {"layers": [rng.random() for _ in range(n)]}
+
+
+def test_entries_round_trip_with_nan_and_inf():
+    value = {"a": [float("nan"), float("inf"), 1e-300], "b": None, "c": "层"}
+    back = decode(encode(value))
+    assert back["a"][1] == float("inf") and back["a"][0] != back["a"][0] and back["a"][2] == 1e-300
+    assert back["b"] is None and back["c"] == "层"
+
+
+def test_a_second_cache_on_the_same_folder_reads_what_the_first_wrote(tmp_path):
+    """Two worker processes of one server: two ResultCache objects over one folder, no shared memory."""
+    first = ResultCache(tmp_path, 2**26, namespace="t")
+    first.set("k", SMALL)
+    second = ResultCache(tmp_path, 2**26, namespace="t")
+    value, source = second.get("k")
+    assert source == "disk" and value["values"][1] == float("inf") and value["loss"] == 0.5
+    assert second.get("k")[1] == "memory"
+    assert ResultCache(tmp_path, 2**26, namespace="other code").get("k") is None  # another code version
+
+
+def _damage_file_entries(folder: Path) -> int:
+    files = [p for p in folder.rglob("*.val")]
+    for path in files:
+        data = bytearray(path.read_bytes())
+        data[len(data) // 2] ^= 0xFF
+        path.write_bytes(bytes(data))
+    return len(files)
+
+
+def _damage_database_entries(folder: Path) -> int:
+    with sqlite3.connect(folder / "cache.db") as db:
+        rows = db.execute("SELECT rowid, value FROM Cache WHERE typeof(value) = 'blob'").fetchall()
+        for rowid, value in rows:
+            data = bytearray(value)
+            data[len(data) // 2] ^= 0xFF
+            db.execute("UPDATE Cache SET value = ? WHERE rowid = ?", (bytes(data), rowid))
+    return len(rows)
+
+
+@pytest.mark.parametrize("value,damage", [(SMALL, _damage_database_entries), (large_value(), _damage_file_entries)],
+                         ids=["in-sqlite", "in-a-file"])
+def test_a_damaged_entry_is_dropped_and_recomputed_never_served(tmp_path, value, damage):
+    writer = ResultCache(tmp_path, 2**26, namespace="t")
+    writer.set("k", value)
+    assert damage(tmp_path) == 1  # the entry really was where this test damages it
+    reader = ResultCache(tmp_path, 2**26, namespace="t")  # a fresh process: nothing in memory
+    assert reader.get("k") is None and reader.counts["corrupt"] == 1
+    assert not reader.disk.contains(reader.stored_key("k"))  # dropped, so the next request recomputes and stores
+
+    pool = ComputePool(slots=1, cache_size=4, queue_timeout_s=5, threads=1, cache=reader)
+
+    async def recompute():
+        answer = await pool.run_sourced("k", lambda: value)
+        await pool.flush()  # the disk copy is written after the answer
+        return answer
+
+    result, source = asyncio.run(recompute())
+    assert source == "computed" and result == value
+    assert ResultCache(tmp_path, 2**26, namespace="t").get("k") == (value, "disk")
+
+
+def test_an_unreadable_database_file_means_no_disk_cache_not_a_crash(tmp_path):
+    (tmp_path / "cache.db").write_bytes(b"this is not an SQLite database" * 100)
+    cache = ResultCache(tmp_path, 2**26, namespace="t")
+    assert not cache.disk.ok and cache.stats()["disk"]["error"]
+    cache.set("k", SMALL)
+    assert cache.get("k") == (SMALL, "memory")
+
+
+def test_the_disk_cache_is_bounded(tmp_path):
+    cache = ResultCache(tmp_path, 2 * 2**20, memory_items=1, namespace="t")
+    for i in range(40):  # ~40 x 180 kB written into a 2 MB cache
+        cache.set(f"k{i}", large_value())
+    assert cache.disk.volume() < 3 * 2**20
+    assert cache.get("k39") is not None and cache.get("k0") is None  # the oldest left first
+
+
+def test_a_server_process_answers_from_the_disk_cache_what_this_process_computed(client):
+    """Workers of one server share the disk cache: a separate process reads what the test client's app stored."""
+    body = {"depth": 5, "seed": 4_040}
+    stored = get_pool().cache.counts["stored"]
+    first = client.post("/api/trace", json=body)
+    assert first.headers["x-resnorm-cache"] == "computed"
+    wait_until(lambda: get_pool().cache.counts["stored"] > stored)  # written to disk just after the answer
+    port = free_port()
+    env = {**os.environ, "RESNORM_COMPUTE_PROCESSES": "0"}
+    with local_server(uvicorn_args(port), port, env=env) as base:
+        second = httpx.post(f"{base}/api/trace", json=body, timeout=60)
+        health = httpx.get(f"{base}/api/health", timeout=10).json()
+    assert second.headers["x-resnorm-cache"] == "disk" and second.json()["layers"] == first.json()["layers"]
+    assert health["compute"]["computed"] == 0 and health["compute"]["cache"]["hits"]["disk"] == 1
+
+
+def wait_until(condition, timeout_s: float = 10.0) -> None:
+    import time
+
+    deadline = time.monotonic() + timeout_s
+    while not condition():
+        assert time.monotonic() < deadline, "condition not met in time"
+        time.sleep(0.02)
+
+
+
+
+def test_a_finished_training_run_is_replayed_from_the_shared_cache_and_says_so(client):
+    """Replays come from the shared cache: every layer, so a restart or another worker replays too."""
+    body = {"runs": [{"depth": 2, "d_model": 16, "n_heads": 2, "seq_len": 8, "vocab_size": 8}], "steps": 12,
+            "seed": 31_337}
+    before = client.get("/api/train/status").json()
+    first = strict_lines(client.post("/api/train", json=body).text)
+    second = strict_lines(client.post("/api/train", json=body).text)
+    after = client.get("/api/train/status").json()
+    assert first[-1]["type"] == "end" and "cached" not in first[0] and "cached" not in first[-1]
+    assert second[0]["cached"] is True and second[-1]["cached"] is True
+    strip = lambda events: [{k: v for k, v in e.items() if k != "cached"} for e in events]  # noqa: E731
+    assert strip(second) == first  # the same losses, step for step
+    assert after["started"] == before["started"] + 1 and after["replays"] == before["replays"] + 1
+
+
+def test_a_stopped_training_run_is_not_replayed(client):
+    from app.experiments.train import TrainRequest
+    from app.services.training import cache_key
+
+    request = TrainRequest(runs=[{"depth": 1, "d_model": 8, "n_heads": 2, "seq_len": 8, "vocab_size": 8}], steps=2000,
+                           seed=99)
+    with client.stream("POST", "/api/train", json=request.model_dump()) as response:
+        lines = response.iter_lines()
+        assert strict_json(next(lines))["type"] == "start"
+    assert get_pool().cache.get(cache_key(request)) is None
+
+
+def _tiny_warm_sources(monkeypatch, calls: list) -> None:
+    from app.services import warmup
+
+    def square(x: int) -> int:
+        calls.append(x)
+        return x * x
+
+    items = [warmup.WarmRequest(f"warm-test:{i}", square, (i,), f"item {i}") for i in range(3)]
+    monkeypatch.setattr(warmup, "_SOURCES", [lambda: items])
+    monkeypatch.setattr(warmup, "_load_default_sources", lambda: None)
+
+
+def test_the_warm_up_waits_for_idle_slots_and_takes_none(tmp_path, monkeypatch):
+    """While a user's computation holds the only slot, the warm-up starts nothing; then it computes everything."""
+    from app.services import warmup
+
+    calls: list = []
+    _tiny_warm_sources(monkeypatch, calls)
+    monkeypatch.setattr(warmup, "PROGRESS", warmup.WarmProgress())
+    pool = ComputePool(slots=1, cache_size=8, queue_timeout_s=5, threads=1,
+                       cache=ResultCache(tmp_path, 2**26, namespace="t"))
+    release = threading.Event()
+
+    async def scenario() -> None:
+        user = asyncio.create_task(pool.run(release.wait, 10))
+        await asyncio.sleep(0.05)
+        warming = asyncio.create_task(warmup.warm_in_background(pool, use_processes=False))
+        await asyncio.sleep(0.3)
+        assert calls == [] and warmup.PROGRESS.total == 3 and warmup.PROGRESS.done == 0
+        release.set()
+        await user
+        await asyncio.wait_for(warming, timeout=10)
+
+    asyncio.run(scenario())
+    assert sorted(calls) == [0, 1, 2] and warmup.PROGRESS.payload(True)["done"] == 3
+    assert pool.active == 0 and pool.cache.get("warm-test:2") == (4, "memory")
+
+
+def test_warm_all_fills_the_cache_that_a_server_then_reads(tmp_path, monkeypatch):
+    from app.services import warmup
+
+    calls: list = []
+    _tiny_warm_sources(monkeypatch, calls)
+    pool = ComputePool(slots=2, cache_size=8, queue_timeout_s=5, threads=1,
+                       cache=ResultCache(tmp_path, 2**26, namespace="t"))
+    lines: list[str] = []
+    progress = asyncio.run(warmup.warm_all(pool, report=lines.append))
+    assert progress.done == progress.total == 3 and progress.failed == 0 and len(lines) == 3
+    assert ResultCache(tmp_path, 2**26, namespace="t").get("warm-test:1") == (1, "disk")
+
+
+def test_the_default_views_are_valid_requests_with_distinct_keys():
+    from app.services.warmup import warm_requests
+
+    items = warm_requests()
+    keys = [item.key for item in items]
+    assert len(keys) == len(set(keys)) and len(items) > 96  # at least the default sweep's 96 depths
+    assert all(item.fn.__module__.startswith("app.") and item.label for item in items)  # picklable by name
