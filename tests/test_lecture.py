@@ -238,3 +238,19 @@ def test_offline_file_is_self_contained_and_holds_every_answer(client, lang):
         answers = [baked["answers"][i] for i in baked["slides"][slide["id"]]]
         answers = [recording_from_events(a) if isinstance(a, list) else a for a in answers]
         assert not failures(slide["claim"], evaluate(slide["claim"], answers)), slide["id"]
+
+
+def test_every_chart_of_the_deck_is_warmed_at_start():
+    """The server computes each slide's requests in the background at start-up, under the keys the API looks up."""
+    from app.api.lessons import lesson_key
+    from app.experiments.lessons.chain import ChainRequest
+    from app.main import app  # noqa: F401  (importing the app registers every warm-up source)
+    from app.services.warmup import warm_requests
+
+    keys = {item.key for item in warm_requests()}
+    for slide in DECK:
+        for source in (slide["chart"] or {}).get("sources", []):
+            if source["api"] == "trace":
+                assert TraceConfig(**source["body"]).cache_key() in keys, slide["id"]
+            if source["api"] == "chain":
+                assert lesson_key("chain", ChainRequest(**source["query"])) in keys, slide["id"]

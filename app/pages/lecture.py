@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from app import i18n
 from app.experiments.lecture import DECK, chart_key
+from app.experiments.lecture.demos import warm_items
 from app.pages.registry import Page, register_page
+from app.services.warmup import WarmRequest, register_warm_requests
 
 STRINGS = {
     "nav.lecture": ("Lecture", "讲座"),
@@ -73,3 +75,9 @@ i18n.register({**STRINGS, **chart_strings()})
 register_page(Page(key="lecture", path="/lecture", title_key="lecture.title",
                    charts=tuple(chart_key(s) for s in DECK if s["chart"]), template="lecture.html",
                    nav_key="nav.lecture", nav_order=5, model_controls=False, extra={"deck": DECK, "origin": ""}))
+
+
+@register_warm_requests
+def lecture_views() -> list[WarmRequest]:
+    """Every chart of the deck, computed at start-up like every page's default view: any slide opens warm."""
+    return [item for slide in DECK if slide["chart"] for source in slide["chart"]["sources"] for item in warm_items(source)]

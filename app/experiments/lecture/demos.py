@@ -20,6 +20,7 @@ from app.experiments.lessons.precision import PrecisionRequest, precision_lesson
 from app.experiments.lessons.softmax import SoftmaxRequest, softmax_lesson
 from app.experiments.trace import run_trace
 from app.experiments.train import TrainRequest, train_events
+from app.services.warmup import WarmRequest
 from app.settings import get_settings
 
 LESSONS: dict[str, tuple[type, Callable[..., dict[str, Any]]]] = {
@@ -43,6 +44,24 @@ async def run_source(source: dict[str, Any]) -> Any:
     if api == "train":
         return await recorded_events(TrainRequest(**source["body"]))
     raise ValueError(f"unknown source api {api!r}")
+
+
+def warm_items(source: dict[str, Any]) -> list[WarmRequest]:
+    """The computations behind one source, under the API's cache keys, for the server's start-up warm-up
+    (a training source has none: it runs only when the lecturer presses T)."""
+    api = source["api"]
+    if api == "trace":
+        cfg = TraceConfig(**source["body"])
+        return [WarmRequest(cfg.cache_key(), run_trace, (cfg,), "lecture trace")]
+    if api in LESSONS:
+        model, lesson = LESSONS[api]
+        req = model.model_validate(source.get("body", source.get("query")))
+        return [WarmRequest(f"lesson:{api}:{req.model_dump_json()}", lesson, (req,), f"lecture {api}")]
+    if api == "precision":
+        cfg16 = snowball_config({k: str(v) for k, v in source["query"].items() if k not in PrecisionRequest.model_fields})
+        return [WarmRequest(cfg.cache_key(), run_trace, (cfg,), "lecture precision")
+                for cfg in (cfg16, cfg16.model_copy(update={"dtype": "float32"}))]
+    return []
 
 
 async def _trace(cfg: TraceConfig) -> dict[str, Any]:
