@@ -189,7 +189,9 @@ def test_the_server_writes_nothing_to_the_folder_it_starts_in(read_only_project)
 
 @pytest.mark.skipif(shutil.which("make") is None, reason="no make on this system (see docs/install.md)")
 def test_make_in_a_read_only_folder_is_one_line_before_anything_is_made(read_only_project):
-    result = subprocess.run(["make", "run"], cwd=read_only_project, capture_output=True, text=True, timeout=60)
+    # As a user types it: not inside another make (under `make test`, MAKELEVEL makes make print its directory).
+    env = {k: v for k, v in os.environ.items() if k not in ("MAKELEVEL", "MAKEFLAGS", "MFLAGS")}
+    result = subprocess.run(["make", "run"], cwd=read_only_project, capture_output=True, text=True, timeout=60, env=env)
     assert result.returncode == 2 and result.stdout == ""
     assert result.stderr.count("\n") == 1, result.stderr
     assert f"cannot create .venv: {read_only_project} is read-only" in result.stderr
