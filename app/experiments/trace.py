@@ -10,6 +10,7 @@ import torch
 from app.config import TraceConfig, forward_macs
 from app.models.init import build_model
 from app.models.stack import make_batch
+from app.models.tree import module_parameters
 from app.probes.recorder import (StreamRecorder, branch_norms, parameter_grad_norms, stream_statistics,
                                  token_norm_means)
 
@@ -56,7 +57,7 @@ def _assemble(cfg: TraceConfig, model, recorder: StreamRecorder, loss: float) ->
                 entry[f"{s['sublayer']}_param_grad_norm"] = s["param_grad_norm"]
         layers.append(entry)
     embedding = snapshot_statistics(acts, grads, 0)
-    summary = {**summarise(layers, loss, cfg), "parameters": sum(p.numel() for p in model.parameters()),
+    summary = {**summarise(layers, loss, cfg), "parameters": sum(p.numel() for p in module_parameters(model)),
                "forward_macs": forward_macs(cfg)}  # what a variant costs: DenseFormer's weights, highway gates
     return {"config": cfg.model_dump(), "embedding": embedding, "layers": layers, "sublayers": sublayers,
             "loss": loss, "summary": summary}

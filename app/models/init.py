@@ -9,13 +9,15 @@ from torch import nn
 from app.models.branches import CausalSelfAttention, Dense, FeedForward
 from app.models.residuals import Highway
 from app.models.stack import Stack, TokenEmbedding
+from app.models.tree import submodules
 
 
 @torch.no_grad()
 def initialise(model: Stack, scheme: str, depth: int, generator: torch.Generator) -> None:
     """Apply `scheme` (xavier | gpt2 | deepnorm | torch) to every weight of `model`."""
-    gates = {id(m.transform) for m in model.modules() if isinstance(m, Highway)}
-    for module in model.modules():
+    modules = submodules(model)  # one walk, in the order of model.modules(): the seed gives the same weights
+    gates = {id(m.transform) for m in modules if isinstance(m, Highway)}
+    for module in modules:
         if isinstance(module, TokenEmbedding):
             _init_embedding(module, scheme, generator)
         elif isinstance(module, nn.Linear) and id(module) in gates:
@@ -23,8 +25,9 @@ def initialise(model: Stack, scheme: str, depth: int, generator: torch.Generator
             module.bias.fill_(-1.0)  # favour the carry path at init (Srivastava et al. 2015, sec. 2.2)
         elif isinstance(module, nn.Linear):
             _init_linear(module, scheme, generator)
-        elif not isinstance(module, nn.Embedding) and hasattr(module, "reset_parameters"):
-            module.reset_parameters()  # norms, gates: deterministic constants
+        elif not isinstance(module, nn.Embedding) and hasattr(type(module), "reset_parameters"):
+            module.reset_parameters()  # norms, gates: deterministic constants (asked of the class: a missing
+            # attribute on a module raises inside nn.Module.__getattr__, ~1,000 times a model)
     if scheme in ("gpt2", "deepnorm"):
         _scale_branch_outputs(model, scheme, depth, generator)
 
@@ -65,7 +68,7 @@ def _scale_branch_outputs(model: Stack, scheme: str, depth: int, generator: torc
     """gpt2: output projections ~ N(0, 0.02/sqrt(2L)) (Radford et al. 2019, sec. 2.3).
     deepnorm: FFN, value and output projections x beta = (8L)^(-1/4) (Wang et al. 2022, DeepNet, Table 1)."""
     beta = (8 * depth) ** -0.25
-    for module in model.modules():
+    for module in submodules(model):
         if scheme == "gpt2" and isinstance(module, CausalSelfAttention):
             module.out.weight.normal_(0.0, 0.02 / math.sqrt(2 * depth), generator=generator)
         elif scheme == "gpt2" and isinstance(module, (FeedForward, Dense)):

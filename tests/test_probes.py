@@ -1,0 +1,78 @@
+"""The probes' statistics against plain, one-snapshot-at-a-time torch computations, and the fast tree walks."""
+from __future__ import annotations
+
+import math
+
+import pytest
+import torch
+
+from app.config import TraceConfig
+from app.models.init import build_model
+from app.models.tree import module_parameters, submodules
+from app.probes.recorder import parameter_grad_norms, stream_statistics
+from tests.grids import case_id, covering
+
+TINY = dict(d_model=16, n_heads=2, seq_len=8, batch=2, vocab_size=32, norm_groups=4)
+
+
+def by_hand(x: torch.Tensor) -> dict[str, float]:
+    """One (B, T, C) snapshot in float64, the cosine from the full T x T matrix of token cosines."""
+    x = x.double()
+    token_norms = x.norm(dim=-1)                                             # (B, T)
+    units = x / token_norms.unsqueeze(-1).clamp_min(1e-300)
+    cosines = units @ units.transpose(-1, -2)                                # (B, T, T)
+    tokens = x.shape[1]
+    off_diagonal = cosines.sum(dim=(1, 2)) - cosines.diagonal(dim1=1, dim2=2).sum(dim=1)
+    return {"norm": token_norms.mean().item(), "rms": x.pow(2).mean().sqrt().item(), "max_abs": x.abs().max().item(),
+            "cosine": (off_diagonal / (tokens * (tokens - 1))).mean().item(),
+            "token_max_abs": x.abs().amax(dim=-1).mean().item(), "token_min_abs": x.abs().amin(dim=-1).mean().item()}
+
+
+def test_stream_statistics_equal_a_hand_computation_snapshot_by_snapshot():
+    """70 snapshots of very different sizes cross the chunks the statistics are computed in; one token is zero."""
+    generator = torch.Generator().manual_seed(3)
+    snapshots = [torch.randn(4, 32, 64, generator=generator) * 10.0 ** (i % 7 - 3) + 0.1 * i for i in range(70)]
+    snapshots[5][1, 2] = 0.0
+    stats = stream_statistics(snapshots)
+    for i, x in enumerate(snapshots):
+        for name, value in by_hand(x).items():
+            assert stats[name][i] == pytest.approx(value, rel=1e-5, abs=1e-6), (i, name)
+
+
+def test_stream_statistics_keep_non_finite_values_visible():
+    """An overflowed entry must come out as inf or NaN (to be flagged), never as a finite number."""
+    x = torch.randn(2, 5, 16, generator=torch.Generator().manual_seed(1))
+    overflowed, broken = x.clone(), x.clone()
+    overflowed[1, 1, 1] = float("inf")
+    broken[0, 3, 2] = float("nan")
+    stats = stream_statistics([x, overflowed, broken])
+    assert all(math.isfinite(values[0]) for values in stats.values())
+    assert stats["norm"][1] == stats["max_abs"][1] == math.inf and math.isnan(stats["cosine"][1])
+    assert all(math.isnan(stats[name][2]) for name in ("norm", "rms", "max_abs", "cosine", "token_max_abs"))
+
+
+def test_stream_statistics_of_finite_streams_past_float32_stay_finite():
+    """Entries of 1e20 square past float32's 3.4e38: the statistics are then taken again in float64."""
+    x = torch.randn(2, 5, 16, generator=torch.Generator().manual_seed(2)) * 1e20
+    stats = stream_statistics([x])
+    assert stats["norm"][0] == pytest.approx(by_hand(x)["norm"], rel=1e-6)
+    assert stats["rms"][0] == pytest.approx(by_hand(x)["rms"], rel=1e-6)
+
+
+@pytest.mark.parametrize("row", covering(("arch", "residual", "block", "norm"), ()), ids=case_id)
+def test_tree_walks_equal_the_torch_methods(row):
+    model = build_model(TraceConfig(depth=3, **row, **TINY))
+    for module in [model, *model.blocks, *model.modules()]:
+        assert [id(m) for m in submodules(module)] == [id(m) for m in module.modules()]
+        assert [id(p) for p in module_parameters(module)] == [id(p) for p in module.parameters()]
+
+
+def test_parameter_grad_norms_equal_one_norm_over_each_modules_gradients():
+    cfg = TraceConfig(depth=3, residual="highway", **TINY)
+    model = build_model(cfg)
+    from app.models.stack import make_batch
+
+    model.loss(*make_batch(cfg)).backward()
+    groups = list(model.blocks) + [model.embed]
+    expected = [torch.cat([p.grad.flatten() for p in g.parameters()]).norm().item() for g in groups]
+    assert parameter_grad_norms(groups) == pytest.approx(expected, rel=1e-5)
