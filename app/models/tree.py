@@ -16,9 +16,11 @@ def submodules(module: nn.Module) -> list[nn.Module]:
     stack = [module]
     while stack:
         current = stack.pop()
-        if id(current) not in found:
-            found[id(current)] = current
-            stack.extend(child for child in reversed(current._modules.values()) if child is not None)
+        if id(current) in found:
+            continue
+        found[id(current)] = current
+        if current._modules:
+            stack.extend(reversed([child for child in current._modules.values() if child is not None]))
     return list(found.values())
 
 
@@ -26,5 +28,7 @@ def module_parameters(module: nn.Module) -> list[nn.Parameter]:
     """What `module.parameters()` yields: every parameter of the module and its submodules, each once, in order."""
     found: dict[int, nn.Parameter] = {}
     for current in submodules(module):
-        found.update((id(p), p) for p in current._parameters.values() if p is not None)
+        for parameter in current._parameters.values():
+            if parameter is not None and id(parameter) not in found:
+                found[id(parameter)] = parameter
     return list(found.values())
