@@ -27,6 +27,10 @@ def to_strict(value: Any, path: str = "", found: list[str] | None = None) -> tup
 
 def strict_dumps(value: Any) -> str:
     """Serialise with non-finite floats nulled; adds `nonfinite_fields` to a dict whose floats overflowed."""
+    try:  # the usual case, everything finite: no copy (the walk below costs a third of the encoding)
+        return json.dumps(value, allow_nan=False, ensure_ascii=False, separators=(",", ":"))
+    except ValueError:  # an inf or NaN somewhere
+        pass
     clean, paths = to_strict(value)
     if paths and isinstance(clean, dict):
         clean.setdefault("nonfinite_fields", paths[:MAX_LISTED_PATHS])

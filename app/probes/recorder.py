@@ -24,7 +24,7 @@ class StreamRecorder:
     names: list[str] = field(default_factory=list)        # "embed", "1.attn", "1.ffn", ...
     acts: dict[str, torch.Tensor] = field(default_factory=dict)
     branches: dict[str, torch.Tensor] = field(default_factory=dict)
-    grads: dict[str, torch.Tensor] = field(default_factory=dict)
+    _streams: dict[str, torch.Tensor] = field(default_factory=dict)  # the same snapshots, still in the graph
     _handles: list = field(default_factory=list)
 
     def __enter__(self) -> "StreamRecorder":
@@ -45,11 +45,17 @@ class StreamRecorder:
         self.names.append(name)
         self._handles.append(module.register_forward_hook(self._output_hook(name)))
 
+    @property
+    def grads(self) -> dict[str, torch.Tensor]:
+        """d loss / d snapshot, once backward has run (snapshots with no path to the loss have none)."""
+        return {name: stream.grad for name, stream in self._streams.items() if stream.grad is not None}
+
     def _output_hook(self, name: str):
         def hook(module: nn.Module, args: tuple, output: torch.Tensor) -> None:
             self.acts[name] = output.detach()
             if output.requires_grad:
-                output.register_hook(lambda grad: self.grads.__setitem__(name, grad))
+                output.retain_grad()  # kept by autograd itself: no Python call per snapshot during backward
+                self._streams[name] = output
         return hook
 
     def _branch_hook(self, name: str):
