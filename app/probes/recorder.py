@@ -18,12 +18,14 @@ CHUNK_FLOATS = 2**18  # numbers reduced at once (1 MB in float32): the copies st
 
 @dataclass
 class StreamRecorder:
-    """Context manager: `with StreamRecorder(model) as rec: loss.backward()`; then `rec.statistics(model)`."""
+    """Context manager: `with StreamRecorder(model) as rec: loss = model.loss(...); loss.backward()`; then read
+    `rec.acts`, `rec.branches` and `rec.grads` by snapshot name."""
 
     model: Stack
     names: list[str] = field(default_factory=list)        # "embed", "1.attn", "1.ffn", ...
     acts: dict[str, torch.Tensor] = field(default_factory=dict)
     branches: dict[str, torch.Tensor] = field(default_factory=dict)
+    grads: dict[str, torch.Tensor] = field(default_factory=dict)  # d loss / d snapshot, read on exit
     _streams: dict[str, torch.Tensor] = field(default_factory=dict)  # the same snapshots, still in the graph
     _handles: list = field(default_factory=list)
 
@@ -40,15 +42,13 @@ class StreamRecorder:
         for handle in self._handles:
             handle.remove()
         self._handles.clear()
+        # The gradients backward left on the snapshots (none without a path to the loss, or without backward).
+        self.grads = {name: stream.grad for name, stream in self._streams.items() if stream.grad is not None}
+        self._streams.clear()
 
     def _watch(self, name: str, module: nn.Module) -> None:
         self.names.append(name)
         self._handles.append(module.register_forward_hook(self._output_hook(name)))
-
-    @property
-    def grads(self) -> dict[str, torch.Tensor]:
-        """d loss / d snapshot, once backward has run (snapshots with no path to the loss have none)."""
-        return {name: stream.grad for name, stream in self._streams.items() if stream.grad is not None}
 
     def _output_hook(self, name: str):
         def hook(module: nn.Module, args: tuple, output: torch.Tensor) -> None:
