@@ -11,7 +11,7 @@ import torch
 from torch import nn
 
 from app.models.stack import Stack
-from app.models.tree import module_parameters
+from app.models.tree import parameters_by_group
 
 CHUNK_FLOATS = 2**18  # numbers reduced at once (1 MB in float32): the copies stay in the L2 cache and memory is bounded
 
@@ -142,8 +142,8 @@ def _mean_token_norms(x: torch.Tensor) -> torch.Tensor:
 def parameter_grad_norms(groups: list[nn.Module]) -> list[float]:
     """L2 norm of the gradient of all parameters of each module, from one fused norm over every gradient."""
     grads, owner = [], []
-    for index, module in enumerate(groups):
-        for p in module_parameters(module):
+    for index, parameters in enumerate(parameters_by_group(groups)):
+        for p in parameters:
             if p.grad is not None:
                 grads.append(p.grad)
                 owner.append(index)
