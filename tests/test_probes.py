@@ -8,7 +8,7 @@ import torch
 
 from app.config import TraceConfig
 from app.models.init import build_model
-from app.models.tree import module_parameters, parameters_by_group, submodules
+from app.models.tree import module_parameters, parameters_by_group, parameters_with_owner, submodules
 from app.probes.recorder import parameter_grad_norms, stream_statistics
 from tests.grids import case_id, covering
 
@@ -68,6 +68,10 @@ def test_tree_walks_equal_the_torch_methods(row):
     groups = [*model.blocks, model.head, *(unit for block in model.blocks for unit in block.units.values())]
     assert [[id(p) for p in found] for found in parameters_by_group(groups)] == \
         [[id(p) for p in group.parameters()] for group in groups]
+    parameters, owners = parameters_with_owner(model, groups[len(model.blocks) + 1:])  # owned by units
+    assert [id(p) for p in parameters] == [id(p) for p in model.parameters()]
+    for index, unit in enumerate(groups[len(model.blocks) + 1:]):
+        assert [id(p) for p, owner in zip(parameters, owners) if owner == index] == [id(p) for p in unit.parameters()]
 
 
 def test_parameter_grad_norms_equal_one_norm_over_each_modules_gradients():

@@ -10,9 +10,8 @@ import torch
 from app.config import TraceConfig, forward_macs
 from app.models.init import build_model
 from app.models.stack import make_batch
-from app.models.tree import module_parameters
-from app.probes.recorder import (StreamRecorder, branch_norms, parameter_grad_norms, stream_statistics,
-                                 token_norm_means)
+from app.models.tree import parameters_with_owner
+from app.probes.recorder import StreamRecorder, branch_norms, grad_norms_by_owner, stream_statistics, token_norm_means
 
 
 def run_trace(cfg: TraceConfig) -> dict[str, Any]:
@@ -37,7 +36,9 @@ def _assemble(cfg: TraceConfig, model, recorder: StreamRecorder, loss: float) ->
     units = names[1:]
     per_block = len(model.blocks[0].units)
     unit_branches, block_branches = branch_norms([recorder.branches[n] for n in units], per_block)
-    unit_param_grads = parameter_grad_norms([unit for block in model.blocks for unit in block.units.values()])
+    unit_modules = [unit for block in model.blocks for unit in block.units.values()]
+    parameters, owners = parameters_with_owner(model, unit_modules)  # one walk: the units' and the model's count
+    unit_param_grads = grad_norms_by_owner(parameters, owners, len(unit_modules))
     row = {n: i for i, n in enumerate(names)}
 
     def stats(name: str) -> dict[str, Any]:
@@ -57,7 +58,7 @@ def _assemble(cfg: TraceConfig, model, recorder: StreamRecorder, loss: float) ->
                 entry[f"{s['sublayer']}_param_grad_norm"] = s["param_grad_norm"]
         layers.append(entry)
     embedding = snapshot_statistics(acts, grads, 0)
-    summary = {**summarise(layers, loss, cfg), "parameters": sum(p.numel() for p in module_parameters(model)),
+    summary = {**summarise(layers, loss, cfg), "parameters": sum(p.numel() for p in parameters),
                "forward_macs": forward_macs(cfg)}  # what a variant costs: DenseFormer's weights, highway gates
     return {"config": cfg.model_dump(), "embedding": embedding, "layers": layers, "sublayers": sublayers,
             "loss": loss, "summary": summary}

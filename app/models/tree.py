@@ -47,3 +47,22 @@ def parameters_by_group(groups: list[nn.Module]) -> list[list[nn.Parameter]]:
         if current._modules:
             stack.extend((child, index) for child in reversed(current._modules.values()) if child is not None)
     return [list(parameters.values()) for parameters in found]
+
+
+def parameters_with_owner(root: nn.Module, owners: list[nn.Module]) -> tuple[list[nn.Parameter], list[int]]:
+    """Every parameter of `root`, as `root.parameters()` lists them, and for each the index in `owners` of the
+    owner module it sits inside (-1 for none): one walk gives a model's parameter count and its units' parameters."""
+    owner_of = {id(module): index for index, module in enumerate(owners)}
+    parameters, indices, seen = [], [], set()
+    stack = [(root, -1)]
+    while stack:
+        current, index = stack.pop()
+        index = owner_of.get(id(current), index)
+        for parameter in current._parameters.values():
+            if parameter is not None and id(parameter) not in seen:
+                seen.add(id(parameter))
+                parameters.append(parameter)
+                indices.append(index)
+        if current._modules:
+            stack.extend((child, index) for child in reversed(current._modules.values()) if child is not None)
+    return parameters, indices

@@ -141,13 +141,19 @@ def _mean_token_norms(x: torch.Tensor) -> torch.Tensor:
 
 def parameter_grad_norms(groups: list[nn.Module]) -> list[float]:
     """L2 norm of the gradient of all parameters of each module, from one fused norm over every gradient."""
+    lists = parameters_by_group(groups)
+    return grad_norms_by_owner([p for found in lists for p in found],
+                               [index for index, found in enumerate(lists) for _ in found], len(groups))
+
+
+def grad_norms_by_owner(parameters: list[nn.Parameter], owners: list[int], groups: int) -> list[float]:
+    """L2 norm of the gradients of the parameters owned by each of `groups` groups (owner -1: no group)."""
     grads, owner = [], []
-    for index, parameters in enumerate(parameters_by_group(groups)):
-        for p in parameters:
-            if p.grad is not None:
-                grads.append(p.grad)
-                owner.append(index)
-    squares = torch.zeros(len(groups), dtype=torch.float64)
+    for p, index in zip(parameters, owners):
+        if p.grad is not None and index >= 0:
+            grads.append(p.grad)
+            owner.append(index)
+    squares = torch.zeros(groups, dtype=torch.float64)
     if grads:
         if grads[0].dtype != torch.float32:  # a float16 norm overflows at 65504
             grads = [g.float() for g in grads]
