@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from app.experiments.lecture import DECK
-from tests.browser.conftest import SCREENSHOTS
+from tests.browser.conftest import SCREENSHOTS, UNREGISTERED_TRACES
 
 SHOTS = SCREENSHOTS / "lecture"
 TRAINING = {s["id"] for s in DECK if s["chart"] and any(src["api"] == "train" for src in s["chart"]["sources"])}
@@ -181,6 +181,7 @@ def test_the_offline_file_presents_from_file_without_network(page, export, tmp_p
             assert page.get_attribute(f"#{slide['id']}", "data-claim-checked") == "ok", slide["id"]
         if slide["chart"]:
             assert page.locator(f"#{slide['id']} .main-svg").count() > 0, slide["id"]
+    assert page.evaluate(UNREGISTERED_TRACES) == []          # the inlined Plotly.js draws every slide's trace types
     page.keyboard.press("End")
     page.wait_for_function("n => document.body.dataset.slide === String(n)", arg=len(DECK))
     assert not errors, errors
