@@ -71,7 +71,7 @@ def test_plotly_is_the_vendored_partial_bundle_under_a_url_naming_its_release_an
 
 def plotly_trace_types() -> set[str]:
     """Every trace type plotly.js has (the Python package mirrors its schema), to tell traces from shapes and axes."""
-    graph_objects = pytest.importorskip("plotly.graph_objects")
+    import plotly.graph_objects as graph_objects
     from plotly.basedatatypes import BaseTraceType
 
     classes = (getattr(graph_objects, name) for name in dir(graph_objects) if name[:1].isupper())

@@ -216,3 +216,15 @@ def test_phone_shows_one_slide_at_the_window_width(browser, live_server):
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SHOTS / "phone-zh-05.png"), full_page=True)
     page.close()
+
+
+def test_phone_opens_a_slide_at_the_top_of_the_page(browser, live_server):
+    """The deck writes the slide's id into the URL (#train-shortcut); once loaded, the browser scrolls to that
+    element, which on a phone hid the site header. A slide without a drawn chart showed it."""
+    page = browser.new_page(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    page.goto(f"{live_server}/lecture?slide=7&lang=en")
+    page.wait_for_selector("body[data-ready='1']", state="attached")
+    page.wait_for_function("location.hash === '#train-shortcut' && document.readyState === 'complete'")
+    page.evaluate("new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))")
+    assert page.evaluate("window.scrollY") == 0 and page.locator("header.site").bounding_box()["y"] == 0
+    page.close()
