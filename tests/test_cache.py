@@ -6,7 +6,11 @@ import asyncio
 import os
 import random
 import sqlite3
+import subprocess
+import sys
 import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import httpx
@@ -214,3 +218,91 @@ def test_the_default_views_are_valid_requests_with_distinct_keys():
     keys = [item.key for item in items]
     assert len(keys) == len(set(keys)) and len(items) > 96  # at least the default sweep's 96 depths
     assert all(item.fn.__module__.startswith("app.") and item.label for item in items)  # picklable by name
+
+
+# --- coalescing across the worker processes of one server: they share only the disk folder --------------------
+
+
+def _pool_on(folder: Path) -> ComputePool:
+    """What one worker process of a server has: its own pool and memory, the server's disk folder."""
+    return ComputePool(slots=1, cache_size=4, queue_timeout_s=5, threads=1,
+                       cache=ResultCache(folder, 2**26, namespace="t"))
+
+
+async def _until(condition, timeout_s: float = 10.0) -> None:
+    deadline = asyncio.get_running_loop().time() + timeout_s
+    while not condition():
+        assert asyncio.get_running_loop().time() < deadline, "condition not met in time"
+        await asyncio.sleep(0.01)
+
+
+def test_two_workers_of_one_server_compute_a_request_once(tmp_path):
+    """While one worker computes a request, another worker asked the same waits for it and answers from disk."""
+    calls: list[int] = []
+
+    def slow_square(x: int) -> int:
+        calls.append(x)
+        time.sleep(0.4)
+        return x * x
+
+    first, second = _pool_on(tmp_path), _pool_on(tmp_path)
+
+    async def scenario() -> None:
+        computing = asyncio.create_task(first.run_sourced("k", slow_square, 7))
+        await _until(lambda: second.cache.computing_elsewhere("k"))
+        assert await second.run_sourced("k", slow_square, 7) == (49, "coalesced")
+        assert await computing == (49, "computed")
+
+    asyncio.run(scenario())
+    assert calls == [7] and (first.computed, second.computed, second.coalesced) == (1, 0, 1)
+    assert not second.cache.computing_elsewhere("k") and not first.cache.computing_elsewhere("k")
+
+
+def test_a_failed_computation_in_another_worker_is_computed_here(tmp_path):
+    """A failure is not cached and releases the marker: the waiting worker computes, it does not wait forever."""
+    def broken() -> None:
+        time.sleep(0.3)
+        raise ValueError("boom")
+
+    first, second = _pool_on(tmp_path), _pool_on(tmp_path)
+
+    async def scenario() -> None:
+        failing = asyncio.create_task(first.run_sourced("k", broken))
+        await _until(lambda: second.cache.computing_elsewhere("k"))
+        assert await second.run_sourced("k", lambda: 3) == (3, "computed")
+        with pytest.raises(ValueError):
+            await failing
+
+    asyncio.run(scenario())
+
+
+def test_the_marker_of_a_worker_that_died_is_taken_over_at_once(tmp_path):
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    pool = _pool_on(tmp_path)
+    pool.cache.disk.add("computing:" + pool.cache.stored_key("k"), f"{int(gone.stdout)}:other".encode(), 600)
+    assert not pool.cache.computing_elsewhere("k")
+
+    async def scenario() -> tuple:
+        answer = await pool.run_sourced("k", lambda: 5)
+        await pool.flush()
+        return answer
+
+    assert asyncio.run(scenario()) == (5, "computed")
+    assert pool.cache.disk.get("computing:" + pool.cache.stored_key("k")) is None  # released after the disk write
+
+
+def test_two_server_processes_on_one_cache_folder_compute_a_trace_once(tmp_path):
+    """Real processes (as `--workers 2` starts them): the second asks while the first computes a depth-96 trace."""
+    env = {**os.environ, "RESNORM_CACHE_DIR": str(tmp_path), "RESNORM_WARM": "0"}
+    body = {"depth": 96, "seed": 5_151}
+    with local_server(uvicorn_args(port_a := free_port()), port_a, env=env) as first, \
+            local_server(uvicorn_args(port_b := free_port()), port_b, env=env) as second:
+        with ThreadPoolExecutor(1) as background:
+            computing = background.submit(httpx.post, f"{first}/api/trace", json=body, timeout=120)
+            wait_until(lambda: httpx.get(f"{first}/api/health", timeout=10).json()["compute"]["active"] == 1)
+            waited = httpx.post(f"{second}/api/trace", json=body, timeout=120)
+            computed = computing.result()
+        health = httpx.get(f"{second}/api/health", timeout=10).json()["compute"]
+    assert computed.headers["x-resnorm-cache"] == "computed" and waited.headers["x-resnorm-cache"] == "coalesced"
+    assert waited.json()["layers"] == computed.json()["layers"]
+    assert health["computed"] == 0 and health["coalesced"] == 1

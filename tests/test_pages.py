@@ -6,7 +6,9 @@ import re
 import pytest
 from fastapi.testclient import TestClient
 
+from app.assets import plotly_url
 from app.config import TraceConfig
+from app.experiments.train import TrainRequest
 from app.i18n import STRINGS, pick_lang, t
 from app.main import app
 from app.pages import CHARTS, PAGES
@@ -69,6 +71,21 @@ def test_controls_come_from_the_request_model_in_field_order():
     assert data["presets"]["presets"][0]["key"] and data["presets"]["depth"] == 12
 
 
+def test_training_page_checks_the_bounds_the_api_enforces():
+    """The lab's script refuses what POST /api/train refuses: one step past each edge is a 422 naming the field,
+    the edge itself is a valid request."""
+    bounds = page_data(client.get("/train").text)["extra"]["settings_bounds"]
+    assert bounds["clip"] == {"exclusiveMinimum": 0.0, "maximum": 1000.0}  # the optional field's number option
+    assert bounds["optimizer"]["enum"] == ["adam", "adamw", "sgd"]
+    past_edges = {"steps": bounds["steps"]["maximum"] + 1, "warmup_steps": bounds["warmup_steps"]["minimum"] - 1,
+                  "clip": bounds["clip"]["exclusiveMinimum"], "lr": bounds["lr"]["maximum"] * 2, "task": "count"}
+    for name, value in past_edges.items():
+        response = client.post("/api/train", json={name: value})
+        assert response.status_code == 422 and name in response.text, (name, response.text)
+    TrainRequest(steps=bounds["steps"]["maximum"], clip=bounds["clip"]["maximum"], lr=bounds["lr"]["maximum"],
+                 warmup_steps=bounds["warmup_steps"]["minimum"], seed=bounds["seed"]["maximum"])
+
+
 def test_presets_are_resolved_for_the_linked_depth():
     """DeepNorm's alpha = (2L)^(1/4) depends on the depth in the URL (Wang et al. 2022)."""
     data = page_data(client.get("/norms", params={"depth": 48}).text)
@@ -105,11 +122,11 @@ def test_every_enum_value_has_a_label():
             assert f"enum.{name}.{value}" in STRINGS, (name, value)
 
 
-def test_plotly_is_served_from_the_python_package():
-    response = client.get("/vendor/plotly.min.js")
+def test_plotly_is_served_by_this_server():
+    response = client.get(plotly_url())
     assert response.status_code == 200
     assert response.headers["content-type"].startswith("text/javascript")
-    assert len(response.content) > 1_000_000
+    assert len(response.content) > 1_000_000 and response.content.startswith(b"/**\n* plotly.js v")
 
 
 def test_static_modules_exist_for_every_page():

@@ -138,7 +138,7 @@ def test_every_page_embed_and_script_is_served_from_the_wheel(installed_server):
         fetched[path] = body
         if path.endswith(".js") and path.startswith("/static/"):
             to_fetch |= assets_of(path, body.decode()) - fetched.keys()
-    plotly = [p for p in fetched if re.fullmatch(r"/vendor/plotly-[\w.]+\.min\.js", p)]
+    plotly = [p for p in fetched if re.fullmatch(r"/vendor/plotly-[\w.-]+\.min\.js", p)]
     assert len(plotly) == 1 and len(fetched[plotly[0]]) > 1_000_000
     # Pages link versioned URLs (/static/v/<digest of static/>/...): the same files, cached for a year.
     statics = {re.sub(r"^/static/v/[0-9a-f]+/", "/static/", p): p for p in fetched if p.startswith("/static/")}

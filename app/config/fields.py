@@ -21,11 +21,28 @@ def labelled_field(default: Any, label: str, label_zh: str, help: str, help_zh: 
 def field_bounds(name: str, model: type[BaseModel]) -> str:
     """Human-readable allowed range of a field of `model`, e.g. '[1, 128]' or 'one of: pre, post'."""
     schema = _properties(model).get(name, {})
-    options = [option for option in schema.get("anyOf", []) if option.get("type") != "null"]
-    if options:  # an optional field, e.g. TrainRequest.clip: its range, or null
-        bounds = " or ".join(filter(None, (_schema_bounds(option) for option in options)))
+    if "anyOf" in schema:  # an optional field, e.g. TrainRequest.clip: its range, or null
+        bounds = " or ".join(filter(None, (_schema_bounds(option) for option in non_null_options(schema))))
         return f"{bounds} or null" if bounds else ""
     return _schema_bounds(schema)
+
+
+def non_null_options(schema: dict[str, Any]) -> list[dict[str, Any]]:
+    """The schemas a field's value may follow besides null: Pydantic writes `float | None` as anyOf [number, null].
+    A field that is not optional gives its own schema."""
+    options = [option for option in schema.get("anyOf", []) if option.get("type") != "null"]
+    return options or [schema]
+
+
+_CHECKED_KEYS = ("minimum", "maximum", "exclusiveMinimum", "enum")
+
+
+def script_bounds(model: type[BaseModel], names: tuple[str, ...]) -> dict[str, dict[str, Any]]:
+    """The bounds a page's script checks its inputs against, read from the model's schema (never retyped in JS);
+    an optional field gives its non-null option's bounds."""
+    properties = _properties(model)
+    return {name: {key: value for key, value in non_null_options(properties[name])[0].items() if key in _CHECKED_KEYS}
+            for name in names}
 
 
 @lru_cache(maxsize=32)

@@ -1,5 +1,4 @@
-"""The page registry and its HTML routes: every page, one embed route for every chart, Plotly.js from the
-installed package.
+"""The page registry and its HTML routes: every page and one embed route for every chart.
 
 A page is a `Page` in the `PAGES` registry: one template, one ES module under static/js/pages/, the charts
 it draws. Modules in app/pages/ add pages with `register_page(Page(...))` (see docs/adding-a-page.md);
@@ -8,12 +7,10 @@ it draws. Modules in app/pages/ add pages with `register_page(Page(...))` (see d
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-import plotly
 from fastapi import APIRouter, HTTPException, Request
-from fastapi.responses import FileResponse, HTMLResponse
+from fastapi.responses import HTMLResponse
 from fastapi.templating import Jinja2Templates
 
 from app.assets import plotly_url, static_url
@@ -22,7 +19,6 @@ from app.i18n import client_table, pick_lang, t
 from app.paths import asset_dir
 from app.settings import get_settings
 
-PLOTLY_JS = Path(plotly.__file__).resolve().parent / "package_data" / "plotly.min.js"
 templates = Jinja2Templates(directory=asset_dir("templates"))
 templates.env.globals["t"] = t
 templates.env.globals.update(static_url=static_url, plotly_url=plotly_url)  # versioned, long-cached URLs
@@ -134,9 +130,3 @@ async def embed(request: Request, chart: str) -> HTMLResponse:
         raise HTTPException(status_code=404, detail=f"chart: unknown chart {chart!r}; allowed: {', '.join(sorted(CHARTS))}")
     return render_page(request, CHARTS[chart], embed_chart=chart)
 
-
-@router.get("/vendor/plotly.min.js")
-async def plotly_js() -> FileResponse:
-    """Plotly.js as shipped inside the installed `plotly` Python package: no CDN, works offline."""
-    return FileResponse(PLOTLY_JS, media_type="text/javascript",
-                        headers={"Cache-Control": "public, max-age=86400"})

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from app import i18n
 from app.config import TraceConfig
+from app.config.fields import script_bounds
 from app.experiments.tasks import tasks_payload
 from app.experiments.train import MAX_STEPS, MAX_TRAIN_MACS, TrainRequest, training_macs
 from app.experiments.train_presets import DEEP, SETTINGS, kinds_payload, presets_payload
@@ -77,20 +78,15 @@ def _schema_for(fields: tuple[str, ...]) -> dict:
     return {"properties": {name: schema["properties"][name] for name in fields}}
 
 
-def _settings_bounds() -> dict:
-    props = TrainRequest.model_json_schema()["properties"]
-
-    def bounds(prop: dict) -> dict:  # an optional field (clip): the bounds of its non-null option
-        prop = next((option for option in prop.get("anyOf", []) if option.get("type") != "null"), prop)
-        return {k: v for k, v in prop.items() if k in ("minimum", "maximum", "exclusiveMinimum", "enum")}
-    return {name: bounds(props[name]) for name in ("task", "steps", "lr", "warmup_steps", "optimizer", "clip", "seed")}
+# the settings the page's script checks before it starts a run
+SETTINGS_FIELDS = ("task", "steps", "lr", "warmup_steps", "optimizer", "clip", "seed")
 
 
 def _register_page() -> None:
     extra = {
         "presets": presets_payload(), "kinds": kinds_payload(), "tasks": tasks_payload(),
         "size_schema": _schema_for(SIZE_FIELDS), "size_defaults": {k: DEEP[k] for k in SIZE_FIELDS},
-        "settings_defaults": SETTINGS, "settings_bounds": _settings_bounds(),
+        "settings_defaults": SETTINGS, "settings_bounds": script_bounds(TrainRequest, SETTINGS_FIELDS),
         "limits": {"max_steps": MAX_STEPS, "max_train_macs": MAX_TRAIN_MACS,
                    "macs_per_step_default": training_macs(TraceConfig(**DEEP), 1)},
     }

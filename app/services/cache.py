@@ -15,7 +15,9 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import os
 import threading
+import uuid
 import zlib
 from collections import OrderedDict
 from pathlib import Path
@@ -158,6 +160,7 @@ class ResultCache:
         self.memory = MemoryLayer(memory_items)
         self.disk = DiskLayer(directory, size_limit_bytes)
         self.redis = RedisLayer(redis_url) if redis_url else None
+        self._holder = f"{os.getpid()}:{uuid.uuid4().hex}".encode()  # who computes, in computing markers
         self.counts = {"memory": 0, "disk": 0, "redis": 0, "miss": 0, "corrupt": 0, "stored": 0}
         self._lock = threading.Lock()
 
@@ -212,6 +215,30 @@ class ResultCache:
             return False
         return self.redis is None or self.redis.add(claim, b"1", seconds)
 
+    def claim_computation(self, key: str, seconds: float) -> bool:
+        """True if this process may compute `key` now; False while another worker process of this server computes
+        it (a marker naming its process, added atomically to the shared disk). A holder that died or whose
+        marker expired no longer counts. Without a disk cache every process computes for itself."""
+        marker = self._computing(key)
+        if self.disk.add(marker, self._holder, seconds):
+            return True
+        if self.computing_elsewhere(key):
+            return False
+        self.disk.delete(marker)  # a dead holder's marker
+        return self.disk.add(marker, self._holder, seconds)
+
+    def computing_elsewhere(self, key: str) -> bool:
+        """Another live holder (a worker process of this server) has `key`'s computing marker."""
+        holder = self.disk.get(self._computing(key))
+        return holder is not None and holder != self._holder and _alive(holder)
+
+    def release_computation(self, key: str) -> None:
+        if self.disk.get(self._computing(key)) == self._holder:
+            self.disk.delete(self._computing(key))
+
+    def _computing(self, key: str) -> str:
+        return "computing:" + self.stored_key(key)
+
     def set(self, key: str, value: Any) -> None:
         self.memory.set(key, value)
         try:
@@ -239,3 +266,16 @@ class ResultCache:
     def redis_status(self) -> dict[str, Any] | None:
         return self.redis.status() if self.redis is not None else None
 
+
+
+def _alive(holder: bytes) -> bool:
+    """Whether the process named in a computing marker (a worker of this server, same machine) still runs."""
+    try:
+        os.kill(int(holder.split(b":")[0]), 0)
+    except ValueError:
+        return False  # not a process id: a damaged marker
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # it exists, under another user
+    return True

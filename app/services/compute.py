@@ -1,8 +1,9 @@
 """Where model runs happen: off the event loop, a bounded number at once, cached and coalesced.
 
 A whole room loading the same default chart costs one computation: the first request computes, the others
-await the same task, and later ones are answered by the shared cache (app/services/cache.py) - of this
-process, of this server's disk, or of the deployment's Redis. Every answer says where it came from
+await the same task (in another worker process of the same server: they wait for its computing marker on the
+shared disk to go, then read its result), and later ones are answered by the shared cache (app/services/cache.py)
+- of this process, of this server's disk, or of the deployment's Redis. Every answer says where it came from
 (`computed`, `coalesced`, `memory`, `disk`, `redis`), so a client or a test can tell.
 """
 from __future__ import annotations
@@ -18,6 +19,7 @@ from app.services.processes import ProcessRunner
 from app.settings import get_settings
 
 COMPUTED, COALESCED = "computed", "coalesced"
+CLAIM_POLL_S = 0.05  # how often a worker checks whether another worker's computation of the same request ended
 
 
 class ComputePool:
@@ -36,6 +38,9 @@ class ComputePool:
         self._inflight: dict[str, asyncio.Future] = {}  # key -> the task computing it
         self._storing: set[asyncio.Future] = set()      # writes to disk and Redis still under way
         self.max_waiting = max_waiting if max_waiting is not None else 8 * slots
+        # a computing marker outlives any computation the queue timeout and the budget allow (a dead holder's is
+        # taken over at once: see ResultCache.claim_computation)
+        self.claim_s = 4 * queue_timeout_s + 120
         self.computed = 0
         self.coalesced = 0
         self.active = 0
@@ -134,14 +139,44 @@ class ComputePool:
         found = await anyio.to_thread.run_sync(self.cache.get, key)
         if found is not None:
             return found
-        result = await runner(fn, *args)
+        claimed = await anyio.to_thread.run_sync(self.cache.claim_computation, key, self.claim_s)
+        if not claimed:  # another worker process of this server computes it: its result lands on the shared disk
+            found = await self._from_another_worker(key)
+            if found is not None:
+                self.coalesced += 1
+                return found[0], COALESCED
+        try:
+            result = await runner(fn, *args)
+        except BaseException:
+            if claimed:
+                self._in_background(self.cache.release_computation, key)
+            raise
         self.computed += 1
-        # This worker has it at once; the disk and Redis copies are written while the answer already travels.
+        # This worker has it at once; the disk and Redis copies are written while the answer already travels,
+        # and the computing marker goes only once the disk copy is there, so a waiting worker finds it.
         self.cache.memory.set(key, result)
-        store = asyncio.ensure_future(anyio.to_thread.run_sync(self.cache.set, key, result))
-        self._storing.add(store)
-        store.add_done_callback(self._storing.discard)
+        self._in_background(self._store, key, result, claimed)
         return result, COMPUTED
+
+    async def _from_another_worker(self, key: str) -> tuple[Any, str] | None:
+        """Wait while another live worker process computes `key`, then read its result from the shared disk;
+        None if it failed, died or gave up (the caller then computes)."""
+        while await anyio.to_thread.run_sync(self.cache.computing_elsewhere, key):
+            await asyncio.sleep(CLAIM_POLL_S)
+        return await anyio.to_thread.run_sync(self.cache.get, key)
+
+    def _store(self, key: str, result: Any, claimed: bool) -> None:
+        try:
+            self.cache.set(key, result)
+        finally:
+            if claimed:
+                self.cache.release_computation(key)
+
+    def _in_background(self, fn: Callable[..., Any], *args: Any) -> None:
+        """A blocking cache write in a thread, awaited by flush() before the process exits."""
+        task = asyncio.ensure_future(anyio.to_thread.run_sync(fn, *args))
+        self._storing.add(task)
+        task.add_done_callback(self._storing.discard)
 
     async def flush(self) -> None:
         """Wait until every result computed so far is on disk and in Redis (before a process exits)."""

@@ -332,9 +332,10 @@ export async function downloadImage(element, figure, format, filename) {
   link.remove();
 }
 
-/** A standalone HTML file: Plotly.js inlined and the data baked in, so it opens offline from a USB stick. */
+/** A standalone HTML file: Plotly.js inlined and the data baked in, so it opens offline from a USB stick.
+ *  Plotly.js comes from the address the server gave this page (its versioned URL): the browser has it cached. */
 export async function downloadHtml(figure, { filename, title, caption, sourceUrl }) {
-  const plotly = await (await fetch('/vendor/plotly.min.js')).text();
+  const plotly = await (await fetch(document.getElementById('plotly-script').src)).text();
   const safe = (s) => s.replace(/<\/script/gi, '<\\/script');
   const data = JSON.stringify({ data: figure.data, layout: { ...figure.layout, autosize: true, width: null, height: null } })
     .replace(/</g, '\\u003c');

@@ -60,8 +60,19 @@ def live_server():
         pytest.fail(f"the live server did not start: {exc}")
 
 
+# Trace types drawn on this page that the served Plotly.js bundle does not register. Plotly draws such a trace as
+# nothing, silently (its log level hides "Unrecognized trace type"), and the bundle is a partial one (static/vendor).
+UNREGISTERED_TRACES = """() => {
+  if (!window.Plotly) return [];
+  const known = new Set(Object.keys(window.Plotly.PlotSchema.get().traces));
+  return [...document.querySelectorAll('.js-plotly-plot')].flatMap((gd) => (gd.data || [])
+    .map((trace) => trace.type || 'scatter').filter((type) => !known.has(type)).map((type) => `${gd.id || gd.dataset.chart}: ${type}`));
+}"""
+
+
 class PageWatch:
-    """Collects console errors, page errors and requests to any host but the test server."""
+    """Collects console errors, page errors and requests to any host but the test server; at the end, checks that
+    every chart on the page drew with a trace type the served Plotly.js registers."""
 
     def __init__(self, page, base_url: str):
         self.page, self.base = page, base_url
@@ -101,9 +112,16 @@ class PageWatch:
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
         self.page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=True)
 
+    def unregistered_traces(self) -> list[str]:
+        if self.page.is_closed() or not self.page.url.startswith(self.base):
+            return []
+        return self.page.evaluate(UNREGISTERED_TRACES)
+
     def assert_clean(self):
         assert not self.errors, self.errors
         assert not self.foreign, f"requests to other hosts: {self.foreign}"
+        missing = self.unregistered_traces()
+        assert not missing, f"charts drew trace types the Plotly.js bundle lacks (static/vendor/README.md): {missing}"
 
 
 @pytest.fixture

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from app.experiments.lecture import DECK
-from tests.browser.conftest import SCREENSHOTS
+from tests.browser.conftest import SCREENSHOTS, UNREGISTERED_TRACES
 
 SHOTS = SCREENSHOTS / "lecture"
 TRAINING = {s["id"] for s in DECK if s["chart"] and any(src["api"] == "train" for src in s["chart"]["sources"])}
@@ -181,6 +181,7 @@ def test_the_offline_file_presents_from_file_without_network(page, export, tmp_p
             assert page.get_attribute(f"#{slide['id']}", "data-claim-checked") == "ok", slide["id"]
         if slide["chart"]:
             assert page.locator(f"#{slide['id']} .main-svg").count() > 0, slide["id"]
+    assert page.evaluate(UNREGISTERED_TRACES) == []          # the inlined Plotly.js draws every slide's trace types
     page.keyboard.press("End")
     page.wait_for_function("n => document.body.dataset.slide === String(n)", arg=len(DECK))
     assert not errors, errors
@@ -214,4 +215,16 @@ def test_phone_shows_one_slide_at_the_window_width(browser, live_server):
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SHOTS / "phone-zh-05.png"), full_page=True)
+    page.close()
+
+
+def test_phone_opens_a_slide_at_the_top_of_the_page(browser, live_server):
+    """The deck writes the slide's id into the URL (#train-shortcut); once loaded, the browser scrolls to that
+    element, which on a phone hid the site header. A slide without a drawn chart showed it."""
+    page = browser.new_page(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    page.goto(f"{live_server}/lecture?slide=7&lang=en")
+    page.wait_for_selector("body[data-ready='1']", state="attached")
+    page.wait_for_function("location.hash === '#train-shortcut' && document.readyState === 'complete'")
+    page.evaluate("new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))")
+    assert page.evaluate("window.scrollY") == 0 and page.locator("header.site").bounding_box()["y"] == 0
     page.close()

@@ -92,7 +92,8 @@ SUMMARY_BASE = {"depth": 96, "activation": "tanh", "init": "xavier"}
 SUMMARY_ROWS = [
     (("Neither", "都没有"), {"norm": "none", "residual": "none"}),
     (("Shortcut only", "只有捷径"), {"norm": "none", "residual": "identity"}),
-    (("Norm only (Pre-LN, no shortcut)", "只有归一化（Pre-LN，无捷径）"), {"norm": "layernorm", "residual": "none"}),
+    # \n: a table cell wraps only at spaces, so the Chinese label breaks where it is told
+    (("Norm only (Pre-LN, no shortcut)", "只有归一化\n（Pre-LN，无捷径）"), {"norm": "layernorm", "residual": "none"}),
     (("Both (Pre-LN)", "两者都有（Pre-LN）"), {"norm": "layernorm", "residual": "identity"}),
 ]
 SUMMARY_COLUMNS = [

@@ -194,7 +194,8 @@ export class Deck {
   }
 }
 
-/** Plotly.js is loaded with `async` (the answers are fetched meanwhile): wait for it before the first drawing. */
+/** Plotly.js runs after this module (templates/lecture.html; the answers are fetched meanwhile): wait for it before
+ *  the first drawing. */
 function plotlyReady() {
   const script = document.getElementById('plotly-script');
   if (window.Plotly || !script) return Promise.resolve();

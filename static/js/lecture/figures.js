@@ -179,7 +179,7 @@ function tableFigure(chart, answers, theme) {
   fig.data.push({ type: 'table', columnwidth: [1.5, ...chart.columns.map(() => 1)],
     header: { values: ['', ...chart.columns.map((c) => `<b>${tr(c.label)}</b>`)], align: ['left', 'right'],
       font: { size: style.font - 4, color: '#111' }, height: style.font * 2.4, line: { color: '#c9cdd3' }, fill: { color: '#f1f3f6' } },
-    cells: { values: [chart.rows.map((row) => `<b>${tr(row)}</b>`), ...columns], align: ['left', 'right'],
+    cells: { values: [chart.rows.map((row) => `<b>${tr(row).replace(/\n/g, '<br>')}</b>`), ...columns], align: ['left', 'right'],
       font: { size: style.font - 2, color: '#111' }, height: style.font * 2.2, line: { color: '#c9cdd3' }, fill: { color: '#fff' } } });
   Object.assign(fig.layout, { margin: { l: 4, r: 4, t: style.title * 1.6, b: 4 }, showlegend: false,
     xaxis: { visible: false }, yaxis: { visible: false } });
