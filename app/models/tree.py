@@ -24,18 +24,8 @@ def submodules(module: nn.Module) -> list[nn.Module]:
     return list(found.values())
 
 
-def module_parameters(module: nn.Module) -> list[nn.Parameter]:
-    """What `module.parameters()` yields: every parameter of the module and its submodules, each once, in order."""
-    found: dict[int, nn.Parameter] = {}
-    for current in submodules(module):
-        for parameter in current._parameters.values():
-            if parameter is not None and id(parameter) not in found:
-                found[id(parameter)] = parameter
-    return list(found.values())
-
-
 def parameters_by_group(groups: list[nn.Module]) -> list[list[nn.Parameter]]:
-    """`module_parameters` of each module of `groups`, from one walk (~0.5 ms for a Stack's 192 units, against
+    """What `.parameters()` yields for each module of `groups`, from one walk (~0.5 ms for a Stack's 192 units, against
     ~2 ms one module at a time)."""
     found: list[dict[int, nn.Parameter]] = [{} for _ in groups]
     stack = [(module, index) for index, module in reversed(list(enumerate(groups)))]
