@@ -82,3 +82,34 @@ def test_parameter_grad_norms_equal_one_norm_over_each_modules_gradients():
     groups = list(model.blocks) + [model.embed]
     expected = [torch.cat([p.grad.flatten() for p in g.parameters()]).norm().item() for g in groups]
     assert parameter_grad_norms(groups) == pytest.approx(expected, rel=1e-5)
+
+
+@pytest.mark.parametrize("position", ["pre", "post", "sandwich"])
+def test_recorder_sees_each_unit_output_and_branch_and_leaves_no_hook_behind(position):
+    """Whichever modules the recorder hooks (one hook on the combine where a unit ends with it, else two), it keeps
+    each unit's own output and its combine's second input; after exit no hook is left and a forward records nothing."""
+    from app.models.stack import make_batch
+    from app.probes.recorder import StreamRecorder
+
+    cfg = TraceConfig(depth=3, norm_position=position, **TINY)
+    model = build_model(cfg)
+    inputs, targets = make_batch(cfg)
+    seen, handles = {}, []
+    for layer, block in enumerate(model.blocks, start=1):
+        for name, unit in block.units.items():
+            handles.append(unit.register_forward_hook(
+                lambda m, a, out, key=f"{layer}.{name}": seen.__setitem__(key, out.detach())))
+            handles.append(unit.combine.register_forward_pre_hook(
+                lambda m, a, key=f"{layer}.{name}": seen.__setitem__(key + "/f", a[1].detach())))
+    with StreamRecorder(model) as recorder:
+        model.loss(inputs, targets).backward()
+    assert recorder.names == ["embed"] + [k for k in seen if "/" not in k]
+    for key in recorder.names[1:]:
+        assert torch.equal(recorder.acts[key], seen[key]) and torch.equal(recorder.branches[key], seen[key + "/f"])
+        assert recorder.grads[key].shape == seen[key].shape
+    for handle in handles:
+        handle.remove()
+    assert not any(m._forward_hooks or m._forward_pre_hooks for m in model.modules())
+    before = dict(recorder.acts)
+    model.loss(inputs, targets)
+    assert recorder.acts.keys() == before.keys() and all(recorder.acts[k] is before[k] for k in before)
