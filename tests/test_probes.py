@@ -8,7 +8,7 @@ import torch
 
 from app.config import TraceConfig
 from app.models.init import build_model
-from app.models.tree import parameters_by_group, parameters_with_owner, submodules
+from app.models.tree import parameters_with_owner, submodules
 from app.probes.recorder import parameter_grad_norms, stream_statistics
 from tests.grids import case_id, covering
 
@@ -64,13 +64,13 @@ def test_tree_walks_equal_the_torch_methods(row):
     model = build_model(TraceConfig(depth=3, **row, **TINY))
     for module in [model, *model.blocks, *model.modules()]:
         assert [id(m) for m in submodules(module)] == [id(m) for m in module.modules()]
-    groups = [*model.blocks, model.head, *(unit for block in model.blocks for unit in block.units.values())]
-    assert [[id(p) for p in found] for found in parameters_by_group(groups)] == \
-        [[id(p) for p in group.parameters()] for group in groups]
-    parameters, owners = parameters_with_owner(model, groups[len(model.blocks) + 1:])  # owned by units
-    assert [id(p) for p in parameters] == [id(p) for p in model.parameters()]
-    for index, unit in enumerate(groups[len(model.blocks) + 1:]):
-        assert [id(p) for p, owner in zip(parameters, owners) if owner == index] == [id(p) for p in unit.parameters()]
+    units = [unit for block in model.blocks for unit in block.units.values()]
+    for groups in ([*model.blocks, model.head], units):  # what the training lab and the trace group by
+        parameters, owners = parameters_with_owner(model, groups)
+        assert [id(p) for p in parameters] == [id(p) for p in model.parameters()]
+        for index, group in enumerate(groups):
+            assert [id(p) for p, owner in zip(parameters, owners) if owner == index] == \
+                [id(p) for p in group.parameters()]
 
 
 def test_parameter_grad_norms_equal_one_norm_over_each_modules_gradients():
@@ -81,7 +81,7 @@ def test_parameter_grad_norms_equal_one_norm_over_each_modules_gradients():
     model.loss(*make_batch(cfg)).backward()
     groups = list(model.blocks) + [model.embed]
     expected = [torch.cat([p.grad.flatten() for p in g.parameters()]).norm().item() for g in groups]
-    assert parameter_grad_norms(groups) == pytest.approx(expected, rel=1e-5)
+    assert parameter_grad_norms(model, groups) == pytest.approx(expected, rel=1e-5)
 
 
 @pytest.mark.parametrize("position", ["pre", "post", "sandwich"])

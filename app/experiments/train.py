@@ -170,7 +170,7 @@ def layer_profile(model: torch.nn.Module, recorder: StreamRecorder) -> dict[str,
     names = ["embed"] + block_outputs
     act = token_norm_means([recorder.acts[n] for n in names])
     grad = token_norm_means([recorder.grads.get(n) for n in names])
-    block_norms = parameter_grad_norms(list(model.blocks))
+    block_norms = parameter_grad_norms(model, list(model.blocks))
     return {"act_norm": act[1:], "grad_norm": grad[1:], "param_grad_norm": block_norms,
             "embedding_act_norm": act[0], "embedding_grad_norm": grad[0]}
 

@@ -11,7 +11,7 @@ import torch
 from torch import nn
 
 from app.models.stack import Stack
-from app.models.tree import parameters_by_group
+from app.models.tree import parameters_with_owner
 from app.models.units import PreNormUnit, SandwichUnit
 
 # Units whose forward returns combine(x, f) itself: a hook on the combine sees the branch output and the stream
@@ -157,11 +157,11 @@ def _mean_token_norms(x: torch.Tensor) -> torch.Tensor:
     return _float32_or_float64(lambda y: torch.linalg.vector_norm(y, dim=-1).mean(dim=(1, 2)), x)
 
 
-def parameter_grad_norms(groups: list[nn.Module]) -> list[float]:
-    """L2 norm of the gradient of all parameters of each module, from one fused norm over every gradient."""
-    lists = parameters_by_group(groups)
-    return grad_norms_by_owner([p for found in lists for p in found],
-                               [index for index, found in enumerate(lists) for _ in found], len(groups))
+def parameter_grad_norms(model: nn.Module, groups: list[nn.Module]) -> list[float]:
+    """L2 norm of the gradient of all parameters of each of `groups` (disjoint modules inside `model`), from one
+    walk over the model and one fused norm over every gradient."""
+    parameters, owners = parameters_with_owner(model, groups)
+    return grad_norms_by_owner(parameters, owners, len(groups))
 
 
 def grad_norms_by_owner(parameters: list[nn.Parameter], owners: list[int], groups: int) -> list[float]:
