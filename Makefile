@@ -38,16 +38,24 @@ $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
 	$(BIN)/pip install -q $(PIP_ARGS) -e '.[test]'
 	touch $@ $(VENV)/.installed
 
+# axe-core for the accessibility checks (tests/browser/test_accessibility.py), test-only, from the lock file.
+AXE := tests/browser/node_modules/.installed
+no_npm_msg = the browser tests' accessibility checks need npm (Debian/Ubuntu: apt install npm), to install axe-core
+$(AXE): tests/browser/package-lock.json
+	$(if $(shell command -v npm),,$(error $(no_npm_msg)))
+	cd tests/browser && npm ci --no-audit --no-fund
+	touch $@
+
 run: $(VENV)/.installed
 	$(BIN)/resnorm-explorer --host $(HOST) --port $(PORT)
 
-test: $(VENV)/.installed-test
+test: $(VENV)/.installed-test $(AXE)
 	$(BIN)/python -m pytest
 
 test-fast: $(VENV)/.installed-test
 	$(BIN)/python -m pytest --ignore=tests/browser
 
-test-browser: $(VENV)/.installed-test
+test-browser: $(VENV)/.installed-test $(AXE)
 	$(BIN)/python -m pytest tests/browser
 
 bench: $(VENV)/.installed

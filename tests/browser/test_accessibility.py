@@ -2,7 +2,7 @@
 embed, in English and Chinese, at desktop and phone sizes, plus the open menu and the open QR panel: zero
 violations of its default rule set (WCAG 2.x A and AA, best practices) and of the WCAG 2.2 target-size rule.
 
-`npm ci` in tests/browser installs it; without it the tests skip locally and FAIL in CI.
+`make test` installs it (`npm ci` in tests/browser); without it the tests skip locally and FAIL in CI.
 """
 from __future__ import annotations
 
