@@ -5,7 +5,12 @@ import json
 import math
 from typing import Any
 
+import orjson
 from fastapi.responses import JSONResponse
+
+# orjson writes non-finite floats as null silently, which is why every value is first checked (all_finite);
+# non-string keys become strings, as the standard library's json does; numpy numbers are numbers.
+OPTIONS = orjson.OPT_NON_STR_KEYS | orjson.OPT_SERIALIZE_NUMPY
 
 MAX_LISTED_PATHS = 50
 
@@ -25,21 +30,47 @@ def to_strict(value: Any, path: str = "", found: list[str] | None = None) -> tup
     return value, found
 
 
-def strict_dumps(value: Any) -> str:
-    """Serialise with non-finite floats nulled; adds `nonfinite_fields` to a dict whose floats overflowed."""
-    try:  # the usual case, everything finite: no copy (the walk below costs a third of the encoding)
-        return json.dumps(value, allow_nan=False, ensure_ascii=False, separators=(",", ":"))
-    except ValueError:  # an inf or NaN somewhere
-        pass
+def all_finite(value: Any) -> bool:
+    """No inf or NaN anywhere in value (a walk without copies: a quarter of a millisecond for a depth-96 trace)."""
+    if isinstance(value, float):
+        return math.isfinite(value)
+    if isinstance(value, dict):
+        return all(map(all_finite, value.values()))
+    if isinstance(value, (list, tuple)):
+        return all(map(all_finite, value))
+    return True
+
+
+def strict_json(value: Any) -> bytes:
+    """UTF-8 JSON with non-finite floats nulled; adds `nonfinite_fields` to a dict whose floats overflowed.
+    orjson: a depth-96 trace in 0.1 ms, against 1.7 ms for the standard library."""
+    if all_finite(value):  # the usual case: no copy
+        return dumps(value)
     clean, paths = to_strict(value)
     if paths and isinstance(clean, dict):
         clean.setdefault("nonfinite_fields", paths[:MAX_LISTED_PATHS])
         clean.setdefault("nonfinite_count", len(paths))
-    return json.dumps(clean, allow_nan=False, ensure_ascii=False, separators=(",", ":"))
+    return dumps(clean)
+
+
+def dumps(value: Any, allow_nan: bool = False) -> bytes:
+    """Compact UTF-8 JSON: orjson, or the standard library for what orjson refuses (an integer beyond 64 bits,
+    echoed back in an error answer; the tokens NaN and Infinity, allowed only in the cache's own entries)."""
+    if not allow_nan:
+        try:
+            return orjson.dumps(value, option=OPTIONS)
+        except TypeError:
+            pass
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=allow_nan).encode()
+
+
+def strict_dumps(value: Any) -> str:
+    """strict_json as text (a line of a streamed answer)."""
+    return strict_json(value).decode()
 
 
 class StrictJSONResponse(JSONResponse):
     media_type = "application/json"
 
     def render(self, content: Any) -> bytes:
-        return strict_dumps(content).encode("utf-8")
+        return strict_json(content)

@@ -19,3 +19,21 @@ def test_non_finite_values_become_null_and_are_listed_by_path():
     assert body["nonfinite_fields"] == ["layers[1].act_norm", "layers[1].grad[1]", "loss"]
     assert body["nonfinite_count"] == 3 and body["layers"][0] == {"act_norm": 1.5}
     assert "nonfinite_fields" not in value  # the caller's value is left as it was
+
+
+def test_every_container_is_checked_and_numbers_parse_back_exactly():
+    import numpy as np
+
+    value = {1: (0.1, [2.5e-38, {"deep": [math.nan]}]), "n": np.float32(0.25), "tiny": 5e-324, "big": 1.7e308}
+    body = json.loads(strict_dumps(value))
+    assert body["1"] == [0.1, [2.5e-38, {"deep": [None]}]]
+    assert body["nonfinite_fields"] == ["1[1][1].deep[0]"] and body["nonfinite_count"] == 1
+    assert body["n"] == 0.25 and body["tiny"] == 5e-324 and body["big"] == 1.7e308
+    finite = {"x": [0.1 * k for k in range(1000)], "y": [math.pi ** -k for k in range(300)]}
+    assert json.loads(strict_dumps(finite)) == finite  # shortest round-trip floats, bit for bit
+
+
+def test_what_orjson_refuses_is_still_written():
+    """An integer beyond 64 bits (a client's junk, echoed in a 422) is written by the standard library."""
+    body = json.loads(strict_dumps({"input": 2**64, "loss": math.inf}))
+    assert body["input"] == 2**64 and body["loss"] is None and body["nonfinite_fields"] == ["loss"]

@@ -202,3 +202,21 @@ def test_initialise_sets_every_parameter(row):
         assert torch.isfinite(p).all(), name
     for a, b in zip(model.parameters(), build_model(cfg).parameters(), strict=True):
         assert torch.equal(a, b)
+
+
+@pytest.mark.parametrize("shape", [(192, 64), (64, 64), (256, 64), (64, 256), (96, 32), (33, 7)])
+def test_xavier_init_draws_what_torch_draws(shape):
+    """The builder's Xavier-uniform is nn.init.xavier_uniform_ on Q, K and V separately, bit for bit."""
+    from torch import nn
+
+    from app.models.init import _xavier_per_square_chunk
+
+    chunks = 3 if shape[0] == 3 * shape[1] else 1
+    expected, ours = torch.empty(shape), torch.empty(shape)
+    reference = torch.Generator().manual_seed(7)
+    for part in expected.chunk(chunks, dim=0):
+        nn.init.xavier_uniform_(part, generator=reference)
+    _xavier_per_square_chunk(ours, torch.Generator().manual_seed(7))
+    assert torch.equal(ours, expected)
+    bound = math.sqrt(6 / (shape[1] + shape[0] // chunks))
+    assert ours.abs().max() <= bound and ours.abs().max() > 0.9 * bound  # Glorot & Bengio 2010, eq. 16

@@ -73,14 +73,20 @@ def test_tree_walks_equal_the_torch_methods(row):
                 [id(p) for p in group.parameters()]
 
 
-def test_parameter_grad_norms_equal_one_norm_over_each_modules_gradients():
-    cfg = TraceConfig(depth=3, residual="highway", **TINY)
+@pytest.mark.parametrize("settings", [
+    dict(residual="highway", **TINY),
+    dict(residual="rezero", norm="scalenorm", d_model=64, n_heads=4, seq_len=8, batch=2),  # scalar gates and gains
+    dict(norm="dyt", dtype="bfloat16", d_model=64, n_heads=4, seq_len=8, batch=2),         # weights past 4,096 numbers
+], ids=["highway-tiny", "rezero-scalenorm", "dyt-bfloat16"])
+def test_parameter_grad_norms_equal_one_norm_over_each_modules_gradients(settings):
+    cfg = TraceConfig(depth=3, **settings)
     model = build_model(cfg)
     from app.models.stack import make_batch
 
     model.loss(*make_batch(cfg)).backward()
     groups = list(model.blocks) + [model.embed]
-    expected = [torch.cat([p.grad.flatten() for p in g.parameters()]).norm().item() for g in groups]
+    expected = [torch.cat([p.grad.double().flatten() for p in g.parameters()]).norm().item() for g in groups]
+    assert all(value > 0 for value in expected)
     assert parameter_grad_norms(model, groups) == pytest.approx(expected, rel=1e-5)
 
 

@@ -20,7 +20,6 @@ from app.experiments.lessons.layernorm import LayerNormRequest, layernorm_lesson
 from app.experiments.lessons import norm_speed as norm_speed_lesson
 from app.experiments.lessons.precision import PrecisionRequest, precision_lesson, snowball_config, stack_schema
 from app.experiments.lessons.softmax import SoftmaxRequest, softmax_lesson
-from app.experiments.trace import run_trace
 from app.jsonsafe import StrictJSONResponse
 from app.services.compute import get_pool
 
@@ -78,9 +77,9 @@ async def precision(request: Request) -> StrictJSONResponse:
     cfg32 = cfg16.model_copy(update={"dtype": "float32"})
     pool = get_pool()
     # Same keys as /api/trace: a stack traced here is a cache hit in the explorer and the other way round.
-    trace16, cached16 = await pool.run_cached(cfg16.cache_key(), run_trace, cfg16)
-    trace32, cached32 = await pool.run_cached(cfg32.cache_key(), run_trace, cfg32)
-    return StrictJSONResponse({**precision_lesson(req, trace16, trace32), "cached": cached16 and cached32})
+    (trace16, source16), (trace32, source32) = await pool.trace(cfg16), await pool.trace(cfg32)
+    return StrictJSONResponse({**precision_lesson(req, trace16, trace32),
+                               "cached": source16 != "computed" and source32 != "computed"})
 
 
 @router.post("/api/batch_dependence", response_class=StrictJSONResponse, openapi_extra=_body_doc(BatchDependenceRequest))

@@ -13,7 +13,6 @@ from app.services.compute import get_pool
 from app.api.body import body_doc, json_body
 from app.errors import Busy
 from app.experiments.sweep import SweepRequest, depth_row
-from app.experiments.trace import run_trace
 from app.jsonsafe import StrictJSONResponse, strict_dumps
 
 router = APIRouter(tags=["sweep"])
@@ -31,7 +30,7 @@ async def _rows(request: SweepRequest) -> AsyncIterator[dict]:
         try:
             for depth in pending:  # the workers share one iterator
                 cfg = request.config.with_depth(depth)
-                trace, source = await pool.run_sourced(cfg.cache_key(), run_trace, cfg, runner=pool.run_model)
+                trace, source = await pool.trace(cfg)
                 await done.put({**depth_row(trace), "cached": source != "computed", "source": source})
         except Exception as exc:  # handed to the consumer, which re-raises it
             await done.put(exc)

@@ -9,7 +9,6 @@ from pydantic import ValidationError
 from app.services.compute import get_pool
 from app.api.body import InvalidBody, body_doc, json_body
 from app.config import TraceConfig
-from app.experiments.trace import run_trace
 from app.jsonsafe import StrictJSONResponse
 
 router = APIRouter(tags=["trace"])
@@ -21,7 +20,7 @@ CACHE_HEADER = "X-Resnorm-Cache"  # computed | coalesced | memory | disk | redis
 async def traced(cfg: TraceConfig) -> StrictJSONResponse:
     started = time.perf_counter()
     pool = get_pool()
-    result, source = await pool.run_sourced(cfg.cache_key(), run_trace, cfg, runner=pool.run_model)
+    result, source = await pool.trace(cfg)
     body = {**result, "summary": {**result["summary"], "cached": source != "computed", "source": source,
                                   "served_ms": round((time.perf_counter() - started) * 1000, 2)}}
     return StrictJSONResponse(body, headers={CACHE_HEADER: source})

@@ -9,13 +9,19 @@ import torch
 
 from app.config import TraceConfig, forward_macs
 from app.models.init import build_model
-from app.models.stack import make_batch
+from app.models.stack import Stack, make_batch
 from app.models.tree import parameters_with_owner
 from app.probes.recorder import StreamRecorder, branch_norms, grad_norms_by_owner, stream_statistics, token_norm_means
 
 
 def run_trace(cfg: TraceConfig) -> dict[str, Any]:
     """Build cfg's model, run one training step's forward and backward (no update) and trace it."""
+    return trace_and_model(cfg)[0]
+
+
+def trace_and_model(cfg: TraceConfig) -> tuple[dict[str, Any], tuple[Stack, StreamRecorder]]:
+    """run_trace's answer, and the model with its recording, for a caller that frees them later: a compute
+    process sends the answer first (freeing a depth-96 model and its snapshots takes ~5 ms)."""
     started = time.perf_counter()
     model = build_model(cfg)
     inputs, targets = make_batch(cfg)
@@ -26,7 +32,7 @@ def run_trace(cfg: TraceConfig) -> dict[str, Any]:
         loss.backward()
     answer = _assemble(cfg, model, recorder, loss.item())
     answer["summary"]["elapsed_ms"] = round((time.perf_counter() - started) * 1000, 2)
-    return answer
+    return answer, (model, recorder)
 
 
 def _assemble(cfg: TraceConfig, model, recorder: StreamRecorder, loss: float) -> dict[str, Any]:

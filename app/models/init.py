@@ -57,11 +57,17 @@ def _init_linear(linear: nn.Linear, scheme: str, generator: torch.Generator) -> 
 
 
 def _xavier_per_square_chunk(weight: torch.Tensor, generator: torch.Generator) -> None:
-    """Xavier-uniform on each of Q, K, V separately when they are fused into one matrix."""
+    """Xavier-uniform, U(-a, a) with a = sqrt(6 / (fan_in + fan_out)) (Glorot & Bengio 2010, eq. 16), on each of
+    Q, K, V separately when they are fused into one matrix. The bound is nn.init.xavier_uniform_'s, computed the
+    same way (the same weights bit for bit), without its per-call checks: ~600 calls per depth-96 model."""
     rows, cols = weight.shape
-    chunks = rows // cols if rows > cols and rows % cols == 0 and rows // cols == 3 else 1
+    chunks = 3 if rows == 3 * cols else 1
+    bound = math.sqrt(3.0) * math.sqrt(2.0 / float(cols + rows // chunks))
+    if chunks == 1:
+        weight.uniform_(-bound, bound, generator=generator)
+        return
     for part in weight.chunk(chunks, dim=0):
-        nn.init.xavier_uniform_(part, generator=generator)
+        part.uniform_(-bound, bound, generator=generator)
 
 
 def _scale_branch_outputs(model: Stack, scheme: str, depth: int, generator: torch.Generator) -> None:

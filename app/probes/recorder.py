@@ -19,6 +19,7 @@ from app.models.units import PreNormUnit, SandwichUnit
 # depth-96 trace). The others (Post-LN: N(x + f)) get a hook on the unit and one on its combine.
 ENDS_WITH_COMBINE = (PreNormUnit, SandwichUnit)
 
+SMALL_GRADIENT = 4096  # numbers: gradients up to this size are stacked by shape before their norms are taken
 CHUNK_FLOATS = 2**18  # numbers reduced at once (1 MB in float32): the copies stay in the L2 cache and memory is bounded
 
 
@@ -165,16 +166,28 @@ def parameter_grad_norms(model: nn.Module, groups: list[nn.Module]) -> list[floa
 
 
 def grad_norms_by_owner(parameters: list[nn.Parameter], owners: list[int], groups: int) -> list[float]:
-    """L2 norm of the gradients of the parameters owned by each of `groups` groups (owner -1: no group)."""
-    grads, owner = [], []
+    """L2 norm of the gradients of the parameters owned by each of `groups` groups (owner -1: no group).
+
+    The weights' norms in one fused call; the small gradients (biases, norm gains, scalar gates: ~800 of a depth-96
+    model's ~1,150) stacked by shape, one norm per shape instead of one per tensor (~2 us each)."""
+    large, large_owner, small = [], [], {}
     for p, index in zip(parameters, owners):
-        if p.grad is not None and index >= 0:
-            grads.append(p.grad)
+        grad = p.grad
+        if grad is None or index < 0:
+            continue
+        if grad.numel() > SMALL_GRADIENT:
+            large.append(grad)
+            large_owner.append(index)
+        else:
+            grads, owner = small.setdefault(grad.shape, ([], []))
+            grads.append(grad)
             owner.append(index)
     squares = torch.zeros(groups, dtype=torch.float64)
-    if grads:
-        if grads[0].dtype != torch.float32:  # a float16 norm overflows at 65504
-            grads = [g.float() for g in grads]
-        norms = torch.stack(torch._foreach_norm(grads)).double()
-        squares.index_add_(0, torch.tensor(owner), norms.pow(2))
+    if large:
+        if large[0].dtype != torch.float32:  # a float16 norm overflows at 65504
+            large = [g.float() for g in large]
+        squares.index_add_(0, torch.tensor(large_owner), torch.stack(torch._foreach_norm(large)).double().square())
+    for grads, owner in small.values():
+        stacked = torch.stack(grads).reshape(len(grads), -1).float()
+        squares.index_add_(0, torch.tensor(owner), torch.linalg.vector_norm(stacked, dim=1).double().square())
     return squares.sqrt().tolist()

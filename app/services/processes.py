@@ -36,6 +36,7 @@ def _child_start(nice: int) -> None:
     # in about a third of depth-96 traces. Frozen, they are never scanned again (gc.freeze, Python 3.7+).
     gc.collect()
     gc.freeze()
+    gc.disable()  # each job ends with one collection, after its answer has been sent (_SentAlone)
 
     os.chdir(os.path.abspath(os.sep))  # hold no user folder busy (imports are done; sys.path may be relative)
     if nice and hasattr(os, "nice"):
@@ -56,19 +57,52 @@ def _start_resource_tracker_outside_cwd() -> None:
         os.chdir(here)
 
 
-def _job(threads: int, fn: Callable[..., Any], args: tuple) -> Any:
+def _job(threads: int, fn: Callable[..., Any], args: tuple) -> "_SentAlone":
     import torch
 
     if torch.get_num_threads() != threads:
         torch.set_num_threads(threads)
-    # A job allocates ~10^5 Python objects (a depth-96 model's modules, the answer's floats) and frees them
-    # by reference counting; the cyclic collector scanning them every 700 allocations meanwhile costs ~3 ms
-    # of a depth-96 trace. It runs again once the job is done.
-    gc.disable()
     try:
-        return fn(*args)
-    finally:
-        gc.enable()
+        result = fn(*args)
+    except BaseException:
+        gc.collect()
+        raise
+    return result if isinstance(result, _SentAlone) else _SentAlone(result, None)
+
+
+def answer_first(fn: Callable[..., tuple[Any, Any]], *args: Any) -> Any:
+    """fn(*args) -> (answer, leftovers). In a compute process only the answer travels back, and the leftovers
+    (a model and its recording) are freed after it has been sent: freeing a depth-96 model (~5 ms) then overlaps
+    with the server sending the answer. Elsewhere (a worker thread of the server): the answer."""
+    answer, leftovers = fn(*args)
+    if multiprocessing.parent_process() is None:
+        return answer
+    return _SentAlone(answer, leftovers)
+
+
+class _SentAlone:
+    """A compute process's result: pickles as the answer alone (the server unpickles the plain answer).
+
+    The executor drops a job's result once it has written it to the pipe (concurrent.futures' _process_worker,
+    Python 3.10-3.13), which is when this frees the job's leftovers and runs the cyclic garbage collector: the
+    children keep the automatic collector off (see _child_start), so no collection starts in the middle of a job
+    (a depth-96 trace allocates ~10^5 objects: ~40 young collections, ~3 ms) or between its end and its answer
+    (with the leftovers still alive, a collection there scanned them: ~4 ms)."""
+
+    def __init__(self, answer: Any, leftovers: Any) -> None:
+        self.answer, self.leftovers = answer, leftovers
+
+    def __reduce__(self) -> tuple[Callable[[Any], Any], tuple[Any]]:
+        return _itself, (self.answer,)
+
+    def __del__(self) -> None:
+        self.answer = self.leftovers = None
+        if gc is not None:  # None while the interpreter shuts down
+            gc.collect()
+
+
+def _itself(value: Any) -> Any:
+    return value
 
 
 def _ready() -> bool:

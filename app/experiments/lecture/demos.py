@@ -66,7 +66,7 @@ def warm_items(source: dict[str, Any]) -> list[WarmRequest]:
 
 async def _trace(cfg: TraceConfig) -> dict[str, Any]:
     pool = get_pool()   # as POST /api/trace runs it: same key, in a compute process when the server has them
-    result, _ = await pool.run_sourced(cfg.cache_key(), run_trace, cfg, runner=pool.run_model)
+    result, _ = await pool.trace(cfg)
     return result
 
 
