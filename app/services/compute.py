@@ -13,6 +13,7 @@ from typing import Any, Callable
 
 import anyio.to_thread
 
+from app.config import TraceConfig
 from app.errors import Busy
 from app.services.cache import ResultCache
 from app.experiments.trace import trace_and_model
@@ -115,7 +116,7 @@ class ComputePool:
         if not job.cancelled():
             job.exception()  # retrieved here; a caller still waiting re-raises it itself
 
-    async def trace(self, cfg: Any) -> tuple[dict[str, Any], str]:
+    async def trace(self, cfg: TraceConfig) -> tuple[dict[str, Any], str]:
         """(the trace of cfg, where it came from), as POST /api/trace answers it: cached and coalesced under cfg's
         key, computed in a compute process when the server has them, which sends it before freeing the model."""
         return await self.run_sourced(cfg.cache_key(), answer_first, trace_and_model, cfg, runner=self.run_model)
