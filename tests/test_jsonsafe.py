@@ -37,3 +37,25 @@ def test_what_orjson_refuses_is_still_written():
     """An integer beyond 64 bits (a client's junk, echoed in a 422) is written by the standard library."""
     body = json.loads(strict_dumps({"input": 2**64, "loss": math.inf}))
     assert body["input"] == 2**64 and body["loss"] is None and body["nonfinite_fields"] == ["loss"]
+
+
+def test_float32_decimals_name_the_same_float32_in_fewer_digits():
+    import numpy as np
+
+    from app.jsonsafe import float32_decimals
+
+    rng = np.random.default_rng(0)
+    values = (rng.standard_normal(2000) * 10.0 ** rng.integers(-30, 30, 2000)).astype(np.float32).astype(float).tolist()
+    short = float32_decimals(values)
+    assert np.array_equal(np.asarray(short, dtype=np.float32), np.asarray(values, dtype=np.float32))  # same float32
+    assert all(len(repr(s)) <= len(repr(v)) for s, v in zip(short, values))
+    assert sum(map(len, map(repr, short))) < 0.75 * sum(map(len, map(repr, values)))
+    assert float32_decimals([8.000000953674316, 0.10000000149011612]) == [8.000001, 0.1]
+
+
+def test_float32_decimals_keep_what_a_float32_cannot_hold():
+    from app.jsonsafe import float32_decimals
+
+    kept = [math.nan, math.inf, -math.inf, 1e-50, 1e-40, 5e38, -1e300, 0.0, -0.0]
+    out = float32_decimals(kept)
+    assert math.isnan(out[0]) and out[1:] == kept[1:]  # float64 fallbacks and subnormal ratios stay exact

@@ -8,6 +8,7 @@ from typing import Any
 import torch
 
 from app.config import TraceConfig, forward_macs
+from app.jsonsafe import float32_decimals
 from app.models.init import build_model
 from app.models.stack import Stack, make_batch
 from app.models.tree import parameters_with_owner
@@ -37,14 +38,19 @@ def trace_and_model(cfg: TraceConfig) -> tuple[dict[str, Any], tuple[Stack, Stre
 
 def _assemble(cfg: TraceConfig, model, recorder: StreamRecorder, loss: float) -> dict[str, Any]:
     names = recorder.names
-    acts = stream_statistics([recorder.acts[n] for n in names])
-    grads = token_norm_means([recorder.grads.get(n) for n in names])
+    acts = {field: float32_decimals(column)
+            for field, column in stream_statistics([recorder.acts[n] for n in names]).items()}
+    grads = float32_decimals(token_norm_means([recorder.grads.get(n) for n in names]))
     units = names[1:]
     per_block = len(model.blocks[0].units)
-    unit_branches, block_branches = branch_norms([recorder.branches[n] for n in units], per_block)
+    unit_branches, block_branches = map(float32_decimals,
+                                        branch_norms([recorder.branches[n] for n in units], per_block))
     unit_modules = [unit for block in model.blocks for unit in block.units.values()]
     parameters, owners = parameters_with_owner(model, unit_modules)  # one walk: the units' and the model's count
-    unit_param_grads = grad_norms_by_owner(parameters, owners, len(unit_modules))
+    exact_param_grads = grad_norms_by_owner(parameters, owners, len(unit_modules))
+    unit_param_grads = float32_decimals(exact_param_grads)
+    block_param_grads = float32_decimals([math.sqrt(sum(g * g for g in exact_param_grads[start:start + per_block]))
+                                          for start in range(0, len(exact_param_grads), per_block)])
     row = {n: i for i, n in enumerate(names)}
 
     def stats(name: str) -> dict[str, Any]:
@@ -58,7 +64,7 @@ def _assemble(cfg: TraceConfig, model, recorder: StreamRecorder, loss: float) ->
     for l, block in enumerate(model.blocks, start=1):
         mine = sublayers[(l - 1) * per_block:l * per_block]
         entry = {"layer": l, **stats(f"{l}.{list(block.units)[-1]}"), "branch_norm": block_branches[l - 1],
-                 "param_grad_norm": math.sqrt(sum(s["param_grad_norm"] ** 2 for s in mine))}
+                 "param_grad_norm": block_param_grads[l - 1]}
         for s in mine:
             if s["sublayer"] in ("attn", "ffn"):
                 entry[f"{s['sublayer']}_param_grad_norm"] = s["param_grad_norm"]
@@ -67,7 +73,7 @@ def _assemble(cfg: TraceConfig, model, recorder: StreamRecorder, loss: float) ->
     summary = {**summarise(layers, loss, cfg), "parameters": sum(p.numel() for p in parameters),
                "forward_macs": forward_macs(cfg)}  # what a variant costs: DenseFormer's weights, highway gates
     return {"config": cfg.model_dump(), "embedding": embedding, "layers": layers, "sublayers": sublayers,
-            "loss": loss, "summary": summary}
+            "loss": float32_decimals([loss])[0], "summary": summary}
 
 
 def snapshot_statistics(acts: dict[str, list[float]], grads: list[float], i: int) -> dict[str, Any]:
@@ -81,9 +87,11 @@ def snapshot_statistics(acts: dict[str, list[float]], grads: list[float], i: int
 def summarise(layers: list[dict[str, Any]], loss: float, cfg: TraceConfig) -> dict[str, Any]:
     first, last = layers[0], layers[-1]
     values = [loss] + [v for layer in layers for v in layer.values() if isinstance(v, float)]
+    survival, growth = float32_decimals([_ratio(first["grad_norm"], last["grad_norm"]),
+                                         _ratio(last["act_norm"], first["act_norm"])])
     return {
-        "grad_survival": _ratio(first["grad_norm"], last["grad_norm"]),
-        "norm_growth": _ratio(last["act_norm"], first["act_norm"]),
+        "grad_survival": survival,
+        "norm_growth": growth,
         "nonfinite": not all(math.isfinite(v) for v in values),
         "first_nonfinite_layer": next((l["layer"] for l in layers
                                       if not all(math.isfinite(v) for v in l.values() if isinstance(v, float))), None),
