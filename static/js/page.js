@@ -7,6 +7,7 @@ import { buildControls } from './controls.js';
 import { Presets } from './presets.js';
 import { describeError } from './api.js';
 import * as charts from './charts.js';
+import * as save from './save.js';
 
 const BUSY_DELAY_MS = 300;
 
@@ -178,18 +179,18 @@ class ChartCard {
     if (!this.data || !this.figure) return;
     const state = this.ctx.url.state;
     const name = this.filename();
-    if (kind === 'png' || kind === 'svg') return charts.downloadImage(this.element, this.figure, kind, name);
+    if (kind === 'png' || kind === 'svg') return save.downloadImage(this.element, this.figure, kind, name);
     if (kind === 'html') {
-      return charts.downloadHtml(this.figure, { filename: name, title: chartTitle(this.def.key),
+      return save.downloadHtml(this.figure, { filename: name, title: chartTitle(this.def.key),
         caption: this.caption?.textContent, sourceUrl: window.location.href });
     }
-    if (kind === 'json') return charts.downloadJson(this.def.json ? this.def.json(this.data, state) : this.data, name);
-    if (kind === 'csv') return charts.downloadCsv(this.def.table(this.data, state), name);
+    if (kind === 'json') return save.downloadJson(this.def.json ? this.def.json(this.data, state) : this.data, name);
+    if (kind === 'csv') return save.downloadCsv(this.def.table(this.data, state), name);
     if (kind === 'embed') return this.copyEmbed();
   }
 
   async copyEmbed() {
-    const snippet = charts.embedSnippet(this.def.key, this.ctx.url.query({ lang }), chartTitle(this.def.key));
+    const snippet = save.embedSnippet(this.def.key, this.ctx.url.query({ lang }), chartTitle(this.def.key));
     const box = document.querySelector(`[data-embed-code="${this.def.key}"]`);
     const area = box.querySelector('textarea');
     area.value = snippet;
