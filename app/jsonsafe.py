@@ -77,7 +77,7 @@ def float32_decimals(values: list[float]) -> list[float]:
     with np.errstate(over="ignore"):  # past 3.4e38 the cast gives inf: such values are kept as they are
         single = original.astype(np.float32)
     short = orjson.loads(orjson.dumps(single, option=orjson.OPT_SERIALIZE_NUMPY))  # float32's shortest reprs
-    faithful = (np.abs(single) >= FLOAT32_NORMAL) & np.isfinite(single) | (original == 0)
+    faithful = ((np.abs(single) >= FLOAT32_NORMAL) & np.isfinite(single)) | (original == 0)
     return [s if keep else v for s, v, keep in zip(short, values, faithful.tolist())]
 
 

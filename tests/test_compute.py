@@ -187,6 +187,28 @@ def test_a_compute_process_answers_before_it_frees_the_leftovers(tmp_path):
     assert in_process.read_text() == "freed"  # without a compute process: freed before the answer returns
 
 
+def answer_first_kind(queue) -> None:
+    from app.services.processes import answer_first
+
+    answer = answer_first(lambda: ({"answer": 42}, None))
+    queue.put(type(answer).__name__)  # the name: pickling a wrapper would unwrap it on the way
+
+
+def test_a_spawned_server_worker_without_compute_processes_gets_the_plain_answer():
+    """uvicorn's workers are spawned processes: there, without compute processes, a trace runs in a thread and its
+    route must get the answer itself (not the wrapper only a compute process sends back)."""
+    import multiprocessing
+
+    context = multiprocessing.get_context("spawn")
+    queue = context.Queue()
+    worker = context.Process(target=answer_first_kind, args=(queue,))
+    worker.start()
+    try:
+        assert queue.get(timeout=60) == "dict"
+    finally:
+        worker.join(timeout=30)
+
+
 class InACycle:
     """Cyclic garbage, freed only by the cyclic collector; leaves a mark when it is."""
 

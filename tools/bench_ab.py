@@ -33,7 +33,8 @@ def main() -> None:
 
     torch.set_num_threads(1)  # as each of the servers' compute processes
     times: dict[str, list[float]] = {"bare": [], "A": [], "B": []}
-    with ExitStack() as stack, tempfile.TemporaryDirectory(prefix="resnorm-ab-") as caches:
+    # the servers stop (ExitStack) before their cache folders go
+    with tempfile.TemporaryDirectory(prefix="resnorm-ab-") as caches, ExitStack() as stack:
         clients = {}
         for name, checkout in (("A", args.a), ("B", args.b)):
             port = free_port()

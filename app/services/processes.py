@@ -21,7 +21,12 @@ from typing import Any, Callable
 logger = logging.getLogger(__name__)
 
 
+IN_COMPUTE_PROCESS = False  # set by _child_start: a uvicorn worker is a spawned process too, but not one of ours
+
+
 def _child_start(nice: int) -> None:
+    global IN_COMPUTE_PROCESS
+    IN_COMPUTE_PROCESS = True
     import torch
 
     torch.set_num_threads(1)
@@ -57,7 +62,7 @@ def _start_resource_tracker_outside_cwd() -> None:
         os.chdir(here)
 
 
-def _job(threads: int, fn: Callable[..., Any], args: tuple) -> "_SentAlone":
+def _job(threads: int, fn: Callable[..., Any], args: tuple) -> _SentAlone:
     import torch
 
     if torch.get_num_threads() != threads:
@@ -73,11 +78,10 @@ def _job(threads: int, fn: Callable[..., Any], args: tuple) -> "_SentAlone":
 def answer_first(fn: Callable[..., tuple[Any, Any]], *args: Any) -> Any:
     """fn(*args) -> (answer, leftovers). In a compute process only the answer travels back, and the leftovers
     (a model and its recording) are freed after it has been sent: freeing a depth-96 model (~5 ms) then overlaps
-    with the server sending the answer. Elsewhere (a worker thread of the server): the answer."""
+    with the server sending the answer. Anywhere else (a worker thread of a server without compute processes, in a
+    uvicorn worker or not): the answer itself."""
     answer, leftovers = fn(*args)
-    if multiprocessing.parent_process() is None:
-        return answer
-    return _SentAlone(answer, leftovers)
+    return _SentAlone(answer, leftovers) if IN_COMPUTE_PROCESS else answer
 
 
 class _SentAlone:
