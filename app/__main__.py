@@ -4,6 +4,7 @@ Every option is one field of app.settings.Settings and mirrors its RESNORM_* env
 option given on the command line wins over the variable. The options are written back into the
 environment before uvicorn starts, so every worker process reads the same settings.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -15,7 +16,7 @@ import sys
 
 from pydantic.fields import FieldInfo
 
-from app.settings import Settings, choices, env_name, get_settings, load_settings
+from .settings import Settings, choices, env_name, get_settings, load_settings
 
 KEEP_ALIVE_S = 65
 
@@ -40,21 +41,36 @@ def _metavar(field: str, info: FieldInfo) -> str:
 
 def build_parser(prog: str = "python -m app") -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog=prog, description="Serve ResNorm Explorer (pages and JSON API) with uvicorn.",
+        prog=prog,
+        description="Serve ResNorm Explorer (pages and JSON API) with uvicorn.",
         epilog="Every option can also be set by the environment variable named in its help; the option wins.\n"
-               "The Docker image sets RESNORM_HOST=0.0.0.0 and RESNORM_WORKERS=0 (one worker per core).",
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+        "The Docker image sets RESNORM_HOST=0.0.0.0 and RESNORM_WORKERS=0 (one worker per core).",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     for name, info in Settings.model_fields.items():
         default = "unset" if info.default is None else info.default
-        parser.add_argument(_option(name), dest=name, metavar=_metavar(name, info), default=None,
-                            help=f"{info.description} [env {env_name(name)}, default {default}{_bounds(info)}]")
-    parser.add_argument("--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"],
-                        help="uvicorn log level [default info]")
-    parser.add_argument("--print-settings", action="store_true",
-                        help="print the resolved settings as JSON and exit without serving")
-    parser.add_argument("--warm-only", action="store_true",
-                        help="compute every page's default view into the cache (RESNORM_CACHE_DIR) and exit, "
-                             "e.g. while building the Docker image")
+        parser.add_argument(
+            _option(name),
+            dest=name,
+            metavar=_metavar(name, info),
+            default=None,
+            help=f"{info.description} [env {env_name(name)}, default {default}{_bounds(info)}]",
+        )
+    parser.add_argument(
+        "--log-level",
+        default="info",
+        choices=["critical", "error", "warning", "info", "debug"],
+        help="uvicorn log level [default info]",
+    )
+    parser.add_argument(
+        "--print-settings", action="store_true", help="print the resolved settings as JSON and exit without serving"
+    )
+    parser.add_argument(
+        "--warm-only",
+        action="store_true",
+        help="compute every page's default view into the cache (RESNORM_CACHE_DIR) and exit, "
+        "e.g. while building the Docker image",
+    )
     return parser
 
 
@@ -78,8 +94,9 @@ def listen_problem(host: str, port: int) -> str | None:
     """Why a server could not listen on host:port, or None. Checked before torch loads (seconds), so a busy
     port is one line instead of a start-up followed by uvicorn's error."""
     try:
-        family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM,
-                                                              flags=socket.AI_PASSIVE)[0]
+        family, kind, proto, _, address = socket.getaddrinfo(
+            host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+        )[0]
     except socket.gaierror as exc:
         return f"cannot listen on {host}:{port}: {exc.strerror}; check --host / RESNORM_HOST"
     with socket.socket(family, kind, proto) as sock:
@@ -89,11 +106,15 @@ def listen_problem(host: str, port: int) -> str | None:
             sock.bind(address)
         except OSError as exc:
             if exc.errno == errno.EADDRINUSE:
-                return (f"port {port} on {host} is already in use (is ResNorm Explorer already running?); "
-                        f"choose another with --port or RESNORM_PORT")
+                return (
+                    f"port {port} on {host} is already in use (is ResNorm Explorer already running?); "
+                    f"choose another with --port or RESNORM_PORT"
+                )
             if exc.errno == errno.EACCES:
-                return (f"not allowed to listen on port {port} (ports below 1024 need administrator rights); "
-                        f"choose another with --port")
+                return (
+                    f"not allowed to listen on port {port} (ports below 1024 need administrator rights); "
+                    f"choose another with --port"
+                )
             return f"cannot listen on {host}:{port}: {exc.strerror}"
     return None
 
@@ -105,7 +126,7 @@ def main(argv: list[str] | None = None, prog: str = "python -m app") -> None:
         print(json.dumps({**settings.model_dump(), "threads_per_run": threads}, indent=2))
         return
     if args.warm_only:
-        from app.services.warmup import warm_command
+        from .services.warmup import warm_command
 
         sys.exit(warm_command())
     problem = listen_problem(settings.host, settings.port)
@@ -116,13 +137,23 @@ def main(argv: list[str] | None = None, prog: str = "python -m app") -> None:
     os.environ.setdefault("MKL_NUM_THREADS", str(threads))
     import uvicorn
 
-    print(f"ResNorm Explorer on http://{settings.host}:{settings.port}  ({settings.workers} worker(s), "
-          f"{settings.compute_slots} compute slot(s) each, {threads} torch thread(s) per run)", file=sys.stderr)
+    print(
+        f"ResNorm Explorer on http://{settings.host}:{settings.port}  ({settings.workers} worker(s), "
+        f"{settings.compute_slots} compute slot(s) each, {threads} torch thread(s) per run)",
+        file=sys.stderr,
+    )
     # Keep-alive longer than a student's pause (uvicorn's 5 s equals the Retry-After of a 503, so a browser's
     # retry would race the server closing the idle connection).
-    uvicorn.run("app.main:app", host=settings.host, port=settings.port, workers=settings.workers,
-                log_level=args.log_level, server_header=False, timeout_graceful_shutdown=10,
-                timeout_keep_alive=KEEP_ALIVE_S)
+    uvicorn.run(
+        f"{__package__ or 'app'}.main:app",
+        host=settings.host,
+        port=settings.port,
+        workers=settings.workers,
+        log_level=args.log_level,
+        server_header=False,
+        timeout_graceful_shutdown=10,
+        timeout_keep_alive=KEEP_ALIVE_S,
+    )
 
 
 def command() -> None:

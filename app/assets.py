@@ -10,6 +10,7 @@ beside it), versioned by its release and a digest of the file: thirty students o
 0.4 MB of gzip (the full 4.8 MB bundle of the Python `plotly` package was 1.5 MB), and a browser parses it in a
 quarter of the time.
 """
+
 from __future__ import annotations
 
 import gzip
@@ -23,7 +24,7 @@ import anyio.to_thread
 from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import Response
 
-from app.paths import asset_dir
+from .paths import asset_dir
 
 STATIC = asset_dir("static").resolve()
 PLOTLY_JS = STATIC / "vendor" / "plotly.min.js"

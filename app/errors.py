@@ -1,4 +1,5 @@
 """4xx answers that name the field and its allowed range; nothing a client sends may become a 500."""
+
 from __future__ import annotations
 
 import typing
@@ -9,7 +10,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from app.jsonsafe import StrictJSONResponse
+from .jsonsafe import StrictJSONResponse
 
 
 class FieldError(Exception):
@@ -42,9 +43,16 @@ def _field_name(loc: tuple[Any, ...]) -> str:
 
 
 # What a value of the wrong type should have been, by pydantic error type (prefix): the last resort for `allowed`.
-_EXPECTED_TYPE = (("int_", "an integer"), ("float_", "a finite number"), ("bool_", "true or false"),
-                  ("string_", "a string"), ("list_", "a JSON list"), ("model_", "a JSON object"),
-                  ("dict_", "a JSON object"), ("json_invalid", "a valid JSON object"))
+_EXPECTED_TYPE = (
+    ("int_", "an integer"),
+    ("float_", "a finite number"),
+    ("bool_", "true or false"),
+    ("string_", "a string"),
+    ("list_", "a JSON list"),
+    ("model_", "a JSON object"),
+    ("dict_", "a JSON object"),
+    ("json_invalid", "a valid JSON object"),
+)
 NOT_JSON = "a JSON object sent with Content-Type: application/json"
 # A 256 kB body can hold 20,000 unknown keys: list only the first few, so the answer stays small and quick.
 MAX_LISTED_ERRORS = 20
@@ -53,7 +61,7 @@ MAX_LISTED_ERRORS = 20
 def _allowed_for(leaf: str, ctx: dict[str, Any] | None, error_type: str, model: type | None) -> str:
     """The allowed range of `leaf`: from the model's schema when known, else from pydantic's error context,
     else the type the value should have had (never empty: a client must learn what to send instead)."""
-    from app.config import field_bounds
+    from .config import field_bounds
 
     bounds = field_bounds(leaf, model) if model is not None else ""
     if bounds:
@@ -119,9 +127,9 @@ def validation_errors(raw: list[dict[str, Any]], model: type | None = None) -> l
 def _model_for(path: str) -> type | None:
     """The request model whose field table explains a validation error on this path (None: pydantic's own context).
     /api/presets' only key is TraceConfig's depth, with the same bounds."""
-    from app.config import TraceConfig
-    from app.experiments.sweep import SweepRequest
-    from app.experiments.train import TrainRequest
+    from .config import TraceConfig
+    from .experiments.sweep import SweepRequest
+    from .experiments.train import TrainRequest
 
     if path.startswith(("/api/trace", "/api/presets")):
         return TraceConfig
@@ -169,8 +177,13 @@ def install_error_handlers(app: FastAPI) -> None:
             return HTMLResponse(NOT_FOUND_PAGE, status_code=404)
         if exc.status_code == 400:  # FastAPI's "error parsing the body" (unparseable JSON is 400 everywhere)
             cause = f" ({type(exc.__cause__).__name__})" if exc.__cause__ is not None else ""
-            errors = [{"field": "body", "message": f"the body could not be parsed as JSON{cause}",
-                       "allowed": "a valid JSON object"}]
+            errors = [
+                {
+                    "field": "body",
+                    "message": f"the body could not be parsed as JSON{cause}",
+                    "allowed": "a valid JSON object",
+                }
+            ]
             return StrictJSONResponse(error_body(errors, 400), status_code=400)
         body = {"error": str(exc.detail), "status": exc.status_code}
         return StrictJSONResponse(body, status_code=exc.status_code, headers=getattr(exc, "headers", None))

@@ -7,17 +7,20 @@ Other modules add their own strings with `register({...})` instead of editing th
 (see docs/adding-a-page.md); a key may be registered only once.
 Model field labels and help live in app/config/request.py (TraceConfig), preset names in PRESETS.
 """
+
 from __future__ import annotations
 
-from typing import Mapping
+from collections.abc import Mapping
 
 LANGS = ("en", "zh")
 
 # key: (English, 中文). {name} placeholders are filled by t(..., name=value) or by the browser.
 STRINGS: dict[str, tuple[str, str]] = {
     "app.name": ("ResNorm Explorer", "ResNorm 探索器"),
-    "app.tagline": ("Why deep Transformers need residual connections and normalization",
-                    "为什么深层 Transformer 需要残差连接和归一化"),
+    "app.tagline": (
+        "Why deep Transformers need residual connections and normalization",
+        "为什么深层 Transformer 需要残差连接和归一化",
+    ),
     "nav.label": ("Pages", "页面"),
     "nav.skip": ("Skip to content", "跳到正文"),
     "nav.home": ("Tour", "导览"),
@@ -28,42 +31,62 @@ STRINGS: dict[str, tuple[str, str]] = {
     "lang.label": ("Language", "语言"),
     "lang.other": ("中文", "English"),
     "lang.other_code": ("zh", "en"),
-    "footer.offline": ("Every number on this page comes from a real PyTorch forward and backward pass on this server.",
-                       "本页每个数字都来自本服务器上真实的 PyTorch 前向和反向计算。"),
+    "footer.offline": (
+        "Every number on this page comes from a real PyTorch forward and backward pass on this server.",
+        "本页每个数字都来自本服务器上真实的 PyTorch 前向和反向计算。",
+    ),
     "footer.api": ("JSON API", "JSON 接口"),
     # Show the room: this page's address as a QR code for the phones in the room (templates/_room.html, room.js)
     "room.open": ("QR code", "二维码"),
-    "room.open_title": ("Show this page's link, with its settings, as a large QR code for phones in the room",
-                        "把本页链接（含当前设置）显示为大号二维码，供教室里的手机扫描"),
+    "room.open_title": (
+        "Show this page's link, with its settings, as a large QR code for phones in the room",
+        "把本页链接（含当前设置）显示为大号二维码，供教室里的手机扫描",
+    ),
     "room.title": ("Scan to open this page", "扫码打开本页"),
     "room.close": ("Close", "关闭"),
     "room.qr_alt": ("QR code of {url}", "{url} 的二维码"),
     "room.loading": ("Asking the server for its address…", "正在向服务器查询地址…"),
     "room.kept": ("The link keeps every setting of this page.", "链接保留了本页的全部设置。"),
-    "room.lan": ("This computer's address on the local network: phones must be on the same network (Wi-Fi).",
-                 "这是本机在局域网中的地址：手机需要连在同一个网络（Wi-Fi）上。"),
+    "room.lan": (
+        "This computer's address on the local network: phones must be on the same network (Wi-Fi).",
+        "这是本机在局域网中的地址：手机需要连在同一个网络（Wi-Fi）上。",
+    ),
     "room.public": ("The public address set by RESNORM_PUBLIC_URL.", "由 RESNORM_PUBLIC_URL 设置的公开地址。"),
-    "room.other": ("Other addresses of this computer (if the code does not work):", "本机的其他地址（二维码打不开时可以试试）："),
-    "room.loopback": ("Phones cannot open this link: the server listens on this computer only (127.0.0.1). "
-                      "Restart it like this, on a network the phones share:",
-                      "手机打不开这个链接：服务器只在本机（127.0.0.1）上监听。请这样重新启动，并让手机连到同一个网络："),
+    "room.other": (
+        "Other addresses of this computer (if the code does not work):",
+        "本机的其他地址（二维码打不开时可以试试）：",
+    ),
+    "room.loopback": (
+        "Phones cannot open this link: the server listens on this computer only (127.0.0.1). "
+        "Restart it like this, on a network the phones share:",
+        "手机打不开这个链接：服务器只在本机（127.0.0.1）上监听。请这样重新启动，并让手机连到同一个网络：",
+    ),
     "room.or": ("or", "或"),
-    "room.container": ("This server runs in a container and cannot see the host's address: set RESNORM_PUBLIC_URL to the "
-                       "address phones should open (for example http://192.168.1.20:8000).",
-                       "本服务器运行在容器中，看不到宿主机的地址：请把 RESNORM_PUBLIC_URL 设为手机应打开的地址"
-                       "（例如 http://192.168.1.20:8000）。"),
-    "room.no_address": ("The server found no network address: connect this computer to the room's network, "
-                        "or set RESNORM_PUBLIC_URL.",
-                        "服务器没有找到网络地址：请把本机连到教室的网络，或设置 RESNORM_PUBLIC_URL。"),
-    "room.unknown": ("Could not ask the server for its address: this is the address this page was opened with.",
-                     "无法向服务器查询地址：这是打开本页时使用的地址。"),
-    "room.too_long": ("This link is too long for a QR code: hide some settings or reset them.",
-                      "链接太长，无法生成二维码：请隐藏或重置部分设置。"),
+    "room.container": (
+        "This server runs in a container and cannot see the host's address: set RESNORM_PUBLIC_URL to the "
+        "address phones should open (for example http://192.168.1.20:8000).",
+        "本服务器运行在容器中，看不到宿主机的地址：请把 RESNORM_PUBLIC_URL 设为手机应打开的地址"
+        "（例如 http://192.168.1.20:8000）。",
+    ),
+    "room.no_address": (
+        "The server found no network address: connect this computer to the room's network, or set RESNORM_PUBLIC_URL.",
+        "服务器没有找到网络地址：请把本机连到教室的网络，或设置 RESNORM_PUBLIC_URL。",
+    ),
+    "room.unknown": (
+        "Could not ask the server for its address: this is the address this page was opened with.",
+        "无法向服务器查询地址：这是打开本页时使用的地址。",
+    ),
+    "room.too_long": (
+        "This link is too long for a QR code: hide some settings or reset them.",
+        "链接太长，无法生成二维码：请隐藏或重置部分设置。",
+    ),
     # Controls
     "controls.heading": ("Settings", "设置"),
     "controls.preset": ("Preset", "预设"),
-    "controls.preset_help": ("Pick a well-known architecture; the settings below follow it.",
-                             "选择一种常见架构，下方设置会随之改变。"),
+    "controls.preset_help": (
+        "Pick a well-known architecture; the settings below follow it.",
+        "选择一种常见架构，下方设置会随之改变。",
+    ),
     "controls.custom": ("Custom", "自定义"),
     "controls.reset": ("Reset to defaults", "恢复默认"),
     "controls.group.model": ("Model", "模型"),
@@ -83,17 +106,23 @@ STRINGS: dict[str, tuple[str, str]] = {
     "controls.variant_n": ("Variant {n}", "变体 {n}"),
     "controls.variant_none": ("(none)", "（无）"),
     "controls.variant_changes": ("Variant {n}: changes", "变体 {n}：改动"),
-    "controls.variant_changes_help": ("Settings that differ for this variant only, as field:value pairs separated by commas, "
-                                      "e.g. dtype:float16, norm:rmsnorm (field names as in the URL).",
-                                      "仅对该变体生效的设置，用逗号分隔的 字段:值 对，例如 dtype:float16, norm:rmsnorm（字段名与网址中的相同）。"),
+    "controls.variant_changes_help": (
+        "Settings that differ for this variant only, as field:value pairs separated by commas, "
+        "e.g. dtype:float16, norm:rmsnorm (field names as in the URL).",
+        "仅对该变体生效的设置，用逗号分隔的 字段:值 对，例如 dtype:float16, norm:rmsnorm（字段名与网址中的相同）。",
+    ),
     "controls.hidden_note": ("Some settings are hidden by this classroom link.", "此课堂链接隐藏了部分设置。"),
     "controls.classroom": ("Classroom link: hide settings", "课堂链接：隐藏设置"),
-    "controls.classroom_help": ("Tick the settings students should not see, then copy the link.",
-                                "勾选学生不需要看到的设置，然后复制链接。"),
+    "controls.classroom_help": (
+        "Tick the settings students should not see, then copy the link.",
+        "勾选学生不需要看到的设置，然后复制链接。",
+    ),
     "controls.copy_link": ("Copy link", "复制链接"),
     "controls.copied": ("Copied.", "已复制。"),
-    "controls.copy_failed": ("Copying was blocked: select the text and copy it by hand.",
-                             "复制被浏览器阻止：请选中文本手动复制。"),
+    "controls.copy_failed": (
+        "Copying was blocked: select the text and copy it by hand.",
+        "复制被浏览器阻止：请选中文本手动复制。",
+    ),
     "enum.theme.normal": ("Normal", "普通"),
     "enum.theme.slide": ("Slide (large, high contrast)", "幻灯片（大字、高对比度）"),
     "enum.yscale.log": ("Log", "对数"),
@@ -139,7 +168,10 @@ STRINGS: dict[str, tuple[str, str]] = {
     "status.busy": ("The server is busy; retrying in {s} s.", "服务器繁忙，{s} 秒后重试。"),
     "status.invalid_url": ("Ignored invalid values in the link: {names}", "已忽略链接中的无效值：{names}"),
     "status.sweep": ("Sweep: depth {done} of {total}", "扫描：第 {done} / {total} 个深度"),
-    "status.sweep_done": ("Sweep of {total} depths done in {seconds} s.", "{total} 个深度的扫描在 {seconds} 秒内完成。"),
+    "status.sweep_done": (
+        "Sweep of {total} depths done in {seconds} s.",
+        "{total} 个深度的扫描在 {seconds} 秒内完成。",
+    ),
     "export.label": ("Export this chart", "导出此图"),
     "export.png": ("PNG", "PNG"),
     "export.png_title": ("Download a 1920×1080 PNG for slides", "下载 1920×1080 的 PNG（用于幻灯片）"),
@@ -152,8 +184,10 @@ STRINGS: dict[str, tuple[str, str]] = {
     "export.csv": ("CSV", "CSV"),
     "export.csv_title": ("Download the trace as CSV", "以 CSV 下载原始数据"),
     "export.embed": ("Copy embed code", "复制嵌入代码"),
-    "export.embed_title": ("Copy an iframe snippet showing this chart with these settings",
-                           "复制一段 iframe 代码，用当前设置嵌入此图"),
+    "export.embed_title": (
+        "Copy an iframe snippet showing this chart with these settings",
+        "复制一段 iframe 代码，用当前设置嵌入此图",
+    ),
     "export.embed_code": ("Embed code", "嵌入代码"),
     # Shared chart words
     "axis.layer": ("Layer l (0 = embedding)", "层 l（0 = 嵌入层）"),

@@ -1,4 +1,5 @@
 """Strict JSON: inf and NaN become null and their paths are listed, never the tokens NaN/Infinity."""
+
 from __future__ import annotations
 
 import json

@@ -1,4 +1,5 @@
 """create_app(): mounts static files, installs error handlers and security, includes the routers."""
+
 from __future__ import annotations
 
 import asyncio
@@ -8,10 +9,10 @@ from fastapi import FastAPI
 from fastapi.middleware.gzip import GZipMiddleware
 from fastapi.staticfiles import StaticFiles
 
-from app.api import health, lecture, lessons, room, schema, sweep, trace, train
-from app.errors import install_error_handlers
-from app.paths import asset_dir
-from app.settings import get_settings
+from .api import health, lecture, lessons, room, schema, sweep, trace, train
+from .errors import install_error_handlers
+from .paths import asset_dir
+from .settings import get_settings
 
 
 def configure_torch() -> None:
@@ -27,9 +28,9 @@ def configure_torch() -> None:
 
 @asynccontextmanager
 async def lifespan(app: FastAPI):
-    from app.experiments.train import warm_up_in_background
-    from app.services.compute import get_pool
-    from app.services.warmup import warm_in_background
+    from .experiments.train import warm_up_in_background
+    from .services.compute import get_pool
+    from .services.warmup import warm_in_background
 
     configure_torch()
     settings, pool = get_settings(), get_pool()
@@ -46,12 +47,18 @@ async def lifespan(app: FastAPI):
 
 
 def create_app() -> FastAPI:
-    from app import assets, pages, security
+    from . import assets, pages, security
 
     # No /docs or /redoc: their pages load scripts from a CDN (offline, and refused by our CSP); /openapi.json stays.
-    app = FastAPI(title="ResNorm Explorer", version="0.1.0", lifespan=lifespan, docs_url=None, redoc_url=None,
-                  description="Per-layer activation and gradient traces of real PyTorch models: "
-                              "residual connections and normalization made visible.")
+    app = FastAPI(
+        title="ResNorm Explorer",
+        version="0.1.0",
+        lifespan=lifespan,
+        docs_url=None,
+        redoc_url=None,
+        description="Per-layer activation and gradient traces of real PyTorch models: "
+        "residual connections and normalization made visible.",
+    )
     install_error_handlers(app)
     # Text answers gzipped at level 4: a depth-96 trace (102 kB of JSON) becomes 31.7 kB in 1.4 ms, against 30.7 kB
     # in 2.8 ms at level 6 and 34.9 kB in 0.7 ms at level 1 (static files are compressed once, at level 9, in

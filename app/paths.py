@@ -4,6 +4,7 @@ The repo keeps one copy of templates/ and static/ at its top; pyproject.toml map
 app/templates and app/static. So the installed command finds them next to this file, and a checkout (or
 an editable install) finds them one folder up.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -16,5 +17,7 @@ def asset_dir(name: str) -> Path:
     for candidate in (PACKAGE / name, PACKAGE.parent / name):
         if candidate.is_dir():
             return candidate
-    raise RuntimeError(f"ResNorm Explorer's {name}/ folder is missing (looked in {PACKAGE} and {PACKAGE.parent}); "
-                       f"reinstall the package")
+    raise RuntimeError(
+        f"ResNorm Explorer's {name}/ folder is missing (looked in {PACKAGE} and {PACKAGE.parent}); "
+        f"reinstall the package"
+    )

@@ -7,14 +7,16 @@ the policy has no frame-ancestors directive at all: `frame-ancestors *` would st
 file (file://) or an about:blank frame, since `*` only matches network schemes (CSP Level 3, "Matching Source
 Expressions").
 """
+
 from __future__ import annotations
 
 import json
-from typing import Any, Awaitable, Callable
+from collections.abc import Awaitable, Callable
+from typing import Any
 
 from fastapi import FastAPI
 
-from app.settings import get_settings
+from .settings import get_settings
 
 Scope = dict[str, Any]
 Message = dict[str, Any]
@@ -25,8 +27,10 @@ EMBED_PREFIX = "/embed/"
 
 # Only this origin: scripts are ES modules under /static (no inline script, no eval). Inline styles are
 # allowed because Plotly writes style attributes into the SVG it draws; styles cannot run code.
-_CSP = ("default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; "
-        "font-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'self'; form-action 'self'")
+_CSP = (
+    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; "
+    "font-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'self'; form-action 'self'"
+)
 
 
 def security_headers(path: str) -> list[tuple[bytes, bytes]]:
@@ -93,12 +97,20 @@ class SecurityMiddleware:
 
     async def _refuse(self, send: Send, extra: list[tuple[bytes, bytes]]) -> None:
         limit = self.max_body_bytes
-        body = json.dumps({"error": f"body: request body larger than {limit} bytes (allowed: at most {limit} bytes)",
-                           "status": 413, "limit_bytes": limit,
-                           "errors": [{"field": "body", "message": "request body too large",
-                                       "allowed": f"at most {limit} bytes"}]}).encode()
-        headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
-                   (b"connection", b"close"), *extra]
+        body = json.dumps(
+            {
+                "error": f"body: request body larger than {limit} bytes (allowed: at most {limit} bytes)",
+                "status": 413,
+                "limit_bytes": limit,
+                "errors": [{"field": "body", "message": "request body too large", "allowed": f"at most {limit} bytes"}],
+            }
+        ).encode()
+        headers = [
+            (b"content-type", b"application/json"),
+            (b"content-length", str(len(body)).encode()),
+            (b"connection", b"close"),
+            *extra,
+        ]
         await send({"type": "http.response.start", "status": 413, "headers": headers})
         await send({"type": "http.response.body", "body": body})
 

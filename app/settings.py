@@ -5,6 +5,7 @@ Each field's default, bounds and description live here and nowhere else: `python
 given into the same variables before uvicorn starts, so every worker process reads one consistent set.
 Defaults suit a laptop; the Docker image sets host 0.0.0.0 and workers 0 (one per core).
 """
+
 from __future__ import annotations
 
 import os
@@ -35,36 +36,51 @@ def auto_workers() -> int:
 
 class Settings(BaseSettings):
     # env_ignore_empty: `RESNORM_PORT=` means "not set", as a blank line in a compose file would
-    model_config = SettingsConfigDict(env_prefix=ENV_PREFIX, frozen=True, extra="ignore", env_ignore_empty=True,
-                                      validate_default=True)
+    model_config = SettingsConfigDict(
+        env_prefix=ENV_PREFIX, frozen=True, extra="ignore", env_ignore_empty=True, validate_default=True
+    )
 
-    host: str = Field("127.0.0.1", description="address to bind (0.0.0.0 inside Docker; 127.0.0.1 keeps the "
-                                               "server private to this machine)")
+    host: str = Field(
+        "127.0.0.1",
+        description="address to bind (0.0.0.0 inside Docker; 127.0.0.1 keeps the server private to this machine)",
+    )
     port: int = Field(8000, ge=1, le=65535, description="TCP port")
     workers: int = Field(1, ge=0, description="uvicorn worker processes (0 = one per core, at most 8)")
-    torch_threads: int = Field(0, ge=0, description="torch threads per model run (0 = cores / (workers x "
-                                                    "compute slots), at least 1)")
+    torch_threads: int = Field(
+        0, ge=0, description="torch threads per model run (0 = cores / (workers x compute slots), at least 1)"
+    )
     compute_slots: int = Field(2, ge=1, description="model runs at once in each worker")
-    queue_timeout_s: float = Field(10.0, ge=0.0, description="seconds a request waits for a compute slot "
-                                                             "before 503 + Retry-After")
+    queue_timeout_s: float = Field(
+        10.0, ge=0.0, description="seconds a request waits for a compute slot before 503 + Retry-After"
+    )
     cache_size: int = Field(256, ge=0, description="results kept in each worker's memory, in front of the disk cache")
     max_train_runs: int = Field(1, ge=1, description="training streams at once per worker; more get 429")
     # 4096 long decimals fit in the default
-    max_body_bytes: int = Field(262144, ge=1024, description="largest accepted request body in bytes; "
-                                                             "larger ones get 413")
+    max_body_bytes: int = Field(
+        262144, ge=1024, description="largest accepted request body in bytes; larger ones get 413"
+    )
     default_lang: Language = Field("en", description="page language when the browser states none (en or zh)")
-    public_url: str | None = Field(None, description="address students' phones should open, e.g. "
-                                   "http://192.168.1.20:8000; set it inside Docker where the container cannot "
-                                   "see the host's address")
-    cache_dir: str = Field("", description="folder of the result cache shared by this server's workers "
-                                           "(default: the user's cache folder)")
-    cache_size_mb: int = Field(512, ge=1, description="largest size of the disk cache in MB; the least recently "
-                                                      "stored results leave first")
-    redis_url: str = Field("", description="redis://host:port/db: a result cache shared by several servers "
-                                           "(default: none)")
+    public_url: str | None = Field(
+        None,
+        description="address students' phones should open, e.g. "
+        "http://192.168.1.20:8000; set it inside Docker where the container cannot "
+        "see the host's address",
+    )
+    cache_dir: str = Field(
+        "", description="folder of the result cache shared by this server's workers (default: the user's cache folder)"
+    )
+    cache_size_mb: int = Field(
+        512, ge=1, description="largest size of the disk cache in MB; the least recently stored results leave first"
+    )
+    redis_url: str = Field(
+        "", description="redis://host:port/db: a result cache shared by several servers (default: none)"
+    )
     warm: bool = Field(True, description="compute every page's default view in the background at start (0 = off)")
-    compute_processes: bool = Field(True, description="run models in child processes, one per compute slot, so "
-                                                      "they use every core (0 = in threads of the worker)")
+    compute_processes: bool = Field(
+        True,
+        description="run models in child processes, one per compute slot, so "
+        "they use every core (0 = in threads of the worker)",
+    )
 
     @field_validator("workers")
     @classmethod

@@ -24,7 +24,9 @@ IMAGE=${IMAGE:-resnorm-explorer:smoke}
 CACHE=$ROOT/.docker-cache
 BASE_TAR=$CACHE/python-3.11-slim-standin.tar
 SMOKE_PAGE=${SMOKE_PAGE:-/}
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/resnorm-docker.XXXXXX")
+# Always under /tmp, whatever TMPDIR says: the daemon's sockets live here and a Unix socket path may not exceed
+# 107 bytes (a long TMPDIR or checkout path makes containerd, and with it dockerd, exit at start).
+WORK=$(mktemp -d /tmp/resnorm-docker.XXXXXX)
 DATA_ROOT=$CACHE/data
 [ "${DOCKER_TEST_FRESH:-0}" = 1 ] && DATA_ROOT=$WORK/data
 DOCKERD_PID=""
@@ -74,25 +76,45 @@ install_tools() {
     $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 }
 
-start_dockerd() {
+# One attempt: dockerd with these extra options; succeeds when `docker info` answers.
+try_dockerd() {
     mkdir -p "$DATA_ROOT" "$WORK/exec"
     # No bridge and no iptables rules: every container here runs with --network host.
     $SUDO dockerd --data-root "$DATA_ROOT" --exec-root "$WORK/exec" --pidfile "$WORK/dockerd.pid" \
-        --host "unix://$WORK/docker.sock" --bridge none --iptables=false --ip-masq=false \
+        --host "unix://$WORK/docker.sock" --bridge none --iptables=false --ip-masq=false "$@" \
         >"$WORK/dockerd.log" 2>&1 &
     DOCKERD_PID=$!
     export DOCKER_HOST="unix://$WORK/docker.sock"
     for _ in $(seq 150); do
-        if docker info >/dev/null 2>&1; then
-            log "dockerd up (pid $DOCKERD_PID, data root ${DATA_ROOT#"$ROOT"/})"
-            # containers of an earlier run that was killed before its cleanup
-            docker ps -aq --filter label=resnorm-smoke | xargs -r docker rm -f >/dev/null
-            return
-        fi
-        kill -0 "$DOCKERD_PID" 2>/dev/null || fail "dockerd exited; see its log above"
+        docker info >/dev/null 2>&1 && return 0
+        kill -0 "$DOCKERD_PID" 2>/dev/null || { DOCKERD_PID=""; return 1; }
         sleep 0.2
     done
-    fail "dockerd did not answer within 30 s"
+    return 2
+}
+
+start_dockerd() {
+    local rc=0
+    try_dockerd || rc=$?
+    if [ "$rc" -eq 1 ]; then
+        # Seen once on a CI machine: dockerd exited at start. Show why, then try the storage driver that needs
+        # nothing from the kernel (vfs: slower, copies layers) on a fresh data root.
+        log "dockerd exited at start; its log (last 25 lines):"
+        tail -n 25 "$WORK/dockerd.log" | sed 's/^/[dockerd] /'
+        mv "$WORK/dockerd.log" "$WORK/dockerd-first.log"
+        DATA_ROOT=$WORK/data-vfs
+        log "retrying with --storage-driver vfs and a fresh data root"
+        rc=0
+        try_dockerd --storage-driver vfs || rc=$?
+    fi
+    if [ "$rc" -eq 1 ]; then
+        tail -n 25 "$WORK/dockerd.log" | sed 's/^/[dockerd] /'
+        fail "dockerd exited at start twice; its log is above"
+    fi
+    [ "$rc" -eq 0 ] || fail "dockerd did not answer within 30 s"
+    log "dockerd up (pid $DOCKERD_PID, data root ${DATA_ROOT#"$ROOT"/})"
+    # containers of an earlier run that was killed before its cleanup
+    docker ps -aq --filter label=resnorm-smoke | xargs -r docker rm -f >/dev/null
 }
 
 # The first deb URI in apt's own sources: the mirror this machine is set up to use.

@@ -3,13 +3,14 @@
 Every answer the tests read must be strict JSON: `strict_json` refuses the NaN/Infinity tokens Python's parser
 accepts, and httpx's `Response.json()` is made to refuse them too, so every `.json()` in the suite checks it.
 """
+
 from __future__ import annotations
 
 import atexit
 import json
 import math
-import re
 import os
+import re
 import shutil
 import socket
 import tempfile
@@ -133,8 +134,10 @@ def redis_url():
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    process = subprocess.Popen([binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
-                               stdout=subprocess.DEVNULL)
+    process = subprocess.Popen(
+        [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+        stdout=subprocess.DEVNULL,
+    )
     url = f"redis://127.0.0.1:{port}/0"
     client = redis.Redis.from_url(url, socket_connect_timeout=0.5)
     deadline = time.monotonic() + 20

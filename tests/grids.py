@@ -1,5 +1,6 @@
 """Parametrisation grids built from the request model's own `Literal` types: a new norm, placement, residual,
 block, init or dtype added to app/config/request.py is covered by every grid below without editing a test."""
+
 from __future__ import annotations
 
 import itertools

@@ -1,4 +1,5 @@
 """Bytes for a room on one Wi-Fi: gzip for text answers, versioned static URLs cached for a year."""
+
 from __future__ import annotations
 
 import gzip
@@ -45,7 +46,9 @@ def test_pages_link_only_versioned_assets_cached_for_a_year(client, path):
 
 def test_static_files_travel_gzipped_and_arrive_intact(client):
     response = client.get(f"/static/v/{VERSION}/js/charts.js", headers=GZIP)
-    assert response.headers["content-encoding"] == "gzip" and response.headers["content-type"].startswith("text/javascript")
+    assert response.headers["content-encoding"] == "gzip" and response.headers["content-type"].startswith(
+        "text/javascript"
+    )
     assert response.content == (STATIC / "js" / "charts.js").read_bytes()  # httpx decoded the gzip
     plain = client.get(f"/static/v/{VERSION}/js/charts.js", headers={"accept-encoding": "identity"})
     assert "content-encoding" not in plain.headers and plain.content == response.content
@@ -62,10 +65,10 @@ def test_plotly_travels_gzipped_in_under_half_a_megabyte(client):
 def test_plotly_is_the_vendored_partial_bundle_under_a_url_naming_its_release_and_digest(client):
     assert PLOTLY_JS == STATIC / "vendor" / "plotly.min.js" and (STATIC / "vendor" / "LICENSE.plotly.js.txt").exists()
     assert re.fullmatch(r"\d+\.\d+\.\d+-[0-9a-f]{8}", PLOTLY_VERSION) and {"scatter", "heatmap"} <= set(PLOTLY_TRACES)
-    assert 1_000_000 < PLOTLY_JS.stat().st_size < 2_000_000   # the full bundle is 4.8 MB
+    assert 1_000_000 < PLOTLY_JS.stat().st_size < 2_000_000  # the full bundle is 4.8 MB
     stale = client.get("/vendor/plotly-1.0.0-00000000.min.js")
     assert stale.status_code == 200 and stale.headers["cache-control"] == "no-cache"
-    fixed = client.get("/vendor/plotly.min.js")                # the old fixed address still answers, revalidated
+    fixed = client.get("/vendor/plotly.min.js")  # the old fixed address still answers, revalidated
     assert fixed.headers["cache-control"] == "no-cache" and fixed.content == PLOTLY_JS.read_bytes()
 
 
@@ -82,9 +85,12 @@ def test_every_trace_type_the_scripts_draw_is_in_the_plotly_bundle():
     """A chart of a type the partial bundle lacks draws nothing, silently: rebuild the bundle with it
     (static/vendor/README.md). The browser tests check the charts actually drawn; this catches it before a browser."""
     everything = plotly_trace_types()
-    named = {found for path in sorted((STATIC / "js").rglob("*.js"))
-             for found in TRACE_TYPE.findall(path.read_text(encoding="utf-8"))} & everything
-    assert {"scatter", "heatmap", "bar"} <= named   # the search still finds the charts' traces
+    named = {
+        found
+        for path in sorted((STATIC / "js").rglob("*.js"))
+        for found in TRACE_TYPE.findall(path.read_text(encoding="utf-8"))
+    } & everything
+    assert {"scatter", "heatmap", "bar"} <= named  # the search still finds the charts' traces
     assert named <= set(PLOTLY_TRACES), f"draw {sorted(named - set(PLOTLY_TRACES))}, not in {PLOTLY_JS.name}"
     assert set(PLOTLY_TRACES) <= everything
 

@@ -1,7 +1,7 @@
 """POST /api/batch_dependence (why NLP avoids BatchNorm) and GET /api/norm_speed: numbers redone by hand,
 trends a reader would check, bad input named. The speed test checks the shape of a measurement, never a time."""
-from __future__ import annotations
 
+from __future__ import annotations
 
 import pytest
 import torch
@@ -11,8 +11,13 @@ from fastapi.testclient import TestClient
 from app.api import lessons
 from app.errors import install_error_handlers
 from app.experiments.lessons import norm_speed
-from app.experiments.lessons.batch import (BATCH_SWEEP, BatchDependenceRequest, TokenSource, batch_dependence_lesson,
-                                           relative_change)
+from app.experiments.lessons.batch import (
+    BATCH_SWEEP,
+    BatchDependenceRequest,
+    TokenSource,
+    batch_dependence_lesson,
+    relative_change,
+)
 from tests.conftest import strict
 
 PER_TOKEN = ["layernorm", "rmsnorm", "groupnorm"]
@@ -26,12 +31,11 @@ def client() -> TestClient:
     return TestClient(app)
 
 
-
-
 @pytest.fixture(scope="module")
 def answers(client) -> dict[str, dict]:
-    return {norm: strict(client.post("/api/batch_dependence", json={"norm": norm}))
-            for norm in ("batchnorm", *PER_TOKEN)}
+    return {
+        norm: strict(client.post("/api/batch_dependence", json={"norm": norm})) for norm in ("batchnorm", *PER_TOKEN)
+    }
 
 
 def test_batchnorm_output_depends_on_the_batch_and_the_per_token_norms_do_not(answers):
@@ -66,7 +70,7 @@ def test_same_sequence_change_redone_by_hand():
         flat = x.reshape(-1, 8)
         return ((flat - flat.mean(0)) / torch.sqrt(flat.var(0, correction=0) + 1e-5)).view_as(x)[0]
 
-    by_hand = ((batch_norm(second) - batch_norm(first)).pow(2).mean().sqrt() / batch_norm(first).pow(2).mean().sqrt())
+    by_hand = (batch_norm(second) - batch_norm(first)).pow(2).mean().sqrt() / batch_norm(first).pow(2).mean().sqrt()
     answer = batch_dependence_lesson(req)
     assert answer["same_sequence_change"] == pytest.approx(by_hand.item(), rel=1e-9)
     assert relative_change(batch_norm(first), batch_norm(first)) == 0.0
@@ -80,7 +84,7 @@ def test_padding_moves_batchnorms_statistics_and_the_unpadded_sequence(answers):
     for field in ("output_change", "mean_shift"):
         values = [p[field] for p in points]
         assert all(a < b for a, b in zip(values, values[1:])), field
-    assert points[-1]["std_ratio"] < 0.9   # zero pads pull the channel spread in
+    assert points[-1]["std_ratio"] < 0.9  # zero pads pull the channel spread in
     for norm in PER_TOKEN:
         assert all(p["output_change"] <= 1e-12 and p["mean_shift"] is None for p in answers[norm]["padding"])
 
@@ -97,15 +101,18 @@ def test_answers_are_cached(client):
     assert first["cached"] is False and again["cached"] is True and again["by_batch"] == first["by_batch"]
 
 
-@pytest.mark.parametrize("body, field, allowed", [
-    ({"groups": 5}, "groups", "1, 2, 4, 8"),
-    ({"d_model": 12, "groups": 8}, "groups", "1, 2, 3, 4, 6"),
-    ({"norm": "dyt"}, "norm", "one of: batchnorm, layernorm, rmsnorm, groupnorm"),
-    ({"batch": 1}, "batch", "[2, 64]"),
-    ({"d_model": 1024}, "d_model", "[4, 64]"),
-    ({"trials": 0}, "trials", "[1, 16]"),
-    ({"colour": "red"}, "colour", "known fields"),
-])
+@pytest.mark.parametrize(
+    "body, field, allowed",
+    [
+        ({"groups": 5}, "groups", "1, 2, 4, 8"),
+        ({"d_model": 12, "groups": 8}, "groups", "1, 2, 3, 4, 6"),
+        ({"norm": "dyt"}, "norm", "one of: batchnorm, layernorm, rmsnorm, groupnorm"),
+        ({"batch": 1}, "batch", "[2, 64]"),
+        ({"d_model": 1024}, "d_model", "[4, 64]"),
+        ({"trials": 0}, "trials", "[1, 16]"),
+        ({"colour": "red"}, "colour", "known fields"),
+    ],
+)
 def test_bad_input_names_the_field_and_what_it_allows(client, body, field, allowed):
     response = client.post("/api/batch_dependence", json=body)
     assert response.status_code == 422
@@ -114,14 +121,18 @@ def test_bad_input_names_the_field_and_what_it_allows(client, body, field, allow
 
 
 def test_norm_speed_reports_medians_with_their_spread():
-    answer = norm_speed.measure_norm_speed(budget_s=0.0, widths=(64, 256))   # the minimum number of repeats
+    answer = norm_speed.measure_norm_speed(budget_s=0.0, widths=(64, 256))  # the minimum number of repeats
     assert answer["repeats"] == norm_speed.MIN_REPEATS and [row["width"] for row in answer["rows"]] == [64, 256]
     for row in answer["rows"]:
         for kind in norm_speed.KERNELS:
             spread = row[kind]
-            assert 0 < spread["min_us"] <= spread["p25_us"] <= spread["median_us"] <= spread["p75_us"] <= spread["max_us"]
+            assert (
+                0 < spread["min_us"] <= spread["p25_us"] <= spread["median_us"] <= spread["p75_us"] <= spread["max_us"]
+            )
         assert row["ratio"] == pytest.approx(row["rmsnorm"]["median_us"] / row["layernorm"]["median_us"])
-        assert row["ns_per_number"]["layernorm"] == pytest.approx(row["layernorm"]["median_us"] * 1e3 / (256 * row["width"]))
+        assert row["ns_per_number"]["layernorm"] == pytest.approx(
+            row["layernorm"]["median_us"] * 1e3 / (256 * row["width"])
+        )
 
 
 def test_norm_speed_is_measured_once_per_server(monkeypatch, client):

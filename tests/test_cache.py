@@ -1,5 +1,6 @@
 """The shared result cache: on disk, shared by processes, never serving a damaged entry; replayed training;
 the warm-up at the lowest priority."""
+
 from __future__ import annotations
 
 import asyncio
@@ -18,9 +19,8 @@ import pytest
 
 from app.services.cache import ResultCache, decode, encode
 from app.services.compute import ComputePool, get_pool
-
-from tools.localserver import free_port, local_server, uvicorn_args
 from tests.conftest import strict_json, strict_lines
+from tools.localserver import free_port, local_server, uvicorn_args
 
 SMALL = {"step": 1, "loss": 0.5, "values": [1.0, float("inf"), -0.0]}
 
@@ -68,8 +68,11 @@ def _damage_database_entries(folder: Path) -> int:
     return len(rows)
 
 
-@pytest.mark.parametrize("value,damage", [(SMALL, _damage_database_entries), (large_value(), _damage_file_entries)],
-                         ids=["in-sqlite", "in-a-file"])
+@pytest.mark.parametrize(
+    "value,damage",
+    [(SMALL, _damage_database_entries), (large_value(), _damage_file_entries)],
+    ids=["in-sqlite", "in-a-file"],
+)
 def test_a_damaged_entry_is_dropped_and_recomputed_never_served(tmp_path, value, damage):
     writer = ResultCache(tmp_path, 2**26, namespace="t")
     writer.set("k", value)
@@ -131,12 +134,13 @@ def wait_until(condition, timeout_s: float = 10.0) -> None:
         time.sleep(0.02)
 
 
-
-
 def test_a_finished_training_run_is_replayed_from_the_shared_cache_and_says_so(client):
     """Replays come from the shared cache: every layer, so a restart or another worker replays too."""
-    body = {"runs": [{"depth": 2, "d_model": 16, "n_heads": 2, "seq_len": 8, "vocab_size": 8}], "steps": 12,
-            "seed": 31_337}
+    body = {
+        "runs": [{"depth": 2, "d_model": 16, "n_heads": 2, "seq_len": 8, "vocab_size": 8}],
+        "steps": 12,
+        "seed": 31_337,
+    }
     before = client.get("/api/train/status").json()
     first = strict_lines(client.post("/api/train", json=body).text)
     second = strict_lines(client.post("/api/train", json=body).text)
@@ -152,8 +156,9 @@ def test_a_stopped_training_run_is_not_replayed(client):
     from app.experiments.train import TrainRequest
     from app.services.training import cache_key
 
-    request = TrainRequest(runs=[{"depth": 1, "d_model": 8, "n_heads": 2, "seq_len": 8, "vocab_size": 8}], steps=2000,
-                           seed=99)
+    request = TrainRequest(
+        runs=[{"depth": 1, "d_model": 8, "n_heads": 2, "seq_len": 8, "vocab_size": 8}], steps=2000, seed=99
+    )
     with client.stream("POST", "/api/train", json=request.model_dump()) as response:
         lines = response.iter_lines()
         assert strict_json(next(lines))["type"] == "start"
@@ -179,8 +184,9 @@ def test_the_warm_up_waits_for_idle_slots_and_takes_none(tmp_path, monkeypatch):
     calls: list = []
     _tiny_warm_sources(monkeypatch, calls)
     monkeypatch.setattr(warmup, "PROGRESS", warmup.WarmProgress())
-    pool = ComputePool(slots=1, cache_size=8, queue_timeout_s=5, threads=1,
-                       cache=ResultCache(tmp_path, 2**26, namespace="t"))
+    pool = ComputePool(
+        slots=1, cache_size=8, queue_timeout_s=5, threads=1, cache=ResultCache(tmp_path, 2**26, namespace="t")
+    )
     release = threading.Event()
 
     async def scenario() -> None:
@@ -203,8 +209,9 @@ def test_warm_all_fills_the_cache_that_a_server_then_reads(tmp_path, monkeypatch
 
     calls: list = []
     _tiny_warm_sources(monkeypatch, calls)
-    pool = ComputePool(slots=2, cache_size=8, queue_timeout_s=5, threads=1,
-                       cache=ResultCache(tmp_path, 2**26, namespace="t"))
+    pool = ComputePool(
+        slots=2, cache_size=8, queue_timeout_s=5, threads=1, cache=ResultCache(tmp_path, 2**26, namespace="t")
+    )
     lines: list[str] = []
     progress = asyncio.run(warmup.warm_all(pool, report=lines.append))
     assert progress.done == progress.total == 3 and progress.failed == 0 and len(lines) == 3
@@ -225,8 +232,9 @@ def test_the_default_views_are_valid_requests_with_distinct_keys():
 
 def _pool_on(folder: Path) -> ComputePool:
     """What one worker process of a server has: its own pool and memory, the server's disk folder."""
-    return ComputePool(slots=1, cache_size=4, queue_timeout_s=5, threads=1,
-                       cache=ResultCache(folder, 2**26, namespace="t"))
+    return ComputePool(
+        slots=1, cache_size=4, queue_timeout_s=5, threads=1, cache=ResultCache(folder, 2**26, namespace="t")
+    )
 
 
 async def _until(condition, timeout_s: float = 10.0) -> None:
@@ -260,6 +268,7 @@ def test_two_workers_of_one_server_compute_a_request_once(tmp_path):
 
 def test_a_failed_computation_in_another_worker_is_computed_here(tmp_path):
     """A failure is not cached and releases the marker: the waiting worker computes, it does not wait forever."""
+
     def broken() -> None:
         time.sleep(0.3)
         raise ValueError("boom")
@@ -295,8 +304,10 @@ def test_two_server_processes_on_one_cache_folder_compute_a_trace_once(tmp_path)
     """Real processes (as `--workers 2` starts them): the second asks while the first computes a depth-96 trace."""
     env = {**os.environ, "RESNORM_CACHE_DIR": str(tmp_path), "RESNORM_WARM": "0"}
     body = {"depth": 96, "seed": 5_151}
-    with local_server(uvicorn_args(port_a := free_port()), port_a, env=env) as first, \
-            local_server(uvicorn_args(port_b := free_port()), port_b, env=env) as second:
+    with (
+        local_server(uvicorn_args(port_a := free_port()), port_a, env=env) as first,
+        local_server(uvicorn_args(port_b := free_port()), port_b, env=env) as second,
+    ):
         with ThreadPoolExecutor(1) as background:
             computing = background.submit(httpx.post, f"{first}/api/trace", json=body, timeout=120)
             wait_until(lambda: httpx.get(f"{first}/api/health", timeout=10).json()["compute"]["active"] == 1)

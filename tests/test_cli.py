@@ -1,5 +1,6 @@
 """`python -m app` / `resnorm-explorer`: options override RESNORM_* variables, --help documents every variable
 and its bounds from the settings model, safe defaults, one clear line for bad input."""
+
 from __future__ import annotations
 
 import json
@@ -74,14 +75,17 @@ def test_threads_do_not_oversubscribe_the_cores():
     assert Settings(workers=2, compute_slots=1, torch_threads=0).threads_per_run() == max(1, _cpu_count() // 2)
 
 
-@pytest.mark.parametrize("argv, named", [
-    (["--port", "http"], "RESNORM_PORT"),
-    (["--default-lang", "fr"], "RESNORM_DEFAULT_LANG"),
-    (["--compute-slots", "0"], "RESNORM_COMPUTE_SLOTS"),
-    (["--max-body-bytes", "10"], "RESNORM_MAX_BODY_BYTES"),
-    (["--port", "70000"], "RESNORM_PORT"),
-    (["--public-url", "192.168.1.20:8000"], "RESNORM_PUBLIC_URL"),
-])
+@pytest.mark.parametrize(
+    "argv, named",
+    [
+        (["--port", "http"], "RESNORM_PORT"),
+        (["--default-lang", "fr"], "RESNORM_DEFAULT_LANG"),
+        (["--compute-slots", "0"], "RESNORM_COMPUTE_SLOTS"),
+        (["--max-body-bytes", "10"], "RESNORM_MAX_BODY_BYTES"),
+        (["--port", "70000"], "RESNORM_PORT"),
+        (["--public-url", "192.168.1.20:8000"], "RESNORM_PUBLIC_URL"),
+    ],
+)
 def test_bad_values_are_one_line_errors_naming_the_setting(argv, named, capsys):
     with pytest.raises(SystemExit) as exit_info:
         cli.resolve(argv)
@@ -91,11 +95,14 @@ def test_bad_values_are_one_line_errors_naming_the_setting(argv, named, capsys):
     assert named not in os.environ  # a refused option never reaches the workers
 
 
-@pytest.mark.parametrize("variable, value, says", [
-    ("RESNORM_QUEUE_TIMEOUT_S", "soon", "expected float, got 'soon'"),
-    ("RESNORM_PORT", "0", "must be >= 1, got 0"),
-    ("RESNORM_DEFAULT_LANG", "fr", "must be one of en, zh, got 'fr'"),
-])
+@pytest.mark.parametrize(
+    "variable, value, says",
+    [
+        ("RESNORM_QUEUE_TIMEOUT_S", "soon", "expected float, got 'soon'"),
+        ("RESNORM_PORT", "0", "must be >= 1, got 0"),
+        ("RESNORM_DEFAULT_LANG", "fr", "must be one of en, zh, got 'fr'"),
+    ],
+)
 def test_bad_variable_is_named_with_what_it_allows(variable, value, says, monkeypatch):
     monkeypatch.setenv(variable, value)
     with pytest.raises(ValueError, match=f"^{variable}: {says}$"):
@@ -133,9 +140,14 @@ def test_main_serves_the_app_with_the_asked_workers(monkeypatch):
 
 def child_env() -> dict[str, str]:
     """This checkout's app for a child process, whatever folder it starts in (RESNORM_* already cleared)."""
-    return {**os.environ, "PYTHONPATH": str(ROOT), "RESNORM_TORCH_THREADS": "1", "RESNORM_COMPUTE_SLOTS": "1",
-            "RESNORM_WARM": "0",  # and not the user's own cache folder:
-            "RESNORM_CACHE_DIR": os.path.join(tempfile.gettempdir(), "resnorm-explorer-test-cache")}
+    return {
+        **os.environ,
+        "PYTHONPATH": str(ROOT),
+        "RESNORM_TORCH_THREADS": "1",
+        "RESNORM_COMPUTE_SLOTS": "1",
+        "RESNORM_WARM": "0",  # and not the user's own cache folder:
+        "RESNORM_CACHE_DIR": os.path.join(tempfile.gettempdir(), "resnorm-explorer-test-cache"),
+    }
 
 
 def test_a_busy_port_is_one_line_not_a_traceback():
@@ -143,11 +155,18 @@ def test_a_busy_port_is_one_line_not_a_traceback():
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
-        result = subprocess.run([sys.executable, "-m", "app", "--port", str(port)], capture_output=True, text=True,
-                                timeout=60, env=child_env())
+        result = subprocess.run(
+            [sys.executable, "-m", "app", "--port", str(port)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env=child_env(),
+        )
     assert result.returncode == 1
-    assert result.stderr == (f"python -m app: error: port {port} on 127.0.0.1 is already in use (is ResNorm Explorer "
-                             f"already running?); choose another with --port or RESNORM_PORT\n")
+    assert result.stderr == (
+        f"python -m app: error: port {port} on 127.0.0.1 is already in use (is ResNorm Explorer "
+        f"already running?); choose another with --port or RESNORM_PORT\n"
+    )
 
 
 @pytest.fixture
@@ -180,10 +199,16 @@ def read_only_project(tmp_path):
 def test_the_server_writes_nothing_to_the_folder_it_starts_in(read_only_project):
     assert not os.access(read_only_project, os.W_OK)
     port = free_port()
-    with local_server(["-m", "app", "--port", str(port), "--log-level", "warning"], port, env=child_env(),
-                      cwd=str(read_only_project)) as base:
-        with urllib.request.urlopen(base + "/api/trace?depth=3", timeout=60) as response:
-            trace = json.loads(response.read())
+    with (
+        local_server(
+            ["-m", "app", "--port", str(port), "--log-level", "warning"],
+            port,
+            env=child_env(),
+            cwd=str(read_only_project),
+        ) as base,
+        urllib.request.urlopen(base + "/api/trace?depth=3", timeout=60) as response,
+    ):
+        trace = json.loads(response.read())
     assert len(trace["layers"]) == 3 and trace["layers"][0]["grad_norm"] > 0
 
 

@@ -1,4 +1,5 @@
 """The compute pool: bounded slots, a bounded wait that ends in Busy (503), cache and coalescing."""
+
 from __future__ import annotations
 
 import asyncio
@@ -7,8 +8,8 @@ import time
 
 import pytest
 
-from app.services.compute import ComputePool
 from app.errors import Busy
+from app.services.compute import ComputePool
 
 
 def test_a_full_pool_answers_busy_after_the_queue_timeout():
@@ -42,7 +43,7 @@ def test_coalescing_and_lru_eviction():
         results = await asyncio.gather(*(pool.run_cached("a", compute, 3) for _ in range(5)))
         assert [r for r, _ in results] == [9] * 5 and calls == [3]
         await pool.run_cached("b", compute, 4)
-        await pool.run_cached("c", compute, 5)   # evicts "a"
+        await pool.run_cached("c", compute, 5)  # evicts "a"
         assert (await pool.run_cached("a", compute, 3))[1] is False and calls == [3, 4, 5, 3]
 
     asyncio.run(scenario())
@@ -134,7 +135,7 @@ def test_model_runs_happen_in_child_processes_that_come_back_after_one_dies():
         first = await pool.run_model(child_pid)
         assert first != os.getpid()
         with pytest.raises(Exception):
-            await pool.run_model(die)   # the retry dies too: the caller gets the error, not a hang
+            await pool.run_model(die)  # the retry dies too: the caller gets the error, not a hang
         assert runner.restarts >= 1 and pool.active == 0
         assert await pool.run_model(child_pid) not in (first, os.getpid())  # a fresh child serves again
 

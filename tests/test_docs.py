@@ -3,6 +3,7 @@
 A field, preset or setting added without documentation fails here, and so does a doc or docstring that points at a
 file that was moved or never written.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -17,8 +18,9 @@ ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
 DOCS = sorted((ROOT / "docs").glob("*.md"))
 MARKDOWN = [README, *DOCS]
-PYTHON = sorted(p for folder in ("app", "tools", "tests") for p in (ROOT / folder).rglob("*.py")
-                if p.name != "test_docs.py")  # this file names missing paths on purpose
+PYTHON = sorted(
+    p for folder in ("app", "tools", "tests") for p in (ROOT / folder).rglob("*.py") if p.name != "test_docs.py"
+)  # this file names missing paths on purpose
 TOP_FOLDERS = ("app", "tests", "static", "templates", "tools", "docs", "scripts", "notes", ".ci")
 
 LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
@@ -63,8 +65,12 @@ def test_every_relative_link_resolves(doc):
 
 @pytest.mark.parametrize("source", MARKDOWN + PYTHON, ids=lambda p: str(p.relative_to(ROOT)))
 def test_every_repo_path_named_exists(source):
-    named = {candidate for match in REPO_PATH.findall(text(source)) if is_checkable(match, source)
-             for candidate in expand_braces(match)}
+    named = {
+        candidate
+        for match in REPO_PATH.findall(text(source))
+        if is_checkable(match, source)
+        for candidate in expand_braces(match)
+    }
     missing = sorted(path for path in named if not exists(path))
     assert not missing, f"{source.relative_to(ROOT)} names paths that do not exist: {missing}"
 

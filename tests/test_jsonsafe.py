@@ -1,4 +1,5 @@
 """Strict JSON: inf and NaN become null and are listed; finite answers come out as plain compact JSON."""
+
 from __future__ import annotations
 
 import json
@@ -29,7 +30,7 @@ def test_every_container_is_checked_and_numbers_parse_back_exactly():
     assert body["1"] == [0.1, [2.5e-38, {"deep": [None]}]]
     assert body["nonfinite_fields"] == ["1[1][1].deep[0]"] and body["nonfinite_count"] == 1
     assert body["n"] == 0.25 and body["tiny"] == 5e-324 and body["big"] == 1.7e308
-    finite = {"x": [0.1 * k for k in range(1000)], "y": [math.pi ** -k for k in range(300)]}
+    finite = {"x": [0.1 * k for k in range(1000)], "y": [math.pi**-k for k in range(300)]}
     assert json.loads(strict_dumps(finite)) == finite  # shortest round-trip floats, bit for bit
 
 

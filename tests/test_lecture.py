@@ -1,5 +1,6 @@
 """The lecture deck: its API shape in both languages, every slide's claim asserted on the real API's numbers,
 the trace statistic it added (checked by hand), the alternatives read from the registries, the offline file."""
+
 from __future__ import annotations
 
 import json
@@ -27,8 +28,10 @@ VOLATILE = {"cached", "source", "served_ms", "elapsed_ms"}
 
 def strict(text: str):
     """Parse JSON that must not hold the non-standard tokens NaN, Infinity or -Infinity."""
+
     def refuse(token):
         raise AssertionError(f"non-strict JSON token {token}")
+
     return json.loads(text, parse_constant=refuse)
 
 
@@ -61,7 +64,7 @@ def test_api_answers_every_slide_in_both_languages(client):
     for slide in slides:
         for field in ("title", "text", "notes"):
             assert slide[field]["en"].strip() and slide[field]["zh"].strip(), (slide["id"], field)
-            assert re.search(r"[\u4e00-\u9fff]", slide[field]["zh"]), (slide["id"], field)   # really Chinese
+            assert re.search(r"[\u4e00-\u9fff]", slide[field]["zh"]), (slide["id"], field)  # really Chinese
         claim = slide["claim"]
         assert set(claim) >= {"statement", "values", "checks"}
         for lang in ("en", "zh"):
@@ -71,14 +74,15 @@ def test_api_answers_every_slide_in_both_languages(client):
             chart = slide["chart"]
             assert chart["sources"] and chart["explorer"].startswith("/") and chart["title"]["zh"]
             assert chart["settings"]["en"] and chart["settings"]["zh"]
-            assert claim["checks"], slide["id"]       # every chart slide claims something checkable
+            assert claim["checks"], slide["id"]  # every chart slide claims something checkable
 
 
 def test_both_statements_name_the_same_numbers():
     for slide in DECK:
         statement = slide["claim"]["statement"]
-        assert PLACEHOLDER.findall(statement["en"]) and sorted(PLACEHOLDER.findall(statement["en"])) == \
-            sorted(PLACEHOLDER.findall(statement["zh"])), slide["id"]
+        assert PLACEHOLDER.findall(statement["en"]) and sorted(PLACEHOLDER.findall(statement["en"])) == sorted(
+            PLACEHOLDER.findall(statement["zh"])
+        ), slide["id"]
 
 
 @pytest.mark.parametrize("slide_id", COMPUTED)
@@ -112,11 +116,20 @@ def test_claim_paths_and_ops():
     assert read_path(data, "layers[*].v") == [1.0, 4.0, None]
     assert read_path(data, "layers[1:].v") == [4.0, None] and read_path(data, "layers[-2].v") == 4.0
     assert read_path(data, "x.y[-1]") == 5 and read_path(data, "layers[7].v") is None
-    claim = {"values": {"a": {"source": 0, "path": "layers[0:2].v"}, "top": {"op": "max", "of": "a"},
-                        "r": {"op": "ratio", "of": ["a", "top"]}, "root": {"op": "root", "of": "top", "n": 2},
-                        "first": {"op": "first_over", "of": "a", "bound": 2.0}},
-             "checks": [{"value": "r", "op": "between", "bound": [0.25, 1.0]}, {"value": "root", "op": "close", "bound": 2.0},
-                        {"value": "first", "op": "==", "bound": 2}]}
+    claim = {
+        "values": {
+            "a": {"source": 0, "path": "layers[0:2].v"},
+            "top": {"op": "max", "of": "a"},
+            "r": {"op": "ratio", "of": ["a", "top"]},
+            "root": {"op": "root", "of": "top", "n": 2},
+            "first": {"op": "first_over", "of": "a", "bound": 2.0},
+        },
+        "checks": [
+            {"value": "r", "op": "between", "bound": [0.25, 1.0]},
+            {"value": "root", "op": "close", "bound": 2.0},
+            {"value": "first", "op": "==", "bound": 2},
+        ],
+    }
     measured = evaluate(claim, [data])
     assert measured["r"] == [0.25, 1.0] and not failures(claim, measured)
     claim["checks"].append({"value": "top", "op": "<", "bound": 3.0})
@@ -128,8 +141,8 @@ def test_token_coordinate_statistics_by_hand():
     x = torch.tensor([[[3.0, -0.5, 1.0], [-7.0, 2.0, 0.25]], [[0.0, 1.0, -1.5], [4.0, -4.0, 0.1]]])  # (B=2, T=2, C=3)
     stats = stream_statistics([x, 10 * x])
     tokens = [row for sequence in x.tolist() for row in sequence]
-    largest = sum(max(abs(v) for v in row) for row in tokens) / len(tokens)       # (3 + 7 + 1.5 + 4) / 4
-    smallest = sum(min(abs(v) for v in row) for row in tokens) / len(tokens)      # (0.5 + 0.25 + 0 + 0.1) / 4
+    largest = sum(max(abs(v) for v in row) for row in tokens) / len(tokens)  # (3 + 7 + 1.5 + 4) / 4
+    smallest = sum(min(abs(v) for v in row) for row in tokens) / len(tokens)  # (0.5 + 0.25 + 0 + 0.1) / 4
     assert stats["token_max_abs"] == pytest.approx([largest, 10 * largest], rel=1e-6)
     assert stats["token_min_abs"] == pytest.approx([smallest, 10 * smallest], rel=1e-6)
     assert largest == pytest.approx(3.875) and smallest == pytest.approx(0.2125)
@@ -202,8 +215,11 @@ def _strict(value):
 
 def _without_volatile(value):
     if isinstance(value, dict):
-        return {k: _without_volatile(v) for k, v in value.items() if k not in VOLATILE and k != "nonfinite_fields"
-                and k != "nonfinite_count"}
+        return {
+            k: _without_volatile(v)
+            for k, v in value.items()
+            if k not in VOLATILE and k != "nonfinite_fields" and k != "nonfinite_count"
+        }
     if isinstance(value, list):
         return [_without_volatile(v) for v in value]
     return value
@@ -225,8 +241,8 @@ def test_offline_file_is_self_contained_and_holds_every_answer(client, lang):
     assert response.status_code == 200
     assert f'filename="resnorm-lecture-{lang}.html"' in response.headers["content-disposition"]
     html = response.text
-    assert html.count("plotly.js v") == 1                                  # Plotly inlined once
-    assert not re.search(r"<(script|link|img)[^>]+(src|href)=\"(?!data:)", html)   # nothing to fetch
+    assert html.count("plotly.js v") == 1  # Plotly inlined once
+    assert not re.search(r"<(script|link|img)[^>]+(src|href)=\"(?!data:)", html)  # nothing to fetch
     assert "import " not in html.split('id="page-data"')[0]
     data = json.loads(re.search(r'<script type="application/json" id="page-data">(.*?)</script>', html, re.S).group(1))
     assert data["lang"] == lang

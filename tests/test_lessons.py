@@ -1,4 +1,5 @@
 """The lesson endpoints: worked numbers recomputed here with Python's own math, physics checks, bad input."""
+
 from __future__ import annotations
 
 import math
@@ -25,8 +26,6 @@ def client() -> TestClient:
     return TestClient(app)
 
 
-
-
 def assert_names_field(response, field: str) -> None:
     assert 400 <= response.status_code < 500, response.text
     body = strict(response)
@@ -36,21 +35,22 @@ def assert_names_field(response, field: str) -> None:
 
 # --- the chain product -------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("g, depth, product", [(0.9, 96, "plain"), (1.1, 96, "plain"), (0.01, 96, "residual")])
 def test_worked_cases_are_exact_powers(client, g, depth, product):
     body = strict(client.get("/api/chain", params={"derivative": g, "depth": depth}))
-    assert body["plain_final"] == pytest.approx(g ** depth, rel=1e-12)
+    assert body["plain_final"] == pytest.approx(g**depth, rel=1e-12)
     assert body["residual_final"] == pytest.approx((1 + g) ** depth, rel=1e-12)
     case = next(c for c in body["worked_cases"] if c["derivative"] == g and c["depth"] == depth)
-    expected = g ** depth if product == "plain" else (1 + g) ** depth
+    expected = g**depth if product == "plain" else (1 + g) ** depth
     assert case["product"] == product and case["value"] == pytest.approx(expected, rel=1e-12)
     assert case["caption"] and case["caption_zh"]
 
 
 def test_worked_cases_are_not_the_loose_retellings(client):
     cases = {c["key"]: c["value"] for c in strict(client.get("/api/chain"))["worked_cases"]}
-    assert 4.0e-5 < cases["vanish"] < 4.1e-5          # not "0.6e-4"
-    assert 9.3e3 < cases["explode"] < 9.5e3            # not "12000"
+    assert 4.0e-5 < cases["vanish"] < 4.1e-5  # not "0.6e-4"
+    assert 9.3e3 < cases["explode"] < 9.5e3  # not "12000"
     assert 2.5 < cases["shortcut"] < 2.7
 
 
@@ -59,7 +59,7 @@ def test_every_layer_is_a_power(client, g):
     body = strict(client.get("/api/chain", params={"derivative": g, "depth": 40}))
     assert body["layers"] == list(range(1, 41))
     for l, plain, residual in zip(body["layers"], body["plain"], body["residual"]):
-        assert plain == pytest.approx(g ** l, rel=1e-12, abs=0.0)
+        assert plain == pytest.approx(g**l, rel=1e-12, abs=0.0)
         assert residual == pytest.approx((1 + g) ** l, rel=1e-12)
     # the shortcut's product never shrinks: every factor 1 + g >= 1
     assert all(b >= a for a, b in zip(body["residual"], body["residual"][1:]))
@@ -72,10 +72,18 @@ def test_overflowing_product_is_null_and_flagged_but_its_log_is_finite(client):
     assert body["residual_log10"][-1] == pytest.approx(1000 * math.log10(11), rel=1e-12)
 
 
-@pytest.mark.parametrize("params, field", [
-    ({"derivative": "abc"}, "derivative"), ({"derivative": -0.5}, "derivative"), ({"derivative": "nan"}, "derivative"),
-    ({"depth": 0}, "depth"), ({"depth": 10 ** 9}, "depth"), ({"depth": 2.5}, "depth"), ({"layers": 3}, "layers"),
-])
+@pytest.mark.parametrize(
+    "params, field",
+    [
+        ({"derivative": "abc"}, "derivative"),
+        ({"derivative": -0.5}, "derivative"),
+        ({"derivative": "nan"}, "derivative"),
+        ({"depth": 0}, "depth"),
+        ({"depth": 10**9}, "depth"),
+        ({"depth": 2.5}, "depth"),
+        ({"layers": 3}, "layers"),
+    ],
+)
 def test_chain_bad_input_names_the_field(client, params, field):
     assert_names_field(client.get("/api/chain", params=params), field)
 
@@ -86,7 +94,6 @@ def test_chain_depth_error_states_the_lesson_range(client):
 
 
 # --- LayerNorm and RMSNorm by hand ---------------------------------------------------------------
-
 
 
 def test_layernorm_default_is_the_worked_example(client):
@@ -106,7 +113,7 @@ def test_layernorm_steps_come_in_order_with_formulas(client):
     assert [s["key"] for s in body["steps"]] == ["mean", "centred", "variance", "std", "normalized", "output"]
     for step in body["steps"]:
         assert step["label"] and step["label_zh"] and step["formula"] and step["formula_zh"]
-        assert "\\" not in step["formula"] and "$" not in step["formula"]   # plain unicode, no LaTeX
+        assert "\\" not in step["formula"] and "$" not in step["formula"]  # plain unicode, no LaTeX
     assert body["steps"][0]["worked"] == "(8 + 2 + 2 + 4) / 4 = 4"
     assert body["steps"][-1]["value"] == pytest.approx(body["output"])
 
@@ -125,7 +132,7 @@ def test_rmsnorm_divides_by_the_root_mean_square_without_centring(client):
     assert body["output"] == pytest.approx([g * v / rms for v, g in zip(x, gamma)], rel=1e-12)
     assert [s["key"] for s in body["steps"]] == ["mean_square", "rms", "normalized", "output"]
     assert body["torch_check"]["op"].endswith("rms_norm") and body["torch_check"]["max_abs_difference"] < 1e-12
-    assert body["normalized_mean"] != pytest.approx(0.0, abs=1e-3)   # RMSNorm does not centre
+    assert body["normalized_mean"] != pytest.approx(0.0, abs=1e-3)  # RMSNorm does not centre
 
 
 @pytest.mark.parametrize("kind", typing.get_args(LayerNormRequest.model_fields["kind"].annotation))
@@ -135,10 +142,10 @@ def test_normalized_vector_has_unit_rms_and_ignores_scale(client, kind):
     base = strict(client.post("/api/layernorm", json={"x": x, "kind": kind, "eps": 1e-12}))
     scaled = strict(client.post("/api/layernorm", json={"x": [37.0 * v for v in x], "kind": kind, "eps": 1e-12}))
     assert base["normalized_rms"] == pytest.approx(1.0, rel=1e-9)
-    assert scaled["normalized"] == pytest.approx(base["normalized"], rel=1e-9)   # both undo a scale
+    assert scaled["normalized"] == pytest.approx(base["normalized"], rel=1e-9)  # both undo a scale
     shifted = strict(client.post("/api/layernorm", json={"x": [v + 100.0 for v in x], "kind": kind, "eps": 1e-12}))
     same = shifted["normalized"] == pytest.approx(base["normalized"], rel=1e-9, abs=1e-9)
-    assert same is (kind == "layernorm")     # only LayerNorm undoes a shift
+    assert same is (kind == "layernorm")  # only LayerNorm undoes a shift
     if kind == "layernorm":
         assert base["normalized_mean"] == pytest.approx(0.0, abs=1e-12)
 
@@ -158,24 +165,37 @@ def test_layernorm_huge_values_are_strict_json_and_flagged(client):
     assert response.status_code == 200 and body["variance"] is None and "variance" in body["nonfinite_fields"]
 
 
-@pytest.mark.parametrize("payload, field", [
-    ({"x": []}, "x"), ({"x": [1.0]}, "x"), ({"x": [1, "a"]}, "x"), ({"x": [1, None]}, "x"), ({"x": [True, 2]}, "x"),
-    ({"x": [0.5] * 4097}, "x"), ({"x": "1,2,3"}, "x"),
-    ({"x": [1, 2, 3], "gamma": [1, 2]}, "gamma"), ({"x": [1, 2], "beta": [0, 0, 0]}, "beta"),
-    ({"x": [1, 2], "eps": -1e-5}, "eps"), ({"x": [1, 2], "eps": 0}, "eps"), ({"x": [1, 2], "kind": "groupnorm"}, "kind"),
-    ({"x": [1, 2], "kind": "rmsnorm", "beta": [0, 0]}, "beta"), ({"x": [1, 2], "mu": 3}, "mu"),
-])
+@pytest.mark.parametrize(
+    "payload, field",
+    [
+        ({"x": []}, "x"),
+        ({"x": [1.0]}, "x"),
+        ({"x": [1, "a"]}, "x"),
+        ({"x": [1, None]}, "x"),
+        ({"x": [True, 2]}, "x"),
+        ({"x": [0.5] * 4097}, "x"),
+        ({"x": "1,2,3"}, "x"),
+        ({"x": [1, 2, 3], "gamma": [1, 2]}, "gamma"),
+        ({"x": [1, 2], "beta": [0, 0, 0]}, "beta"),
+        ({"x": [1, 2], "eps": -1e-5}, "eps"),
+        ({"x": [1, 2], "eps": 0}, "eps"),
+        ({"x": [1, 2], "kind": "groupnorm"}, "kind"),
+        ({"x": [1, 2], "kind": "rmsnorm", "beta": [0, 0]}, "beta"),
+        ({"x": [1, 2], "mu": 3}, "mu"),
+    ],
+)
 def test_layernorm_bad_input_names_the_field(client, payload, field):
     assert_names_field(client.post("/api/layernorm", json=payload), field)
 
 
-@pytest.mark.parametrize("raw", [b'{"x": [1, NaN]}', b'{"x": [1, Infinity]}', b'{"x": [1,', b'[1, 2]', b'"x"'])
+@pytest.mark.parametrize("raw", [b'{"x": [1, NaN]}', b'{"x": [1, Infinity]}', b'{"x": [1,', b"[1, 2]", b'"x"'])
 def test_layernorm_malformed_or_nonfinite_json_is_refused(client, raw):
     response = client.post("/api/layernorm", content=raw, headers={"content-type": "application/json"})
     assert 400 <= response.status_code < 500 and strict(response)["errors"][0]["field"] in ("x.1", "body")
 
 
 # --- softmax saturation ---------------------------------------------------------------------------
+
 
 def python_softmax(z, s):
     top = max(s * v for v in z)
@@ -198,7 +218,7 @@ def test_softmax_matches_python_and_autograd(client):
 def test_two_logit_jacobian_norm_is_2p_1_minus_p(client):
     body = strict(client.post("/api/softmax", json={"logits": [0.3, -0.9], "scale": 2.0}))
     p = python_softmax([0.3, -0.9], 2.0)[0]
-    assert body["jacobian_norm"] == pytest.approx(2 * p * (1 - p), rel=1e-12)   # J = p(1−p)·[[1,−1],[−1,1]]
+    assert body["jacobian_norm"] == pytest.approx(2 * p * (1 - p), rel=1e-12)  # J = p(1−p)·[[1,−1],[−1,1]]
 
 
 def test_scale_zero_is_uniform(client):
@@ -228,11 +248,20 @@ def test_softmax_overflowing_logits_are_strict_json(client):
     assert response.status_code == 200 and body.get("nonfinite_count", 0) > 0
 
 
-@pytest.mark.parametrize("payload, field", [
-    ({"logits": [1.0]}, "logits"), ({"logits": [0.0] * 257}, "logits"), ({"logits": ["x", 1]}, "logits"),
-    ({"scale": -1}, "scale"), ({"scale": 1e9}, "scale"), ({"scales": []}, "scales"), ({"scales": [1, -2]}, "scales"),
-    ({"scales": [1.0] * 65}, "scales"), ({"temperature": 2}, "temperature"),
-])
+@pytest.mark.parametrize(
+    "payload, field",
+    [
+        ({"logits": [1.0]}, "logits"),
+        ({"logits": [0.0] * 257}, "logits"),
+        ({"logits": ["x", 1]}, "logits"),
+        ({"scale": -1}, "scale"),
+        ({"scale": 1e9}, "scale"),
+        ({"scales": []}, "scales"),
+        ({"scales": [1, -2]}, "scales"),
+        ({"scales": [1.0] * 65}, "scales"),
+        ({"temperature": 2}, "temperature"),
+    ],
+)
 def test_softmax_bad_input_names_the_field(client, payload, field):
     assert_names_field(client.post("/api/softmax", json=payload), field)
 
@@ -252,8 +281,8 @@ def test_format_limits_follow_from_the_bit_layout(precision):
     for row in precision["formats"]:
         fraction, exponent = FRACTION_BITS[row["dtype"]], EXPONENT_BITS[row["dtype"]]
         bias = 2 ** (exponent - 1) - 1
-        assert row["eps"] == 2.0 ** -fraction
-        assert row["max"] == (2 - 2.0 ** -fraction) * 2.0 ** bias
+        assert row["eps"] == 2.0**-fraction
+        assert row["max"] == (2 - 2.0**-fraction) * 2.0**bias
         assert row["tiny"] == 2.0 ** (1 - bias)
         assert row["fraction_bits"] == fraction
 
@@ -266,7 +295,9 @@ def test_ten_thousand_plus_a_thousandth(precision):
         assert row["stored_big"] == round(10000 / step) * step
     assert rows["float32"]["sum"] == struct.unpack("f", struct.pack("f", 10000.001))[0] != 10000.0
     assert rows["float16"]["sum"] == 10000.0 and rows["float16"]["update_lost"]
-    assert rows["bfloat16"]["stored_big"] == 9984.0 and rows["bfloat16"]["sum"] == 9984.0   # 10000 itself is not representable
+    assert (
+        rows["bfloat16"]["stored_big"] == 9984.0 and rows["bfloat16"]["sum"] == 9984.0
+    )  # 10000 itself is not representable
     assert not rows["float32"]["update_lost"]
 
 
@@ -274,9 +305,9 @@ def test_float16_overflow_depth_comes_from_a_real_trace(precision):
     snow = precision["snowball"]
     layer = snow["overflow_layer"]
     assert snow["config"]["dtype"] == "float16" and 2 <= layer <= snow["config"]["depth"]
-    finite = snow["float16_max_abs"][:layer - 1]
+    finite = snow["float16_max_abs"][: layer - 1]
     assert all(v is not None and v <= snow["float16_max"] for v in finite)
-    assert all(v is None for v in snow["float16_max_abs"][layer - 1:])   # once inf, never finite again
+    assert all(v is None for v in snow["float16_max_abs"][layer - 1 :])  # once inf, never finite again
     # the same stack in float32 passes float16's largest value at (about) the same block
     assert abs(snow["float32_exceeds_float16_max_at"] - layer) <= 2
     assert all(v is not None for v in snow["float32_max_abs"])
@@ -297,19 +328,31 @@ def test_a_big_number_overflows_float16_and_is_flagged(client):
     assert rows["float32"]["stored_big"] == 1e5
 
 
-@pytest.mark.parametrize("params, field", [
-    ({"big": "abc"}, "big"), ({"small": "inf"}, "small"), ({"depth": 999}, "depth"), ({"depth": 0}, "depth"),
-    ({"dtype": "float32"}, "dtype"), ({"norm": "weightnorm"}, "norm"), ({"colour": "red"}, "colour"),
-])
+@pytest.mark.parametrize(
+    "params, field",
+    [
+        ({"big": "abc"}, "big"),
+        ({"small": "inf"}, "small"),
+        ({"depth": 999}, "depth"),
+        ({"depth": 0}, "depth"),
+        ({"dtype": "float32"}, "dtype"),
+        ({"norm": "weightnorm"}, "norm"),
+        ({"colour": "red"}, "colour"),
+    ],
+)
 def test_precision_bad_input_names_the_field(client, params, field):
     assert_names_field(client.get("/api/precision", params=params), field)
 
 
 # --- the four pages (routes, both languages) --------------------------------------------------------
 
-PAGES_AND_CHARTS = {"/chain": ("chain",), "/layernorm": ("layernorm", "norm-speed"),
-                    "/softmax": ("softmax-probs", "softmax-sweep"), "/precision": ("precision-overflow",),
-                    "/batchnorm": ("batch-dependence", "batch-padding")}
+PAGES_AND_CHARTS = {
+    "/chain": ("chain",),
+    "/layernorm": ("layernorm", "norm-speed"),
+    "/softmax": ("softmax-probs", "softmax-sweep"),
+    "/precision": ("precision-overflow",),
+    "/batchnorm": ("batch-dependence", "batch-padding"),
+}
 
 
 @pytest.fixture(scope="module")
@@ -317,8 +360,6 @@ def site() -> TestClient:
     from app.main import app
 
     return TestClient(app)
-
-
 
 
 @pytest.mark.parametrize("path", PAGES_AND_CHARTS)
@@ -339,13 +380,20 @@ def test_lesson_page_renders_in_both_languages(site, path, lang):
     for chart in PAGES_AND_CHARTS[path]:
         assert f'data-chart="{chart}"' in html
     assert f'src="{static_url(f"js/pages/{key}.js")}"' in html and static_url("css/lessons.css") in html
-    if lang == "zh":   # no English sentence of the page leaks into the Chinese one
+    if lang == "zh":  # no English sentence of the page leaks into the Chinese one
         assert str(escape(t(f"{key}.intro", "en"))) not in html
 
 
-@pytest.mark.parametrize("path, model_name", [("/chain", "ChainRequest"), ("/layernorm", "LayerNormRequest"),
-                                              ("/softmax", "SoftmaxRequest"), ("/precision", "PrecisionRequest"),
-                                              ("/batchnorm", "BatchDependenceRequest")])
+@pytest.mark.parametrize(
+    "path, model_name",
+    [
+        ("/chain", "ChainRequest"),
+        ("/layernorm", "LayerNormRequest"),
+        ("/softmax", "SoftmaxRequest"),
+        ("/precision", "PrecisionRequest"),
+        ("/batchnorm", "BatchDependenceRequest"),
+    ],
+)
 def test_page_controls_come_from_the_request_model(site, path, model_name):
     from app.api import lessons as router_module
     from app.i18n import t

@@ -1,4 +1,5 @@
 """Physics of the stacks at initialisation: what a careful reader would check by hand."""
+
 from __future__ import annotations
 
 import json
@@ -42,7 +43,9 @@ def test_pre_ln_squared_norm_grows_linearly_with_depth():
     trace = run_trace(TraceConfig(depth=48, norm_position="pre", init="xavier"))
     squares = torch.tensor([layer["act_norm"] ** 2 for layer in trace["layers"]], dtype=torch.float64)
     layers = torch.arange(1, 49, dtype=torch.float64)
-    slope, intercept = torch.linalg.lstsq(torch.stack([layers, torch.ones_like(layers)], 1), squares[:, None]).solution[:, 0]
+    slope, intercept = torch.linalg.lstsq(torch.stack([layers, torch.ones_like(layers)], 1), squares[:, None]).solution[
+        :, 0
+    ]
     fitted = slope * layers + intercept
     r_squared = 1 - ((squares - fitted) ** 2).sum() / ((squares - squares.mean()) ** 2).sum()
     assert slope > 0 and r_squared > 0.97
@@ -51,7 +54,9 @@ def test_pre_ln_squared_norm_grows_linearly_with_depth():
 
 def test_plain_tanh_stack_loses_its_gradient_and_the_shortcut_keeps_it():
     plain = run_trace(TraceConfig(arch="mlp", depth=64, norm="none", residual="none", activation="tanh", init="torch"))
-    shortcut = run_trace(TraceConfig(arch="mlp", depth=64, norm="none", residual="identity", activation="tanh", init="torch"))
+    shortcut = run_trace(
+        TraceConfig(arch="mlp", depth=64, norm="none", residual="identity", activation="tanh", init="torch")
+    )
     assert plain["summary"]["grad_survival"] < 1e-6
     assert 0.1 < shortcut["summary"]["grad_survival"] < 1e3
     assert shortcut["layers"][0]["grad_norm"] > 1e6 * plain["layers"][0]["grad_norm"]
@@ -60,7 +65,7 @@ def test_plain_tanh_stack_loses_its_gradient_and_the_shortcut_keeps_it():
 def test_plain_transformer_collapses_tokens_and_the_residual_does_not():
     plain = run_trace(preset_config("plain", TraceConfig(depth=32)))
     residual = run_trace(TraceConfig(depth=32))
-    spread_plain = 1 - plain["layers"][-1]["token_cosine"]       # every position says the same thing: rank collapse
+    spread_plain = 1 - plain["layers"][-1]["token_cosine"]  # every position says the same thing: rank collapse
     spread_residual = 1 - residual["layers"][-1]["token_cosine"]  # the shortcut keeps each token's own embedding
     assert spread_plain < 0.01 and spread_residual > 0.1
 
@@ -157,7 +162,7 @@ INIT_GRID = covering(("norm", "residual", "block", "init"), ("norm_position",))
 @pytest.mark.parametrize("row", MODEL_GRID, ids=case_id)
 def test_every_variant_traces_to_strict_json(row):
     trace = run_trace(TraceConfig(depth=4, **row, **TINY))
-    units = 2 if row["block"] == "sequential" else 1   # a parallel block is one unit: x + attn(N(x)) + ffn(N(x))
+    units = 2 if row["block"] == "sequential" else 1  # a parallel block is one unit: x + attn(N(x)) + ffn(N(x))
     assert len(trace["layers"]) == 4 and len(trace["sublayers"]) == 4 * units
     json.loads(strict_dumps(trace))
     assert math.isfinite(trace["loss"])
@@ -171,7 +176,7 @@ def test_every_variant_runs_in_every_dtype(row):
     model = build_model(cfg)
     assert {p.dtype for p in model.parameters()} == {getattr(torch, row["dtype"])}
     assert trace["summary"]["nonfinite"] is False and math.isfinite(trace["loss"])
-    assert 0.5 * math.log(32) < trace["loss"] < 3 * math.log(32)   # near a uniform guess over 32 tokens at init
+    assert 0.5 * math.log(32) < trace["loss"] < 3 * math.log(32)  # near a uniform guess over 32 tokens at init
     json.loads(strict_dumps(trace))
 
 

@@ -1,4 +1,5 @@
 """Route tests for the HTML pages: every page and embed renders in both languages, with its data block."""
+
 from __future__ import annotations
 
 import re
@@ -16,8 +17,6 @@ from tests.conftest import page_data
 
 client = TestClient(app)
 EXPLORER = ["/", "/norms", "/gradients", "/compare"]
-
-
 
 
 @pytest.mark.parametrize("path", EXPLORER)
@@ -77,13 +76,23 @@ def test_training_page_checks_the_bounds_the_api_enforces():
     bounds = page_data(client.get("/train").text)["extra"]["settings_bounds"]
     assert bounds["clip"] == {"exclusiveMinimum": 0.0, "maximum": 1000.0}  # the optional field's number option
     assert bounds["optimizer"]["enum"] == ["adam", "adamw", "sgd"]
-    past_edges = {"steps": bounds["steps"]["maximum"] + 1, "warmup_steps": bounds["warmup_steps"]["minimum"] - 1,
-                  "clip": bounds["clip"]["exclusiveMinimum"], "lr": bounds["lr"]["maximum"] * 2, "task": "count"}
+    past_edges = {
+        "steps": bounds["steps"]["maximum"] + 1,
+        "warmup_steps": bounds["warmup_steps"]["minimum"] - 1,
+        "clip": bounds["clip"]["exclusiveMinimum"],
+        "lr": bounds["lr"]["maximum"] * 2,
+        "task": "count",
+    }
     for name, value in past_edges.items():
         response = client.post("/api/train", json={name: value})
         assert response.status_code == 422 and name in response.text, (name, response.text)
-    TrainRequest(steps=bounds["steps"]["maximum"], clip=bounds["clip"]["maximum"], lr=bounds["lr"]["maximum"],
-                 warmup_steps=bounds["warmup_steps"]["minimum"], seed=bounds["seed"]["maximum"])
+    TrainRequest(
+        steps=bounds["steps"]["maximum"],
+        clip=bounds["clip"]["maximum"],
+        lr=bounds["lr"]["maximum"],
+        warmup_steps=bounds["warmup_steps"]["minimum"],
+        seed=bounds["seed"]["maximum"],
+    )
 
 
 def test_presets_are_resolved_for_the_linked_depth():
@@ -95,8 +104,10 @@ def test_presets_are_resolved_for_the_linked_depth():
     assert bad["presets"]["depth"] == 12
 
 
-@pytest.mark.parametrize("header,expected", [("zh-CN,zh;q=0.9,en;q=0.8", "zh"), ("en-US,en;q=0.9", "en"),
-                                             ("fr-FR, en;q=0.5, zh;q=0.7", "zh"), ("", "en")])
+@pytest.mark.parametrize(
+    "header,expected",
+    [("zh-CN,zh;q=0.9,en;q=0.8", "zh"), ("en-US,en;q=0.9", "en"), ("fr-FR, en;q=0.5, zh;q=0.7", "zh"), ("", "en")],
+)
 def test_language_follows_accept_language(header, expected):
     data = page_data(client.get("/norms", headers={"Accept-Language": header}).text)
     assert data["lang"] == expected
@@ -112,8 +123,9 @@ def test_language_switch_keeps_the_state():
 def test_every_string_has_both_languages():
     for key, (english, chinese) in STRINGS.items():
         assert english.strip() and chinese.strip(), key
-        assert re.findall(r"\{(\w+)\}", english) == re.findall(r"\{(\w+)\}", chinese) or \
-            sorted(re.findall(r"\{(\w+)\}", english)) == sorted(re.findall(r"\{(\w+)\}", chinese)), key
+        assert re.findall(r"\{(\w+)\}", english) == re.findall(r"\{(\w+)\}", chinese) or sorted(
+            re.findall(r"\{(\w+)\}", english)
+        ) == sorted(re.findall(r"\{(\w+)\}", chinese)), key
 
 
 def test_every_enum_value_has_a_label():

@@ -1,4 +1,5 @@
 """The probes' statistics against plain, one-snapshot-at-a-time torch computations, and the fast tree walks."""
+
 from __future__ import annotations
 
 import math
@@ -18,14 +19,19 @@ TINY = dict(d_model=16, n_heads=2, seq_len=8, batch=2, vocab_size=32, norm_group
 def by_hand(x: torch.Tensor) -> dict[str, float]:
     """One (B, T, C) snapshot in float64, the cosine from the full T x T matrix of token cosines."""
     x = x.double()
-    token_norms = x.norm(dim=-1)                                             # (B, T)
+    token_norms = x.norm(dim=-1)  # (B, T)
     units = x / token_norms.unsqueeze(-1).clamp_min(1e-300)
-    cosines = units @ units.transpose(-1, -2)                                # (B, T, T)
+    cosines = units @ units.transpose(-1, -2)  # (B, T, T)
     tokens = x.shape[1]
     off_diagonal = cosines.sum(dim=(1, 2)) - cosines.diagonal(dim1=1, dim2=2).sum(dim=1)
-    return {"norm": token_norms.mean().item(), "rms": x.pow(2).mean().sqrt().item(), "max_abs": x.abs().max().item(),
-            "cosine": (off_diagonal / (tokens * (tokens - 1))).mean().item(),
-            "token_max_abs": x.abs().amax(dim=-1).mean().item(), "token_min_abs": x.abs().amin(dim=-1).mean().item()}
+    return {
+        "norm": token_norms.mean().item(),
+        "rms": x.pow(2).mean().sqrt().item(),
+        "max_abs": x.abs().max().item(),
+        "cosine": (off_diagonal / (tokens * (tokens - 1))).mean().item(),
+        "token_max_abs": x.abs().amax(dim=-1).mean().item(),
+        "token_min_abs": x.abs().amin(dim=-1).mean().item(),
+    }
 
 
 def test_stream_statistics_equal_a_hand_computation_snapshot_by_snapshot():
@@ -69,15 +75,20 @@ def test_tree_walks_equal_the_torch_methods(row):
         parameters, owners = parameters_with_owner(model, groups)
         assert [id(p) for p in parameters] == [id(p) for p in model.parameters()]
         for index, group in enumerate(groups):
-            assert [id(p) for p, owner in zip(parameters, owners) if owner == index] == \
-                [id(p) for p in group.parameters()]
+            assert [id(p) for p, owner in zip(parameters, owners) if owner == index] == [
+                id(p) for p in group.parameters()
+            ]
 
 
-@pytest.mark.parametrize("settings", [
-    dict(residual="highway", **TINY),
-    dict(residual="rezero", norm="scalenorm", d_model=64, n_heads=4, seq_len=8, batch=2),  # scalar gates and gains
-    dict(norm="dyt", dtype="bfloat16", d_model=64, n_heads=4, seq_len=8, batch=2),         # weights past 4,096 numbers
-], ids=["highway-tiny", "rezero-scalenorm", "dyt-bfloat16"])
+@pytest.mark.parametrize(
+    "settings",
+    [
+        dict(residual="highway", **TINY),
+        dict(residual="rezero", norm="scalenorm", d_model=64, n_heads=4, seq_len=8, batch=2),  # scalar gates and gains
+        dict(norm="dyt", dtype="bfloat16", d_model=64, n_heads=4, seq_len=8, batch=2),  # weights past 4,096 numbers
+    ],
+    ids=["highway-tiny", "rezero-scalenorm", "dyt-bfloat16"],
+)
 def test_parameter_grad_norms_equal_one_norm_over_each_modules_gradients(settings):
     cfg = TraceConfig(depth=3, **settings)
     model = build_model(cfg)
@@ -103,10 +114,14 @@ def test_recorder_sees_each_unit_output_and_branch_and_leaves_no_hook_behind(pos
     seen, handles = {}, []
     for layer, block in enumerate(model.blocks, start=1):
         for name, unit in block.units.items():
-            handles.append(unit.register_forward_hook(
-                lambda m, a, out, key=f"{layer}.{name}": seen.__setitem__(key, out.detach())))
-            handles.append(unit.combine.register_forward_pre_hook(
-                lambda m, a, key=f"{layer}.{name}": seen.__setitem__(key + "/f", a[1].detach())))
+            handles.append(
+                unit.register_forward_hook(lambda m, a, out, key=f"{layer}.{name}": seen.__setitem__(key, out.detach()))
+            )
+            handles.append(
+                unit.combine.register_forward_pre_hook(
+                    lambda m, a, key=f"{layer}.{name}": seen.__setitem__(key + "/f", a[1].detach())
+                )
+            )
     with StreamRecorder(model) as recorder:
         model.loss(inputs, targets).backward()
     assert recorder.names == ["embed"] + [k for k in seen if "/" not in k]

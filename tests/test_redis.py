@@ -1,5 +1,6 @@
 """Several servers, one Redis: what one computed, the other answers from the shared cache; without Redis,
 requests still work on the local cache and /api/health says Redis is down."""
+
 from __future__ import annotations
 
 import os
@@ -17,8 +18,12 @@ BODY = {"depth": 6, "seed": 2_024}
 
 def _server_env(tmp_path, name: str, redis_url: str) -> dict[str, str]:
     """Each server its own disk cache (two machines share nothing but Redis); threads keep the test light."""
-    return {**os.environ, "RESNORM_CACHE_DIR": str(tmp_path / name), "RESNORM_REDIS_URL": redis_url,
-            "RESNORM_COMPUTE_PROCESSES": "0"}
+    return {
+        **os.environ,
+        "RESNORM_CACHE_DIR": str(tmp_path / name),
+        "RESNORM_REDIS_URL": redis_url,
+        "RESNORM_COMPUTE_PROCESSES": "0",
+    }
 
 
 def _start(stack: ExitStack, env: dict[str, str]) -> str:
@@ -95,8 +100,9 @@ def test_the_default_cache_folder_follows_each_platform():
 
     from app.settings import default_cache_dir
 
-    assert default_cache_dir({"LOCALAPPDATA": "C:/Users/a/AppData/Local"}, "win32") == \
-        Path("C:/Users/a/AppData/Local/resnorm-explorer/Cache")
+    assert default_cache_dir({"LOCALAPPDATA": "C:/Users/a/AppData/Local"}, "win32") == Path(
+        "C:/Users/a/AppData/Local/resnorm-explorer/Cache"
+    )
     assert default_cache_dir({"XDG_CACHE_HOME": "/x/cache"}, "linux") == Path("/x/cache/resnorm-explorer")
     assert default_cache_dir({}, "darwin") == Path.home() / "Library" / "Caches" / "resnorm-explorer"
     assert default_cache_dir({}, "linux") == Path.home() / ".cache" / "resnorm-explorer"

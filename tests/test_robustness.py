@@ -5,23 +5,21 @@ type errors on /api/sweep, /api/train and /api/presets named no allowed range; a
 got pydantic's "valid dictionary" riddle; 20,000 unknown keys took 50 s to answer; a float16 sweep took ~3.5 min; highway gates were missing from the parameter budget; a deep
 stack of tiny blocks passed the training budget yet trained for most of an hour).
 """
-from __future__ import annotations
 
+from __future__ import annotations
 
 import pytest
 
 from app.config import MAX_PARAMETERS, TraceConfig, parameter_count
 from app.experiments.train import MAX_TRAIN_MACS, TrainRequest, training_macs
 from app.models.init import build_model
-from tests.grids import choices
 from tests.conftest import strict
+from tests.grids import choices
 
 TINY = {"depth": 1, "d_model": 8, "n_heads": 2, "seq_len": 4, "batch": 1, "vocab_size": 8}
-DEEP_NEST = b"[" * 50_000 + b"]" * 50_000   # under the body limit, far over Python's recursion limit
+DEEP_NEST = b"[" * 50_000 + b"]" * 50_000  # under the body limit, far over Python's recursion limit
 HUGE_INT = b'{"depth": ' + b"9" * 5000 + b"}"  # past Python's 4300-digit int parsing limit
 JSON = {"content-type": "application/json"}
-
-
 
 
 def assert_names_field(response, field: str | None = None, allowed: str = "") -> dict:
@@ -62,8 +60,11 @@ def test_every_json_endpoint_is_listed():
 
 
 @pytest.mark.parametrize("url", json_endpoints())
-@pytest.mark.parametrize("raw", [DEEP_NEST, HUGE_INT, b"{", b"\xff\xfe", b'{"depth": NaN', b"{depth: 3}"],
-                         ids=["deep", "huge-int", "cut", "not-utf8", "nan-cut", "unquoted"])
+@pytest.mark.parametrize(
+    "raw",
+    [DEEP_NEST, HUGE_INT, b"{", b"\xff\xfe", b'{"depth": NaN', b"{depth: 3}"],
+    ids=["deep", "huge-int", "cut", "not-utf8", "nan-cut", "unquoted"],
+)
 def test_unparseable_json_is_400_about_the_body_on_every_endpoint(client, url, raw):
     response = client.post(url, content=raw, headers=JSON)
     assert response.status_code == 400, (url, response.text[:200])
@@ -89,8 +90,9 @@ def test_a_boolean_or_a_string_where_a_number_belongs_is_422_naming_the_field(cl
             assert_names_field(response, f"{name}.0" if is_list else name)
 
 
-@pytest.mark.parametrize("body,field", [({"depth": True}, "depth"), ({"seed": False}, "seed"),
-                                        ({"residual_scale": True}, "residual_scale")])
+@pytest.mark.parametrize(
+    "body,field", [({"depth": True}, "depth"), ({"seed": False}, "seed"), ({"residual_scale": True}, "residual_scale")]
+)
 def test_booleans_are_not_numbers_in_nested_configs_either(client, body, field):
     assert_names_field(client.post("/api/trace", json=body), field)
     assert_names_field(client.post("/api/sweep", json={"config": body}), f"config.{field}")
@@ -112,33 +114,36 @@ def test_json_without_a_json_content_type_says_which_header_to_send(client, url,
     assert "Content-Type: application/json" in error["allowed"]
 
 
-@pytest.mark.parametrize("method,url,body,field,allowed", [
-    ("GET", "/api/presets?depth=x", None, "depth", "[1, 128]"),
-    ("GET", "/api/presets?depth=129", None, "depth", "[1, 128]"),
-    ("POST", "/api/sweep?stream=maybe", {"depths": [1]}, "stream", "true or false"),
-    ("POST", "/api/sweep", {"depths": None}, "depths", "a list of 1 to 128 items"),
-    ("POST", "/api/sweep", {"depths": []}, "depths", "a list of 1 to 128 items"),
-    ("POST", "/api/sweep", {"depths": [1.5]}, "depths.0", "an integer"),
-    ("POST", "/api/sweep", {"depths": [[1]]}, "depths.0", "an integer"),
-    ("POST", "/api/sweep", {"zzz": 1}, "zzz", "known fields: config, depths"),
-    ("POST", "/api/sweep", {"config": None}, "config", "a JSON object"),
-    ("POST", "/api/sweep", {"config": {"zzz": 1}}, "config.zzz", "known fields: arch, depth"),
-    ("POST", "/api/sweep", {"config": {"depth": "x"}}, "config.depth", "[1, 128]"),
-    ("POST", "/api/train", {"steps": None}, "steps", "[1, 2000]"),
-    ("POST", "/api/train", {"steps": 1.5}, "steps", "[1, 2000]"),
-    ("POST", "/api/train", {"steps": 1e308}, "steps", "[1, 2000]"),
-    ("POST", "/api/train", {"lr": "x"}, "lr", "(0.0, 10.0]"),
-    ("POST", "/api/train", {"clip": "x"}, "clip", "(0.0, 1000.0] or null"),
-    ("POST", "/api/train", {"seed": None}, "seed", "[0, 2147483647]"),
-    ("POST", "/api/train", {"runs": None}, "runs", "a list of 1 to 4 items"),
-    ("POST", "/api/train", {"runs": [TINY] * 5}, "runs", "a list of 1 to 4 items"),
-    ("POST", "/api/train", {"runs": ["x"]}, "runs.0", "a JSON object"),
-    ("POST", "/api/train", {"runs": [{"zzz": 1}]}, "runs.0.zzz", "known fields: arch, depth"),
-    ("POST", "/api/train", {"runs": [{"dtype": "float64"}]}, "runs.0.dtype", "one of: float32"),
-    ("POST", "/api/train", {"depth": 2}, "depth", "known fields: runs, task"),
-    ("POST", "/api/trace", [], "body", "a JSON object"),
-    ("POST", "/api/trace", {"residual_scale": None}, "residual_scale", "(0.0, 16.0]"),
-])
+@pytest.mark.parametrize(
+    "method,url,body,field,allowed",
+    [
+        ("GET", "/api/presets?depth=x", None, "depth", "[1, 128]"),
+        ("GET", "/api/presets?depth=129", None, "depth", "[1, 128]"),
+        ("POST", "/api/sweep?stream=maybe", {"depths": [1]}, "stream", "true or false"),
+        ("POST", "/api/sweep", {"depths": None}, "depths", "a list of 1 to 128 items"),
+        ("POST", "/api/sweep", {"depths": []}, "depths", "a list of 1 to 128 items"),
+        ("POST", "/api/sweep", {"depths": [1.5]}, "depths.0", "an integer"),
+        ("POST", "/api/sweep", {"depths": [[1]]}, "depths.0", "an integer"),
+        ("POST", "/api/sweep", {"zzz": 1}, "zzz", "known fields: config, depths"),
+        ("POST", "/api/sweep", {"config": None}, "config", "a JSON object"),
+        ("POST", "/api/sweep", {"config": {"zzz": 1}}, "config.zzz", "known fields: arch, depth"),
+        ("POST", "/api/sweep", {"config": {"depth": "x"}}, "config.depth", "[1, 128]"),
+        ("POST", "/api/train", {"steps": None}, "steps", "[1, 2000]"),
+        ("POST", "/api/train", {"steps": 1.5}, "steps", "[1, 2000]"),
+        ("POST", "/api/train", {"steps": 1e308}, "steps", "[1, 2000]"),
+        ("POST", "/api/train", {"lr": "x"}, "lr", "(0.0, 10.0]"),
+        ("POST", "/api/train", {"clip": "x"}, "clip", "(0.0, 1000.0] or null"),
+        ("POST", "/api/train", {"seed": None}, "seed", "[0, 2147483647]"),
+        ("POST", "/api/train", {"runs": None}, "runs", "a list of 1 to 4 items"),
+        ("POST", "/api/train", {"runs": [TINY] * 5}, "runs", "a list of 1 to 4 items"),
+        ("POST", "/api/train", {"runs": ["x"]}, "runs.0", "a JSON object"),
+        ("POST", "/api/train", {"runs": [{"zzz": 1}]}, "runs.0.zzz", "known fields: arch, depth"),
+        ("POST", "/api/train", {"runs": [{"dtype": "float64"}]}, "runs.0.dtype", "one of: float32"),
+        ("POST", "/api/train", {"depth": 2}, "depth", "known fields: runs, task"),
+        ("POST", "/api/trace", [], "body", "a JSON object"),
+        ("POST", "/api/trace", {"residual_scale": None}, "residual_scale", "(0.0, 16.0]"),
+    ],
+)
 def test_type_errors_name_the_field_and_what_it_allows(client, method, url, body, field, allowed):
     response = client.request(method, url, json=body) if body is not None else client.request(method, url)
     assert_names_field(response, field, allowed)
@@ -151,13 +156,24 @@ JUNK = [None, "", "12", True, "🙂", "\u0000", [], {}, [[[[]]]], {"a": {"b": 1}
 @pytest.mark.parametrize("name", list(TraceConfig.model_fields))
 def test_every_trace_field_refuses_junk_with_a_strict_4xx(client, name):
     for value in JUNK:
-        if (value is True and name in ("final_norm", "depth_scaled_norm")) or (value == 0.5 and name == "residual_scale"):
+        if (value is True and name in ("final_norm", "depth_scaled_norm")) or (
+            value == 0.5 and name == "residual_scale"
+        ):
             continue  # valid values of these fields
         assert_names_field(client.post("/api/trace", json={**TINY, name: value}), name)
 
 
-@pytest.mark.parametrize("url,name", [("/api/layernorm", "x"), ("/api/layernorm", "gamma"), ("/api/layernorm", "eps"),
-                                      ("/api/softmax", "logits"), ("/api/softmax", "scale"), ("/api/softmax", "scales")])
+@pytest.mark.parametrize(
+    "url,name",
+    [
+        ("/api/layernorm", "x"),
+        ("/api/layernorm", "gamma"),
+        ("/api/layernorm", "eps"),
+        ("/api/softmax", "logits"),
+        ("/api/softmax", "scale"),
+        ("/api/softmax", "scales"),
+    ],
+)
 def test_every_lesson_field_refuses_junk_with_a_strict_4xx(client, url, name):
     for value in JUNK + [[1.0, "2"], [1.0, None], [1e308] * 5000]:
         if (value is None and name in ("gamma", "scales")) or (value == 0.5 and name in ("eps", "scale")):

@@ -1,8 +1,10 @@
 """Show the room: GET /api/qr draws the QR code of exactly the address it was given, GET /api/room names the
 addresses phones can open (or says none can), and bad input is a 4xx naming `url`."""
+
 from __future__ import annotations
 
 import re
+
 import pytest
 import segno
 from fastapi.testclient import TestClient
@@ -45,30 +47,35 @@ def test_qr_svg_holds_the_qr_code_of_exactly_that_url():
     assert svg.startswith("<svg") and "<script" not in svg
     reference = segno.make_qr(ROOM_URL, error="m")
     modules = reference.symbol_size(border=0)[0]
-    assert modules == 17 + 4 * reference.version            # ISO/IEC 18004: a version-v symbol has 17 + 4v modules
+    assert modules == 17 + 4 * reference.version  # ISO/IEC 18004: a version-v symbol has 17 + 4v modules
     side, dark = svg_modules(svg)
-    assert side == modules + 2 * 4                           # the 4-module quiet zone the standard asks for
+    assert side == modules + 2 * 4  # the 4-module quiet zone the standard asks for
     assert int(response.headers["x-qr-modules"]) == modules
-    assert dark == matrix_modules(reference)                 # module for module the code of ROOM_URL
+    assert dark == matrix_modules(reference)  # module for module the code of ROOM_URL
     other = segno.make_qr(ROOM_URL.replace("post", "pre"), error="m")
-    assert dark != matrix_modules(other)                     # and not of a neighbouring URL
+    assert dark != matrix_modules(other)  # and not of a neighbouring URL
 
 
 def test_longer_urls_need_larger_codes():
-    sides = [svg_modules(client.get("/api/qr", params={"url": "http://10.0.0.2:8000/?" + "a=1&" * n}).text)[0]
-             for n in (1, 20, 80)]
+    sides = [
+        svg_modules(client.get("/api/qr", params={"url": "http://10.0.0.2:8000/?" + "a=1&" * n}).text)[0]
+        for n in (1, 20, 80)
+    ]
     assert sides == sorted(sides) and sides[0] < sides[-1]
 
 
-@pytest.mark.parametrize("params,why", [
-    ({}, "required"),
-    ({"url": ""}, "required"),
-    ({"url": "ftp://10.0.0.2/file"}, "not an http(s) address"),
-    ({"url": "javascript:alert(1)"}, "not an http(s) address"),
-    ({"url": "http://"}, "not an http(s) address"),
-    ({"url": "http://10.0.0.2:8000/ x"}, "spaces"),
-    ({"url": "http://10.0.0.2/" + "a" * room.MAX_URL_CHARS}, "too long"),
-])
+@pytest.mark.parametrize(
+    "params,why",
+    [
+        ({}, "required"),
+        ({"url": ""}, "required"),
+        ({"url": "ftp://10.0.0.2/file"}, "not an http(s) address"),
+        ({"url": "javascript:alert(1)"}, "not an http(s) address"),
+        ({"url": "http://"}, "not an http(s) address"),
+        ({"url": "http://10.0.0.2:8000/ x"}, "spaces"),
+        ({"url": "http://10.0.0.2/" + "a" * room.MAX_URL_CHARS}, "too long"),
+    ],
+)
 def test_bad_urls_are_a_422_naming_the_field(params, why):
     response = client.get("/api/qr", params=params)
     assert response.status_code == 422
@@ -113,8 +120,11 @@ def test_a_server_bound_to_one_address_offers_that_address(monkeypatch):
 
 def test_lan_addresses_keep_only_reachable_ones_ipv4_first(monkeypatch):
     monkeypatch.setattr(room, "_routed_addresses", lambda: ["192.168.1.23", "fd00::5"])
-    monkeypatch.setattr(room, "_hostname_addresses",
-                        lambda: ["127.0.1.1", "::1", "fe80::1%eth0", "169.254.3.4", "192.168.1.23", "10.0.0.7", "0.0.0.0"])
+    monkeypatch.setattr(
+        room,
+        "_hostname_addresses",
+        lambda: ["127.0.1.1", "::1", "fe80::1%eth0", "169.254.3.4", "192.168.1.23", "10.0.0.7", "0.0.0.0"],
+    )
     assert room.lan_addresses() == ["192.168.1.23", "10.0.0.7", "fd00::5"]
 
 

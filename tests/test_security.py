@@ -1,4 +1,5 @@
 """Security headers on every response, framing only under /embed/, 413 for large bodies, streaming intact."""
+
 from __future__ import annotations
 
 import asyncio
@@ -21,7 +22,7 @@ def test_every_response_carries_the_headers(client, path):
     response = client.get(path)
     csp = _csp(response)
     assert csp["default-src"] == "'self'"
-    assert csp["script-src"] == "'self'"          # modules from /static only: no inline script, no eval
+    assert csp["script-src"] == "'self'"  # modules from /static only: no inline script, no eval
     assert csp["connect-src"] == "'self'"
     assert csp["img-src"] == "'self' data: blob:"
     assert csp["frame-ancestors"] == "'none'"
@@ -41,9 +42,9 @@ def test_policy_names_no_other_origin(client):
 @pytest.mark.parametrize("path", ["/embed/trace", "/embed/anything?depth=48"])
 def test_embed_pages_may_be_framed_by_any_site(client, path):
     response = client.get(path)
-    assert "frame-ancestors" not in _csp(response)    # not even "*", which refuses file:// slides
+    assert "frame-ancestors" not in _csp(response)  # not even "*", which refuses file:// slides
     assert "x-frame-options" not in response.headers
-    assert _csp(response)["script-src"] == "'self'"   # still only this origin's scripts
+    assert _csp(response)["script-src"] == "'self'"  # still only this origin's scripts
 
 
 def test_embedding_is_by_prefix_not_by_substring():
@@ -53,8 +54,13 @@ def test_embedding_is_by_prefix_not_by_substring():
 
 def test_a_route_cannot_weaken_the_policy():
     async def app(scope, receive, send):
-        await send({"type": "http.response.start", "status": 200,
-                    "headers": [(b"content-security-policy", b"default-src *"), (b"x-frame-options", b"ALLOWALL")]})
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 200,
+                "headers": [(b"content-security-policy", b"default-src *"), (b"x-frame-options", b"ALLOWALL")],
+            }
+        )
         await send({"type": "http.response.body", "body": b"ok"})
 
     messages = _call(SecurityMiddleware(app, max_body_bytes=1024), "/page", [b""])
@@ -65,8 +71,9 @@ def test_a_route_cannot_weaken_the_policy():
 
 def test_body_over_the_limit_gets_413_naming_the_limit(client):
     limit = get_settings().max_body_bytes
-    response = client.post("/api/trace", content=b"{" + b" " * limit + b"}",
-                           headers={"content-type": "application/json"})
+    response = client.post(
+        "/api/trace", content=b"{" + b" " * limit + b"}", headers={"content-type": "application/json"}
+    )
     assert response.status_code == 413
     body = response.json()
     assert body["limit_bytes"] == limit and str(limit) in body["error"]
@@ -97,7 +104,9 @@ def test_streamed_responses_pass_through_chunk_by_chunk():
     events: list[str] = []
 
     async def app(scope, receive, send):
-        await send({"type": "http.response.start", "status": 200, "headers": [(b"content-type", b"application/x-ndjson")]})
+        await send(
+            {"type": "http.response.start", "status": 200, "headers": [(b"content-type", b"application/x-ndjson")]}
+        )
         for i in range(3):
             events.append(f"made {i}")
             await send({"type": "http.response.body", "body": b"line\n", "more_body": True})
@@ -144,8 +153,15 @@ def _call(middleware, path, body_chunks, events=None):
     return sent
 
 
-@pytest.mark.parametrize("path", ["/static/..%2f..%2fpyproject.toml", "/static/%2e%2e%2fapp%2fsettings.py",
-                                  "/embed/..%2f..%2fetc%2fpasswd", "/vendor/..%2f..%2fpyproject.toml"])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/static/..%2f..%2fpyproject.toml",
+        "/static/%2e%2e%2fapp%2fsettings.py",
+        "/embed/..%2f..%2fetc%2fpasswd",
+        "/vendor/..%2f..%2fpyproject.toml",
+    ],
+)
 def test_no_route_serves_a_file_the_client_names(client, path):
     response = client.get(path)
     assert response.status_code == 404

@@ -1,11 +1,10 @@
 """The depth sweep: streamed progress, one row per depth, the same numbers as single traces."""
+
 from __future__ import annotations
 
-
 import pytest
+
 from tests.conftest import strict_json, strict_lines
-
-
 
 
 def test_sweep_streams_start_progress_and_done(client):
@@ -21,14 +20,18 @@ def test_sweep_streams_start_progress_and_done(client):
 
 
 def test_sweep_rows_equal_single_traces(client):
-    rows = client.post("/api/sweep?stream=false", json={"config": {"norm_position": "post"}, "depths": [4, 8]}).json()["results"]
+    rows = client.post("/api/sweep?stream=false", json={"config": {"norm_position": "post"}, "depths": [4, 8]}).json()[
+        "results"
+    ]
     for row in rows:
         trace = client.post("/api/trace", json={"norm_position": "post", "depth": row["depth"]}).json()
         assert row["grad_norm"] == [layer["grad_norm"] for layer in trace["layers"]]
 
 
 def test_post_ln_sweep_shows_early_layers_losing_signal_with_depth(client):
-    rows = client.post("/api/sweep?stream=false", json={"config": {"norm_position": "post"}, "depths": [2, 24]}).json()["results"]
+    rows = client.post("/api/sweep?stream=false", json={"config": {"norm_position": "post"}, "depths": [2, 24]}).json()[
+        "results"
+    ]
     shallow, deep = rows
     assert deep["grad_norm"][0] / deep["grad_norm"][-1] < shallow["grad_norm"][0] / shallow["grad_norm"][-1]
 
@@ -39,15 +42,18 @@ def test_default_sweep_is_1_to_96_and_within_budget():
     assert SweepRequest().depths == list(range(1, 97))
 
 
-@pytest.mark.parametrize("body,field", [
-    ({"depths": []}, "depths"),
-    ({"depths": [0, 5]}, "depths"),
-    ({"depths": [200]}, "depths"),
-    ({"depths": list(range(1, 129)), "config": {"d_model": 128, "seq_len": 128}}, "depths"),
-    ({"config": {"depth": 500}}, "config.depth"),
-    ({"config": {"d_model": 66}}, "config.n_heads"),
-    ({"depths": "all"}, "depths"),
-])
+@pytest.mark.parametrize(
+    "body,field",
+    [
+        ({"depths": []}, "depths"),
+        ({"depths": [0, 5]}, "depths"),
+        ({"depths": [200]}, "depths"),
+        ({"depths": list(range(1, 129)), "config": {"d_model": 128, "seq_len": 128}}, "depths"),
+        ({"config": {"depth": 500}}, "config.depth"),
+        ({"config": {"d_model": 66}}, "config.n_heads"),
+        ({"depths": "all"}, "depths"),
+    ],
+)
 def test_bad_sweeps_get_a_4xx_naming_the_field(client, body, field):
     response = client.post("/api/sweep", json=body)
     assert response.status_code == 422
@@ -64,15 +70,16 @@ def test_a_client_that_leaves_stops_the_sweep(server_url):
 
     body = {"config": {"seed": 987_654}, "depths": list(range(1, 97))}
     before = compute()["computed"]
-    with httpx.Client(timeout=60) as http:
-        with http.stream("POST", f"{server_url}/api/sweep", json=body) as response:
-            lines = response.iter_lines()
-            assert strict_json(next(lines))["type"] == "start"
-            assert strict_json(next(lines))["type"] == "depth"
+    with httpx.Client(timeout=60) as http, http.stream("POST", f"{server_url}/api/sweep", json=body) as response:
+        lines = response.iter_lines()
+        assert strict_json(next(lines))["type"] == "start"
+        assert strict_json(next(lines))["type"] == "depth"
     deadline = time.monotonic() + 30
     while compute()["active"] and time.monotonic() < deadline:
         time.sleep(0.1)
     settled = compute()["computed"]
     time.sleep(1.0)  # an observation window: nothing may start after the last depth in flight finished
     assert compute()["computed"] == settled and compute()["active"] == 0
-    assert settled - before < 60  # of 96 depths: the sweep stopped soon after the client left (slack for a busy machine)
+    assert (
+        settled - before < 60
+    )  # of 96 depths: the sweep stopped soon after the client left (slack for a busy machine)

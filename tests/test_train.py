@@ -1,5 +1,6 @@
 """The training lab: it really learns, it reports divergence in strict JSON, it stops when the client leaves,
 it refuses what it cannot afford, and its presets are valid requests."""
+
 from __future__ import annotations
 
 import math
@@ -17,8 +18,6 @@ from tests.conftest import strict_json, strict_lines
 SMALL = TraceConfig(depth=2, d_model=32, n_heads=2, seq_len=8, vocab_size=8, batch=16)
 
 
-
-
 @pytest.mark.parametrize("task", list(TASKS))
 def test_tasks_put_the_answer_after_the_separator(task):
     import torch
@@ -26,8 +25,9 @@ def test_tasks_put_the_answer_after_the_separator(task):
     shape = task_shape(seq_len=9, vocab_size=6)
     sequences = make_sequences(TASKS[task], shape, 5, torch.Generator().manual_seed(1))
     assert sequences.shape == (5, 2 * 4 + 1) and (sequences[:, 4] == 5).all() and (sequences[:, :4] < 5).all()
-    answer = {"copy": sequences[:, :4], "reverse": sequences[:, :4].flip(-1),
-              "sort": sequences[:, :4].sort(-1).values}[task]
+    answer = {"copy": sequences[:, :4], "reverse": sequences[:, :4].flip(-1), "sort": sequences[:, :4].sort(-1).values}[
+        task
+    ]
     assert torch.equal(sequences[:, 5:], answer)
     inputs, targets, scored = split(sequences, shape)
     assert inputs.shape == (5, 8) and torch.equal(targets[scored].view(5, 4), answer)
@@ -85,23 +85,26 @@ def test_absurd_learning_rate_diverges_with_strict_json(client):
     assert events[-1]["type"] == "end" and events[-1]["diverged"] == [0]
 
 
-@pytest.mark.parametrize("body, field", [
-    ({"runs": []}, "runs"),
-    ({"runs": [{}] * 5}, "runs"),
-    ({"steps": 0}, "steps"),
-    ({"steps": 100000}, "steps"),
-    ({"lr": 0}, "lr"),
-    ({"lr": 1e9}, "lr"),
-    ({"optimizer": "rmsprop"}, "optimizer"),
-    ({"task": "translate"}, "task"),
-    ({"clip": -1}, "clip"),
-    ({"warmup_steps": -3}, "warmup_steps"),
-    ({"runs": [{"depth": 0}]}, "runs.0.depth"),
-    ({"runs": [{"vocab_size": 2}]}, "runs.0.vocab_size"),
-    ({"runs": [{"arch": "mlp"}]}, "runs.0.arch"),
-    ({"runs": [{}, {"norm": "weightnorm"}]}, "runs.1.norm"),
-    ({"learning_rate": 0.1}, "learning_rate"),
-])
+@pytest.mark.parametrize(
+    "body, field",
+    [
+        ({"runs": []}, "runs"),
+        ({"runs": [{}] * 5}, "runs"),
+        ({"steps": 0}, "steps"),
+        ({"steps": 100000}, "steps"),
+        ({"lr": 0}, "lr"),
+        ({"lr": 1e9}, "lr"),
+        ({"optimizer": "rmsprop"}, "optimizer"),
+        ({"task": "translate"}, "task"),
+        ({"clip": -1}, "clip"),
+        ({"warmup_steps": -3}, "warmup_steps"),
+        ({"runs": [{"depth": 0}]}, "runs.0.depth"),
+        ({"runs": [{"vocab_size": 2}]}, "runs.0.vocab_size"),
+        ({"runs": [{"arch": "mlp"}]}, "runs.0.arch"),
+        ({"runs": [{}, {"norm": "weightnorm"}]}, "runs.1.norm"),
+        ({"learning_rate": 0.1}, "learning_rate"),
+    ],
+)
 def test_bad_input_gets_a_4xx_naming_the_field(client, body, field):
     response = client.post("/api/train", json=body)
     assert 400 <= response.status_code < 500
@@ -224,8 +227,17 @@ def test_held_out_scoring_uses_eval_mode_for_real(norm):
     assert gap > 1e-3 if norm == "batchnorm" else gap == 0.0
 
 
-@pytest.mark.parametrize("key, field", [("residual", "residual"), ("rmsnorm", "norm"), ("parallel", "block"),
-                                        ("batchnorm", "norm"), ("dense", "residual"), ("post_ln_depth", "depth")])
+@pytest.mark.parametrize(
+    "key, field",
+    [
+        ("residual", "residual"),
+        ("rmsnorm", "norm"),
+        ("parallel", "block"),
+        ("batchnorm", "norm"),
+        ("dense", "residual"),
+        ("post_ln_depth", "depth"),
+    ],
+)
 def test_each_new_comparison_changes_one_thing(key, field):
     """A fair comparison: the runs of the preset differ in the field it is about and in nothing else."""
     configs = [cfg.model_dump() for cfg in preset_request(key).runs]

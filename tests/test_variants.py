@@ -1,5 +1,6 @@
 """Physics of BatchNorm, GroupNorm, the parallel block and the dense (DenseFormer) connection, each checked
 against torch's own ops or a by-hand equation, and parametrised over the request model's values."""
+
 from __future__ import annotations
 
 import math
@@ -15,7 +16,7 @@ from app.models.norms import NORMS, GroupNorm, norm_from_config
 from app.models.stack import make_batch
 from tests.grids import choices
 
-BATCH_NORMS = {"batchnorm"}   # the only norm whose statistics span the batch
+BATCH_NORMS = {"batchnorm"}  # the only norm whose statistics span the batch
 TINY = dict(d_model=16, n_heads=2, seq_len=8, batch=4, vocab_size=32, norm_groups=4)
 
 
@@ -57,7 +58,7 @@ def test_batchnorm_is_the_per_channel_formula_over_batch_and_positions():
     layer = NORMS["batchnorm"](16).double()
     y = layer(x)
     flat = x.reshape(-1, 16)
-    mean, var = flat.mean(0), flat.var(0, correction=0)                # biased variance normalizes
+    mean, var = flat.mean(0), flat.var(0, correction=0)  # biased variance normalizes
     assert torch.allclose(y, (x - mean) / torch.sqrt(var + 1e-5), atol=1e-12)
     reference = F.batch_norm(flat, None, None, training=True, eps=1e-5).view_as(x)
     assert torch.allclose(y, reference, atol=1e-12)
@@ -73,7 +74,7 @@ def test_groupnorm_with_one_group_is_layernorm_without_affine():
     one_group = GroupNorm(12, groups=1).double()
     assert torch.allclose(F.group_norm(x.reshape(-1, 12), 1).view_as(x), F.layer_norm(x, (12,)), atol=1e-12)
     assert torch.allclose(one_group(x), F.layer_norm(x, (12,)), atol=1e-12)
-    with torch.no_grad():   # with a learned gain and shift too: both are per channel
+    with torch.no_grad():  # with a learned gain and shift too: both are per channel
         one_group.weight.copy_(torch.randn(12, generator=generator))
         one_group.bias.copy_(torch.randn(12, generator=generator))
     assert torch.allclose(one_group(x), F.layer_norm(x, (12,), one_group.weight, one_group.bias), atol=1e-12)
@@ -82,7 +83,9 @@ def test_groupnorm_with_one_group_is_layernorm_without_affine():
 @pytest.mark.parametrize("groups", [1, 2, 3, 6])
 def test_groupnorm_normalizes_each_group_of_each_token(groups):
     generator = torch.Generator().manual_seed(4)
-    x = torch.randn(2, 6, 12, generator=generator, dtype=torch.float64) * torch.linspace(0.5, 4, 12, dtype=torch.float64)
+    x = torch.randn(2, 6, 12, generator=generator, dtype=torch.float64) * torch.linspace(
+        0.5, 4, 12, dtype=torch.float64
+    )
     y = GroupNorm(12, groups=groups).double()(x)
     parts = x.view(2, 6, groups, 12 // groups)
     by_hand = (parts - parts.mean(-1, keepdim=True)) / torch.sqrt(parts.var(-1, correction=0, keepdim=True) + 1e-5)
@@ -93,7 +96,7 @@ def test_groupnorm_normalizes_each_group_of_each_token(groups):
 def test_groupnorm_groups_must_divide_d_model_and_only_when_used():
     with pytest.raises(ValueError, match=r"norm_groups: must divide d_model \(12\).*allowed: 1, 2, 3, 4, 6 "):
         TraceConfig(norm="groupnorm", d_model=12, n_heads=4, norm_groups=8)
-    with pytest.raises(ValueError, match="norm_groups"):   # 16 groups of 1 channel would normalize everything to 0
+    with pytest.raises(ValueError, match="norm_groups"):  # 16 groups of 1 channel would normalize everything to 0
         TraceConfig(norm="groupnorm", d_model=16, norm_groups=16)
     assert TraceConfig(norm="layernorm", d_model=12, n_heads=4, norm_groups=8).norm_groups == 8
 
@@ -111,13 +114,15 @@ def test_post_batchnorm_pins_each_channel_over_the_batch_not_each_token():
 
 
 def by_hand_layernorm(x, norm):
-    return (x - x.mean(-1, keepdim=True)) / torch.sqrt(x.var(-1, correction=0, keepdim=True) + norm.eps) * norm.weight + norm.bias
+    return (x - x.mean(-1, keepdim=True)) / torch.sqrt(
+        x.var(-1, correction=0, keepdim=True) + norm.eps
+    ) * norm.weight + norm.bias
 
 
 def by_hand_attention(h, attn):
-    q, k, v = (h @ attn.qkv.weight.T + attn.qkv.bias).chunk(3, dim=-1)   # one head: (T, C) each
+    q, k, v = (h @ attn.qkv.weight.T + attn.qkv.bias).chunk(3, dim=-1)  # one head: (T, C) each
     scores = q @ k.T / math.sqrt(q.shape[-1])
-    scores = scores.masked_fill(torch.ones_like(scores, dtype=torch.bool).triu(1), -math.inf)   # causal
+    scores = scores.masked_fill(torch.ones_like(scores, dtype=torch.bool).triu(1), -math.inf)  # causal
     return torch.softmax(scores, dim=-1) @ v @ attn.out.weight.T + attn.out.bias
 
 
@@ -129,8 +134,16 @@ def by_hand_ffn(h, ffn):
 def test_parallel_block_is_its_equation(position):
     """pre: x + attn(N(x)) + ffn(N(x)) with one shared N; post: N(x + attn(x) + ffn(x));
     sandwich: x + N_out(attn(N(x)) + ffn(N(x))). Checked with matrices written out on one 5-token sequence."""
-    cfg = TraceConfig(block="parallel", norm_position=position, depth=1, d_model=8, n_heads=1, seq_len=5, vocab_size=8,
-                      init="gpt2" if position == "pre" else "xavier")
+    cfg = TraceConfig(
+        block="parallel",
+        norm_position=position,
+        depth=1,
+        d_model=8,
+        n_heads=1,
+        seq_len=5,
+        vocab_size=8,
+        init="gpt2" if position == "pre" else "xavier",
+    )
     unit = build_model(cfg).double().blocks[0].units["parallel"]
     attn, ffn = unit.branch.attn, unit.branch.ffn
     x = torch.randn(5, 8, generator=torch.Generator().manual_seed(5), dtype=torch.float64)
@@ -151,7 +164,7 @@ def test_parallel_and_sequential_blocks_differ_on_the_same_weights():
     x = torch.randn(1, 5, 8, generator=torch.Generator().manual_seed(6), dtype=torch.float64)
     attn_unit, ffn_unit = sequential.blocks[0].units.values()
     shared = parallel.blocks[0].units["parallel"]
-    with torch.no_grad():   # give the parallel block the sequential block's branches
+    with torch.no_grad():  # give the parallel block the sequential block's branches
         shared.branch.attn.load_state_dict(attn_unit.branch.state_dict())
         shared.branch.ffn.load_state_dict(ffn_unit.branch.state_dict())
         shared.norm.load_state_dict(attn_unit.norm.state_dict())
@@ -182,8 +195,8 @@ def test_dense_connection_reads_a_weighted_average_of_every_earlier_output():
     x0 = model.embed(make_batch(cfg)[0])
     history, y = [x0], x0
     for block, average in zip(model.blocks, model.connect.averages):
-        history.append(block(y))                                        # X_l = block_l(y_{l-1})
-        y = sum(w * h for w, h in zip(average.weights, history))        # y_l = sum_j w_lj X_j
+        history.append(block(y))  # X_l = block_l(y_{l-1})
+        y = sum(w * h for w, h in zip(average.weights, history))  # y_l = sum_j w_lj X_j
     assert torch.allclose(model.connect(x0, model.blocks), y, atol=1e-12)
 
 

@@ -1,23 +1,21 @@
 """The new variants through the API: accepted on every endpoint that takes a model, refused with a 4xx naming
 the field when GroupNorm's groups do not divide the width."""
-from __future__ import annotations
 
+from __future__ import annotations
 
 import pytest
 
-from tests.grids import choices
 from tests.conftest import strict_json
+from tests.grids import choices
 
 BAD_GROUPS = {"norm": "groupnorm", "d_model": 12, "n_heads": 4, "norm_groups": 5}
-
-
 
 
 def assert_names_groups(response, field: str) -> None:
     assert response.status_code == 422
     error = response.json()["errors"][0]
     assert error["field"] == field
-    assert error["allowed"] == "1, 2, 3, 4, 6"   # the divisors of 12 that leave 2 or more channels a group
+    assert error["allowed"] == "1, 2, 3, 4, 6"  # the divisors of 12 that leave 2 or more channels a group
     assert "must divide d_model (12)" in error["message"]
 
 
@@ -29,8 +27,9 @@ def test_trace_refuses_groups_that_do_not_divide_the_width(client):
 
 def test_train_and_sweep_refuse_them_too(client):
     assert_names_groups(client.post("/api/train", json={"runs": [BAD_GROUPS]}), "runs.0.norm_groups")
-    assert_names_groups(client.post("/api/sweep?stream=false", json={"config": BAD_GROUPS, "depths": [1, 2]}),
-                        "config.norm_groups")
+    assert_names_groups(
+        client.post("/api/sweep?stream=false", json={"config": BAD_GROUPS, "depths": [1, 2]}), "config.norm_groups"
+    )
 
 
 @pytest.mark.parametrize("groups", [0, 257, 2.5, "four"])
@@ -58,8 +57,9 @@ def test_the_new_variants_trace_through_the_query_string(client, norm):
 
 
 def test_a_dense_sweep_streams_every_depth(client):
-    response = client.post("/api/sweep", json={"config": {"residual": "dense", "block": "parallel", "d_model": 32},
-                                               "depths": [1, 4, 8]})
+    response = client.post(
+        "/api/sweep", json={"config": {"residual": "dense", "block": "parallel", "d_model": 32}, "depths": [1, 4, 8]}
+    )
     assert response.status_code == 200
     rows = [strict_json(line) for line in response.text.splitlines() if line.strip()]
     depth_rows = [row for row in rows if row["type"] == "depth"]
@@ -70,8 +70,10 @@ def test_a_dense_sweep_streams_every_depth(client):
 def test_a_trace_reports_what_the_variant_costs(client):
     """DenseFormer's extra weights and the highway gates show in the trace's own parameter count and multiply-adds."""
     base = {"depth": 12, "d_model": 32, "n_heads": 2, "seq_len": 8, "batch": 2}
-    summaries = {r: strict_json(client.post("/api/trace", json={**base, "residual": r}).text)["summary"]
-                 for r in ("identity", "dense", "highway")}
+    summaries = {
+        r: strict_json(client.post("/api/trace", json={**base, "residual": r}).text)["summary"]
+        for r in ("identity", "dense", "highway")
+    }
     assert summaries["dense"]["parameters"] - summaries["identity"]["parameters"] == 12 * 15 // 2
     assert summaries["dense"]["forward_macs"] - summaries["identity"]["forward_macs"] == 16 * 32 * 90
     assert summaries["highway"]["parameters"] - summaries["identity"]["parameters"] == 12 * 2 * (32 * 32 + 32)

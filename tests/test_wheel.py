@@ -6,6 +6,7 @@ environment through a .pth file placed after the venv's site-packages, so nothin
 check takes seconds, while `app` can only come from the wheel: the server runs in a temporary folder,
 far from this checkout.
 """
+
 from __future__ import annotations
 
 import json
@@ -42,9 +43,16 @@ def run(args: list, **kwargs) -> str:
 
 def outside_env() -> dict[str, str]:
     """This environment without anything that could point Python at the checkout or set the server up."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("RESNORM_") and k not in ("PYTHONPATH", "PYTHONHOME")}
-    return {**env, "RESNORM_TORCH_THREADS": "1", "RESNORM_COMPUTE_SLOTS": "1", "RESNORM_WARM": "0",
-            "RESNORM_CACHE_DIR": os.path.join(tempfile.gettempdir(), "resnorm-explorer-test-cache")}
+    env = {
+        k: v for k, v in os.environ.items() if not k.startswith("RESNORM_") and k not in ("PYTHONPATH", "PYTHONHOME")
+    }
+    return {
+        **env,
+        "RESNORM_TORCH_THREADS": "1",
+        "RESNORM_COMPUTE_SLOTS": "1",
+        "RESNORM_WARM": "0",
+        "RESNORM_CACHE_DIR": os.path.join(tempfile.gettempdir(), "resnorm-explorer-test-cache"),
+    }
 
 
 def files_under(folder: Path) -> set[str]:
@@ -76,8 +84,14 @@ def venv(dist, tmp_path_factory) -> Path:
 def installed_server(venv, tmp_path_factory):
     elsewhere = tmp_path_factory.mktemp("elsewhere")
     port = free_port()
-    with local_server(["--port", str(port), "--log-level", "warning"], port, env=outside_env(), cwd=str(elsewhere),
-                      program=str(venv / BIN / f"resnorm-explorer{EXE}"), timeout_s=90) as base:
+    with local_server(
+        ["--port", str(port), "--log-level", "warning"],
+        port,
+        env=outside_env(),
+        cwd=str(elsewhere),
+        program=str(venv / BIN / f"resnorm-explorer{EXE}"),
+        timeout_s=90,
+    ) as base:
         yield base
 
 
@@ -102,8 +116,16 @@ def test_wheel_and_sdist_carry_the_pages_and_the_command(dist):
 
 
 def test_the_command_runs_the_installed_app_not_the_checkout(venv, tmp_path):
-    out = run([venv / BIN / f"python{EXE}", "-c", "import app, app.paths as p; print(app.__file__); "
-               "print(p.asset_dir('templates')); print(p.asset_dir('static'))"], cwd=tmp_path, env=outside_env())
+    out = run(
+        [
+            venv / BIN / f"python{EXE}",
+            "-c",
+            "import app, app.paths as p; print(app.__file__); "
+            "print(p.asset_dir('templates')); print(p.asset_dir('static'))",
+        ],
+        cwd=tmp_path,
+        env=outside_env(),
+    )
     for line in out.split():
         assert Path(line).resolve().is_relative_to(venv.resolve()), out
     help_text = run([venv / BIN / f"resnorm-explorer{EXE}", "--help"], cwd=tmp_path, env=outside_env())
@@ -121,8 +143,10 @@ def assets_of(path: str, text: str) -> set[str]:
     """Every /static or /vendor file this HTML or JS file loads, as an absolute URL path."""
     if not path.endswith(".js"):
         return set(ASSET_IN_HTML.findall(text))
-    return {absolute or posixpath.normpath(posixpath.join(posixpath.dirname(path), relative))
-            for relative, absolute in ASSET_IN_JS.findall(text)}
+    return {
+        absolute or posixpath.normpath(posixpath.join(posixpath.dirname(path), relative))
+        for relative, absolute in ASSET_IN_JS.findall(text)
+    }
 
 
 def test_every_page_embed_and_script_is_served_from_the_wheel(installed_server):

@@ -6,6 +6,7 @@
 Runs a real uvicorn server on 127.0.0.1 in its default configuration (compute processes, one per slot), with an
 empty cache of its own and no warm-up; the bare side uses as many torch threads as one of the server's runs.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -47,7 +48,9 @@ def time_trace_ratio(base: str, repeats: int) -> tuple[list[float], list[float],
 async def concurrent_identical(base: str, n: int) -> tuple[int, float]:
     async with httpx.AsyncClient(base_url=base, timeout=120) as client:
         started = time.perf_counter()
-        responses = await asyncio.gather(*(client.post("/api/trace", json={"depth": 48, "seed": 777}) for _ in range(n)))
+        responses = await asyncio.gather(
+            *(client.post("/api/trace", json={"depth": 48, "seed": 777}) for _ in range(n))
+        )
         elapsed = time.perf_counter() - started
     return sum(r.headers["x-resnorm-cache"] == "computed" for r in responses), elapsed
 
@@ -102,23 +105,35 @@ def main() -> None:
             bare, http, cached = time_trace_ratio(base, args.repeats)
             computed, concurrent_s = asyncio.run(concurrent_identical(base, 6))
             sweeps = None if args.skip_sweep else sweep_ratio(base, args.sweep_repeats)
-    print(f"torch {torch.__version__}, {threads} thread(s) on the bare side, {os.cpu_count()} cores, "
-          f"{args.repeats} interleaved repeats")
+    print(
+        f"torch {torch.__version__}, {threads} thread(s) on the bare side, {os.cpu_count()} cores, "
+        f"{args.repeats} interleaved repeats"
+    )
     print("depth-96 transformer (d_model 64, 4 heads, seq 32, batch 4), build + forward + backward:")
-    print(f"  bare hand-written, in process   median {1000 * statistics.median(bare):7.1f} ms   min {1000 * min(bare):7.1f} ms")
-    print(f"  POST /api/trace over HTTP       median {1000 * statistics.median(http):7.1f} ms   min {1000 * min(http):7.1f} ms")
+    print(
+        f"  bare hand-written, in process   median {1000 * statistics.median(bare):7.1f} ms   min {1000 * min(bare):7.1f} ms"
+    )
+    print(
+        f"  POST /api/trace over HTTP       median {1000 * statistics.median(http):7.1f} ms   min {1000 * min(http):7.1f} ms"
+    )
     print(f"  identical request from cache    {1000 * cached:7.1f} ms (target < 50 ms)")
     print(f"  6 concurrent identical requests {computed} computation(s), {1000 * concurrent_s:.0f} ms in all")
     if sweeps:
         bare_sweep, http_sweep, first = sweeps
-        print(f"sweep depths 1..96: bare one after another median {statistics.median(bare_sweep):5.1f} s; "
-              f"POST /api/sweep median {statistics.median(http_sweep):5.1f} s (first row {1000 * first:.0f} ms)")
+        print(
+            f"sweep depths 1..96: bare one after another median {statistics.median(bare_sweep):5.1f} s; "
+            f"POST /api/sweep median {statistics.median(http_sweep):5.1f} s (first row {1000 * first:.0f} ms)"
+        )
     print("ratios (lower is faster):")
-    print(f"  trace / bare build+forward+backward   median {statistics.median(http) / statistics.median(bare):6.3f}"
-          f"   min {min(http) / min(bare):6.3f}   (target <= 1.1)")
+    print(
+        f"  trace / bare build+forward+backward   median {statistics.median(http) / statistics.median(bare):6.3f}"
+        f"   min {min(http) / min(bare):6.3f}   (target <= 1.1)"
+    )
     if sweeps:
-        print(f"  sweep / bare models one after another median {statistics.median(http_sweep) / statistics.median(bare_sweep):6.3f}"
-              f"   min {min(http_sweep) / min(bare_sweep):6.3f}   (target <= 1.0)")
+        print(
+            f"  sweep / bare models one after another median {statistics.median(http_sweep) / statistics.median(bare_sweep):6.3f}"
+            f"   min {min(http_sweep) / min(bare_sweep):6.3f}   (target <= 1.0)"
+        )
 
 
 if __name__ == "__main__":

@@ -5,6 +5,7 @@ configuration, empty caches of their own, no warm-up) and, each round, times one
 this process and one trace from each server (their order alternating). On a shared machine the noise moves separate
 `make bench` runs by more than most changes do; side by side, it hits both versions alike.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -55,8 +56,10 @@ def main() -> None:
     bare = statistics.median(times["bare"])
     print(f"{args.rounds} rounds; A = {args.a}, B = {args.b}")
     for name, values in times.items():
-        print(f"  {name:4s} median {1000 * statistics.median(values):6.1f} ms   min {1000 * min(values):6.1f} ms   "
-              f"/ bare: median {statistics.median(values) / bare:.3f}   min/min {min(values) / min(times['bare']):.3f}")
+        print(
+            f"  {name:4s} median {1000 * statistics.median(values):6.1f} ms   min {1000 * min(values):6.1f} ms   "
+            f"/ bare: median {statistics.median(values) / bare:.3f}   min/min {min(values) / min(times['bare']):.3f}"
+        )
 
 
 if __name__ == "__main__":

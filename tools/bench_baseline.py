@@ -2,6 +2,7 @@
 
 Same architecture and Xavier init as `Stack` with the default config, but no registries, no hooks, no JSON.
 """
+
 from __future__ import annotations
 
 import math
@@ -55,8 +56,9 @@ def xavier_init(model: BareTransformer, generator: torch.Generator) -> None:
             module.bias.zero_()
 
 
-def bare_step(depth: int = 96, width: int = 64, heads: int = 4, seq_len: int = 32, batch: int = 4,
-              vocab: int = 128, seed: int = 0) -> float:
+def bare_step(
+    depth: int = 96, width: int = 64, heads: int = 4, seq_len: int = 32, batch: int = 4, vocab: int = 128, seed: int = 0
+) -> float:
     """Build, initialise, forward and backward once; returns the loss."""
     model = BareTransformer(depth, width, heads, vocab, seq_len)
     xavier_init(model, torch.Generator().manual_seed(seed))

@@ -9,6 +9,7 @@ them on screen. The driver's own view (Playwright polling the page, then asking 
 polling and by whatever the page does next (the deck draws the other slides in the background): printed beside it.
 Needs Playwright and Chromium (the test extras); development only.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -22,7 +23,7 @@ import urllib.request
 from app.assets import plotly_url
 from tools.localserver import free_port, local_server, uvicorn_args
 
-SLIDES = {"model": 2, "live-gradient": 5, "alternatives": 18}   # one trace; three traces; twelve traces
+SLIDES = {"model": 2, "live-gradient": 5, "alternatives": 18}  # one trace; three traces; twelve traces
 CHROMIUM = os.environ.get("RESNORM_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
 
 
@@ -33,7 +34,9 @@ def wait_for_warm_up(base: str, timeout_s: float = 600) -> float:
     while time.monotonic() - started < timeout_s:
         with urllib.request.urlopen(f"{base}/api/health", timeout=10) as response:
             warm = json.loads(response.read())["warm"]
-        if not warm["enabled"] or (not warm["running"] and warm["total"] and warm["done"] + warm["failed"] >= warm["total"]):
+        if not warm["enabled"] or (
+            not warm["running"] and warm["total"] and warm["done"] + warm["failed"] >= warm["total"]
+        ):
             break
         time.sleep(1)
     return time.monotonic() - started
@@ -62,18 +65,20 @@ def first_chart_ms(context, base: str, slide_id: str, number: int) -> float:
     DRIVER.append(page.evaluate("performance.now()"))
     page.wait_for_function("id => performance.getEntriesByName(`bench-on-screen-${id}`).length", arg=slide_id)
     elapsed = page.evaluate("id => performance.getEntriesByName(`bench-on-screen-${id}`)[0].startTime", slide_id)
-    BREAKDOWN.append(page.evaluate("""() => {
+    BREAKDOWN.append(
+        page.evaluate("""() => {
         const at = (name) => performance.getEntriesByName(name)[0];
         const resource = (part) => performance.getEntriesByType('resource').find((r) => r.name.includes(part));
         return {html: performance.getEntriesByType('navigation')[0].responseEnd, plotly: resource('plotly').responseEnd,
                 module: at('lecture-module').startTime, answers: resource('/api/').responseEnd,
-                ran: at('bench-plotly-ran').startTime, chart: at('lecture-first-chart').startTime}; }"""))
+                ran: at('bench-plotly-ran').startTime, chart: at('lecture-first-chart').startTime}; }""")
+    )
     page.close()
     return elapsed
 
 
 BREAKDOWN: list[dict[str, float]] = []
-DRIVER: list[float] = []   # the same visits as the driver sees them, for comparison with figures before 2026-12-01
+DRIVER: list[float] = []  # the same visits as the driver sees them, for comparison with figures before 2026-12-01
 
 
 def plotly_alone_ms(context, base: str) -> float:
@@ -81,10 +86,13 @@ def plotly_alone_ms(context, base: str) -> float:
     comes from the browser's cache as on a warm visit): the floor under any chart page."""
     page = context.new_page()
     page.goto(f"{base}/api/health")
-    elapsed = page.evaluate("""async (url) => { const start = performance.now();
+    elapsed = page.evaluate(
+        """async (url) => { const start = performance.now();
         await new Promise((resolve) => { const s = document.createElement('script'); s.src = url; s.onload = resolve;
                                         document.head.append(s); });
-        return performance.now() - start; }""", base + plotly_url())
+        return performance.now() - start; }""",
+        base + plotly_url(),
+    )
     page.close()
     return elapsed
 
@@ -110,12 +118,16 @@ def main() -> None:
     args = parser.parse_args()
     port = free_port()
     with local_server(uvicorn_args(port), port, cwd=os.getcwd()) as base, sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--headless", "--no-sandbox", "--disable-gpu"])
+        browser = playwright.chromium.launch(
+            executable_path=CHROMIUM, args=["--headless", "--no-sandbox", "--disable-gpu"]
+        )
         print(f"server warm-up finished after {wait_for_warm_up(base):.0f} s")
         size = {"viewport": {"width": 1280, "height": 720}}
         lecturer = browser.new_context(**size)
-        print(f"{'slide':14s} {'first':>8s} {'warm median':>12s} {'warm max':>9s} {'fresh browser':>14s} {'driver: warm median':>20s}"
-              "   (ms; target: warm < 1000)")
+        print(
+            f"{'slide':14s} {'first':>8s} {'warm median':>12s} {'warm max':>9s} {'fresh browser':>14s} {'driver: warm median':>20s}"
+            "   (ms; target: warm < 1000)"
+        )
         for slide_id, number in SLIDES.items():
             cold = first_chart_ms(lecturer, base, slide_id, number)
             DRIVER.clear()
@@ -124,13 +136,19 @@ def main() -> None:
             fresh = browser.new_context(**size)
             empty_cache = first_chart_ms(fresh, base, slide_id, number)
             fresh.close()
-            print(f"{slide_id:14s} {cold:8.0f} {statistics.median(warm):12.0f} {max(warm):9.0f} {empty_cache:14.0f} {driver_warm:20.0f}")
+            print(
+                f"{slide_id:14s} {cold:8.0f} {statistics.median(warm):12.0f} {max(warm):9.0f} {empty_cache:14.0f} {driver_warm:20.0f}"
+            )
         print(f"next slide after the background drawing: {next_slide_ms(lecturer, base):.0f} ms")
-        print(f"Plotly.js alone, same browser: {statistics.median(plotly_alone_ms(lecturer, base) for _ in range(3)):.0f} ms")
-        last = BREAKDOWN[-2]   # the last warm visit: where its time went
-        print("last warm visit: HTML received {html:.0f} ms, Plotly.js received {plotly:.0f} ms, deck module running "
-              "{module:.0f} ms, first answer received {answers:.0f} ms, Plotly.js has run {ran:.0f} ms, first chart drawn "
-              "{chart:.0f} ms".format(**last))
+        print(
+            f"Plotly.js alone, same browser: {statistics.median(plotly_alone_ms(lecturer, base) for _ in range(3)):.0f} ms"
+        )
+        last = BREAKDOWN[-2]  # the last warm visit: where its time went
+        print(
+            "last warm visit: HTML received {html:.0f} ms, Plotly.js received {plotly:.0f} ms, deck module running "
+            "{module:.0f} ms, first answer received {answers:.0f} ms, Plotly.js has run {ran:.0f} ms, first chart drawn "
+            "{chart:.0f} ms".format(**last)
+        )
         browser.close()
 
 

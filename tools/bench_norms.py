@@ -4,6 +4,7 @@ The same measurement GET /api/norm_speed serves (app/experiments/lessons/norm_sp
 interleaved, median of repeats with the middle half as spread, here with a longer budget and one thread.
 Prints one line per width: both medians, RMSNorm / LayerNorm, and op-by-op LayerNorm / RMSNorm.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -20,13 +21,19 @@ def main() -> None:
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     answer = measure_norm_speed(budget_s=args.budget)
-    print(f"norm speed: torch {answer['torch']}, {answer['threads']} thread(s), {answer['tokens']} tokens, "
-          f"{answer['repeats']} interleaved repeats, ATen calls per forward + backward {answer['operator_calls']}")
+    print(
+        f"norm speed: torch {answer['torch']}, {answer['threads']} thread(s), {answer['tokens']} tokens, "
+        f"{answer['repeats']} interleaved repeats, ATen calls per forward + backward {answer['operator_calls']}"
+    )
     print(f"{'width':>6} {'LayerNorm µs':>14} {'RMSNorm µs':>14} {'op-by-op LN µs':>15} {'RMS/LN':>7} {'opLN/RMS':>9}")
     for row in answer["rows"]:
-        cells = [f"{row[k]['median_us']:7.1f} ±{(row[k]['p75_us'] - row[k]['p25_us']) / 2:5.1f}"
-                 for k in ("layernorm", "rmsnorm", "layernorm_composed")]
-        print(f"{row['width']:>6} {cells[0]:>14} {cells[1]:>14} {cells[2]:>15} {row['ratio']:7.2f} {row['composed_ratio']:9.2f}")
+        cells = [
+            f"{row[k]['median_us']:7.1f} ±{(row[k]['p75_us'] - row[k]['p25_us']) / 2:5.1f}"
+            for k in ("layernorm", "rmsnorm", "layernorm_composed")
+        ]
+        print(
+            f"{row['width']:>6} {cells[0]:>14} {cells[1]:>14} {cells[2]:>15} {row['ratio']:7.2f} {row['composed_ratio']:9.2f}"
+        )
 
 
 if __name__ == "__main__":

@@ -4,6 +4,7 @@ Target (issue 5): a 6-block d_model-64 model trains 300 steps of `copy` in < 30 
 first streamed step reaches the client in < 1 s. Measured through a real server socket, so it includes
 request validation, model building, the thread hand-off and the NDJSON encoding.
 """
+
 from __future__ import annotations
 
 import json
@@ -58,18 +59,25 @@ def main() -> None:
 
     url, server = _serve()
     default_sizes = {"runs": [{"depth": 6, "d_model": 64}], "task": "copy", "steps": 300, "lr": 1e-3}
-    preset_sizes = {**default_sizes, "runs": [{"depth": 6, "d_model": 64, "seq_len": 16, "vocab_size": 16, "batch": 16}]}
+    preset_sizes = {
+        **default_sizes,
+        "runs": [{"depth": 6, "d_model": 64, "seq_len": 16, "vocab_size": 16, "batch": 16}],
+    }
     print(f"torch threads per training run: {get_settings().threads_per_run()}")
     time.sleep(3.0)  # a server is started before its first lesson: let the one-time optimizer import finish
-    for label, body in (("first request, default sizes (batch 4 x 32 tokens, vocab 128)", default_sizes),
-                        ("second request, default sizes, another seed", {**default_sizes, "seed": 1}),
-                        ("preset sizes (batch 16 x 16 tokens, vocab 16)", preset_sizes),
-                        ("the first request again (replayed from the finished-run cache)", default_sizes)):
+    for label, body in (
+        ("first request, default sizes (batch 4 x 32 tokens, vocab 128)", default_sizes),
+        ("second request, default sizes, another seed", {**default_sizes, "seed": 1}),
+        ("preset sizes (batch 16 x 16 tokens, vocab 16)", preset_sizes),
+        ("the first request again (replayed from the finished-run cache)", default_sizes),
+    ):
         result = timed_run(url, body)
         done = result["done"]
-        print(f"{label}: first step {result['first_step_s']:.2f} s (target < {TARGET_FIRST_S} s), "
-              f"300 steps {result['total_s']:.1f} s (target < {TARGET_TOTAL_S} s); final loss {done['final_loss']:.3f}, "
-              f"held-out accuracy {done['accuracy']:.3f}")
+        print(
+            f"{label}: first step {result['first_step_s']:.2f} s (target < {TARGET_FIRST_S} s), "
+            f"300 steps {result['total_s']:.1f} s (target < {TARGET_TOTAL_S} s); final loss {done['final_loss']:.3f}, "
+            f"held-out accuracy {done['accuracy']:.3f}"
+        )
     server.should_exit = True
     shutil.rmtree(cache_dir, ignore_errors=True)
 

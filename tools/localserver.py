@@ -1,4 +1,5 @@
 """A real server of this app on 127.0.0.1, in a child process: for the benchmarks, the load test and the browser tests."""
+
 from __future__ import annotations
 
 import os
@@ -7,8 +8,8 @@ import subprocess
 import sys
 import time
 import urllib.request
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Iterator
 
 
 def free_port() -> int:
@@ -18,8 +19,14 @@ def free_port() -> int:
 
 
 @contextmanager
-def local_server(args: list[str], port: int, env: dict[str, str] | None = None, cwd: str | None = None,
-                 timeout_s: float = 60.0, program: str = sys.executable) -> Iterator[str]:
+def local_server(
+    args: list[str],
+    port: int,
+    env: dict[str, str] | None = None,
+    cwd: str | None = None,
+    timeout_s: float = 60.0,
+    program: str = sys.executable,
+) -> Iterator[str]:
     """Run `<program> <args>` (this Python unless told; it must listen on `port`), wait until /api/health
     answers, yield the base URL, and stop the process on exit. RuntimeError if it dies or stays silent."""
     process = subprocess.Popen([program, *args], env=env or dict(os.environ), cwd=cwd)

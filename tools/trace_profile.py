@@ -6,6 +6,7 @@ probes, and of the Stack watched by the StreamRecorder; then each part of the tr
 `python -m tools.trace_profile --repeats 25`. The HTTP side (JSON, gzip, the compute process) is not in here:
 `make bench` measures the whole request.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -100,8 +101,10 @@ def main() -> None:
         for name, run in runs.items():
             rows[name].append(run(seed))
         loads.append(os.getloadavg()[0])
-    print(f"{args.repeats} interleaved repeats, 1 torch thread, load average {min(loads):.1f}-{max(loads):.1f}; "
-          f"CPU ms, medians")
+    print(
+        f"{args.repeats} interleaved repeats, 1 torch thread, load average {min(loads):.1f}-{max(loads):.1f}; "
+        f"CPU ms, medians"
+    )
     print(f"{'phase':34s} {'bare':>7s} {'Stack':>7s} {'traced':>7s}")
     for phase in rows["traced"][0]:
         cells = [1000 * statistics.median(r[phase] for r in rows[n]) if phase in rows[n][0] else None for n in runs]

@@ -7,6 +7,7 @@
   naming each field and what it allows. Validation is pydantic's strict JSON mode: true is not 1 and "12" is
   not 12 (the GET forms, whose values are all text, still convert "12").
 """
+
 from __future__ import annotations
 
 from typing import Any, TypeVar
@@ -40,9 +41,18 @@ async def json_body(request: Request, model: type[Model]) -> Model:
     if not raw.strip():
         return model()
     if not _is_json(request):
-        raise InvalidBody([{"type": "not_json", "loc": ("body",), "input": b"",
-                            "msg": "the body was not read as JSON (missing or non-JSON Content-Type)"}],
-                          model, WRONG_TYPE_STATUS)
+        raise InvalidBody(
+            [
+                {
+                    "type": "not_json",
+                    "loc": ("body",),
+                    "input": b"",
+                    "msg": "the body was not read as JSON (missing or non-JSON Content-Type)",
+                }
+            ],
+            model,
+            WRONG_TYPE_STATUS,
+        )
     try:
         return model.model_validate_json(raw, strict=True)
     except ValidationError as exc:
@@ -50,11 +60,13 @@ async def json_body(request: Request, model: type[Model]) -> Model:
         unparseable = any(err["type"] == "json_invalid" for err in errors)
         raise InvalidBody(errors, model, UNPARSEABLE_STATUS if unparseable else 422) from None
     except (RecursionError, ValueError) as exc:  # pydantic-core's own limits, e.g. nesting
-        raise InvalidBody([{"type": "json_invalid", "loc": ("body",), "msg": "invalid JSON",
-                            "ctx": {"error": type(exc).__name__}}], model, UNPARSEABLE_STATUS) from None
+        raise InvalidBody(
+            [{"type": "json_invalid", "loc": ("body",), "msg": "invalid JSON", "ctx": {"error": type(exc).__name__}}],
+            model,
+            UNPARSEABLE_STATUS,
+        ) from None
 
 
 def body_doc(model: type[BaseModel]) -> dict[str, Any]:
     """OpenAPI for a JSON body read by json_body (FastAPI does not see it in the signature)."""
-    return {"requestBody": {"required": False,
-                            "content": {"application/json": {"schema": model.model_json_schema()}}}}
+    return {"requestBody": {"required": False, "content": {"application/json": {"schema": model.model_json_schema()}}}}

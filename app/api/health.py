@@ -1,12 +1,13 @@
 """GET /api/health: liveness, load, cache and warm-up, answered without touching a compute slot."""
+
 from __future__ import annotations
 
 import anyio.to_thread
 from fastapi import APIRouter
 
-from app.services.compute import get_pool
-from app.services.warmup import PROGRESS
-from app.settings import get_settings
+from ..services.compute import get_pool
+from ..services.warmup import PROGRESS
+from ..settings import get_settings
 
 router = APIRouter(tags=["health"])
 
@@ -20,5 +21,10 @@ async def health() -> dict:
     pool = get_pool()
     compute = await anyio.to_thread.run_sync(pool.stats)  # the disk cache's size is an SQLite query
     redis = await anyio.to_thread.run_sync(pool.cache.redis_status)
-    return {"status": "ok", "torch": torch.__version__, "compute": compute, "redis": redis,
-            "warm": PROGRESS.payload(get_settings().warm)}
+    return {
+        "status": "ok",
+        "torch": torch.__version__,
+        "compute": compute,
+        "redis": redis,
+        "warm": PROGRESS.payload(get_settings().warm),
+    }

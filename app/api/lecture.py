@@ -1,14 +1,15 @@
 """The lecture deck's JSON and its offline file: GET /api/lecture and GET /lecture.html. The page itself (/lecture and
 /embed/lecture-<slide id>) is registered in app/pages/lecture.py; the slides live in app/experiments/lecture."""
+
 from __future__ import annotations
 
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
 
-from app.experiments.lecture import deck_payload
-from app.experiments.lecture.export import offline_html
-from app.jsonsafe import StrictJSONResponse
-from app.pages.registry import request_lang
+from ..experiments.lecture import deck_payload
+from ..experiments.lecture.export import offline_html
+from ..jsonsafe import StrictJSONResponse
+from ..pages.registry import request_lang
 
 router = APIRouter(tags=["lecture"])
 

@@ -3,6 +3,7 @@ POST /api/batch_dependence, GET /api/norm_speed.
 
 Thin: validate against the lesson's request model, compute off the event loop (cached), answer strict JSON.
 """
+
 from __future__ import annotations
 
 import time
@@ -11,17 +12,17 @@ from typing import Any
 from fastapi import APIRouter, Request
 from pydantic import BaseModel, ValidationError
 
-from app.api.body import json_body
-from app.config import TraceConfig, field_bounds
-from app.errors import FieldError, validation_errors
-from app.experiments.lessons.batch import BatchDependenceRequest, batch_dependence_lesson
-from app.experiments.lessons.chain import ChainRequest, chain_lesson
-from app.experiments.lessons.layernorm import LayerNormRequest, layernorm_lesson
-from app.experiments.lessons import norm_speed as norm_speed_lesson
-from app.experiments.lessons.precision import PrecisionRequest, precision_lesson, snowball_config, stack_schema
-from app.experiments.lessons.softmax import SoftmaxRequest, softmax_lesson
-from app.jsonsafe import StrictJSONResponse
-from app.services.compute import get_pool
+from ..config import TraceConfig, field_bounds
+from ..errors import FieldError, validation_errors
+from ..experiments.lessons import norm_speed as norm_speed_lesson
+from ..experiments.lessons.batch import BatchDependenceRequest, batch_dependence_lesson
+from ..experiments.lessons.chain import ChainRequest, chain_lesson
+from ..experiments.lessons.layernorm import LayerNormRequest, layernorm_lesson
+from ..experiments.lessons.precision import PrecisionRequest, precision_lesson, snowball_config, stack_schema
+from ..experiments.lessons.softmax import SoftmaxRequest, softmax_lesson
+from ..jsonsafe import StrictJSONResponse
+from ..services.compute import get_pool
+from .body import json_body
 
 router = APIRouter(tags=["lessons"])
 
@@ -36,13 +37,26 @@ def _body_doc(model: type[BaseModel]) -> dict[str, Any]:
 def _query_doc(*schemas: dict[str, Any]) -> dict[str, Any]:
     """OpenAPI query parameters from request-model properties."""
     keep = ("type", "enum", "default", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum")
-    return {"parameters": [{"name": name, "in": "query", "required": False, "description": prop.get("description", ""),
-                            "schema": {k: prop[k] for k in keep if k in prop}}
-                           for schema in schemas for name, prop in schema.items()]}
+    return {
+        "parameters": [
+            {
+                "name": name,
+                "in": "query",
+                "required": False,
+                "description": prop.get("description", ""),
+                "schema": {k: prop[k] for k in keep if k in prop},
+            }
+            for schema in schemas
+            for name, prop in schema.items()
+        ]
+    }
 
 
-@router.get("/api/chain", response_class=StrictJSONResponse,
-            openapi_extra=_query_doc(ChainRequest.model_json_schema()["properties"]))
+@router.get(
+    "/api/chain",
+    response_class=StrictJSONResponse,
+    openapi_extra=_query_doc(ChainRequest.model_json_schema()["properties"]),
+)
 async def chain(request: Request) -> StrictJSONResponse:
     """Cumulative products g^l and (1+g)^l for l = 1..depth, e.g. ?derivative=0.9&depth=96."""
     req = parse(ChainRequest, _query(request), from_strings=True)
@@ -63,8 +77,11 @@ async def softmax(request: Request) -> StrictJSONResponse:
     return await _answer("softmax", req, softmax_lesson)
 
 
-@router.get("/api/precision", response_class=StrictJSONResponse,
-            openapi_extra=_query_doc(PrecisionRequest.model_json_schema()["properties"], stack_schema()))
+@router.get(
+    "/api/precision",
+    response_class=StrictJSONResponse,
+    openapi_extra=_query_doc(PrecisionRequest.model_json_schema()["properties"], stack_schema()),
+)
 async def precision(request: Request) -> StrictJSONResponse:
     """Format limits and a + b per format (?big=&small=), plus where a float16 stack overflows
     (any TraceConfig field as a query key, e.g. ?depth=64&residual_scale=1.1; dtype is always float16)."""
@@ -78,11 +95,14 @@ async def precision(request: Request) -> StrictJSONResponse:
     pool = get_pool()
     # Same keys as /api/trace: a stack traced here is a cache hit in the explorer and the other way round.
     (trace16, source16), (trace32, source32) = await pool.trace(cfg16), await pool.trace(cfg32)
-    return StrictJSONResponse({**precision_lesson(req, trace16, trace32),
-                               "cached": source16 != "computed" and source32 != "computed"})
+    return StrictJSONResponse(
+        {**precision_lesson(req, trace16, trace32), "cached": source16 != "computed" and source32 != "computed"}
+    )
 
 
-@router.post("/api/batch_dependence", response_class=StrictJSONResponse, openapi_extra=_body_doc(BatchDependenceRequest))
+@router.post(
+    "/api/batch_dependence", response_class=StrictJSONResponse, openapi_extra=_body_doc(BatchDependenceRequest)
+)
 async def batch_dependence(request: Request) -> StrictJSONResponse:
     """How much one fixed sequence's normalized output changes when its batch mates are replaced, train vs eval
     mode (BatchNorm), and what padding does to BatchNorm's statistics."""
@@ -124,8 +144,11 @@ def parse(model: type[BaseModel], data: Any, from_strings: bool = False) -> Base
         first = validation_errors(raw[:1])[0]
         leaf = first["field"].split(".")[0]
         explicit = " | allowed: " in str(raw[0].get("msg", ""))  # a model validator already named the range
-        allowed = first["allowed"] if explicit else (field_bounds(leaf, model)
-                                                     or "known fields: " + ", ".join(model.model_fields))
+        allowed = (
+            first["allowed"]
+            if explicit
+            else (field_bounds(leaf, model) or "known fields: " + ", ".join(model.model_fields))
+        )
         raise FieldError(first["field"], first["message"], allowed) from None
 
 

@@ -5,6 +5,7 @@ tells it. Listening on all interfaces (--host 0.0.0.0 or ::), it lists this mach
 loopback only, phones cannot reach it at all and the page says so; RESNORM_PUBLIC_URL (Docker, a reverse
 proxy, a tunnel) overrides both. The QR code is drawn here by segno, so no page ever calls an outside service.
 """
+
 from __future__ import annotations
 
 import io
@@ -17,18 +18,22 @@ import segno
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
-from app.errors import FieldError
-from app.settings import get_settings
+from ..errors import FieldError
+from ..settings import get_settings
 
 router = APIRouter(tags=["room"])
 
-MAX_URL_CHARS = 2000        # a QR code (version 40, error level M) holds 2331 bytes; long before that it is unreadable
+MAX_URL_CHARS = 2000  # a QR code (version 40, error level M) holds 2331 bytes; long before that it is unreadable
 MAX_ADDRESSES = 4
 ALL_INTERFACES = ("0.0.0.0", "::", "")
 # Private destinations for the UDP "connect" below: connecting a datagram socket only asks the routing table
 # which local address would be used; no packet is sent. One per private range (RFC 1918) and one ULA (RFC 4193).
-ROUTE_PROBES = ((socket.AF_INET, "10.255.255.254"), (socket.AF_INET, "192.168.255.254"),
-                (socket.AF_INET, "172.31.255.254"), (socket.AF_INET6, "fd00::1"))
+ROUTE_PROBES = (
+    (socket.AF_INET, "10.255.255.254"),
+    (socket.AF_INET, "192.168.255.254"),
+    (socket.AF_INET, "172.31.255.254"),
+    (socket.AF_INET6, "fd00::1"),
+)
 
 
 def _usable(address: str) -> bool:
@@ -88,7 +93,9 @@ def room(request: Request) -> dict:
     """Where phones in the room should go: {"urls", "public_url", "listening_on_all_interfaces", ...}."""
     settings = get_settings()
     server = request.scope.get("server") or (settings.host, settings.port)
-    port = int(server[1] or settings.port)  # the port this connection reached: right even when started by uvicorn directly
+    port = int(
+        server[1] or settings.port
+    )  # the port this connection reached: right even when started by uvicorn directly
     all_interfaces = settings.host in ALL_INTERFACES
     loopback_only = is_loopback_host(settings.host)
     if settings.public_url:
@@ -99,8 +106,13 @@ def room(request: Request) -> dict:
         urls = []
     else:  # bound to one address of its own: that is the one phones use
         urls = [_origin(settings.host, port)]
-    return {"urls": urls, "public_url": settings.public_url, "listening_on_all_interfaces": all_interfaces,
-            "loopback_only": loopback_only and not settings.public_url, "in_container": Path("/.dockerenv").exists()}
+    return {
+        "urls": urls,
+        "public_url": settings.public_url,
+        "listening_on_all_interfaces": all_interfaces,
+        "loopback_only": loopback_only and not settings.public_url,
+        "in_container": Path("/.dockerenv").exists(),
+    }
 
 
 def _checked_url(url: str | None) -> str:
@@ -128,5 +140,8 @@ def qr_code(url: str | None = None) -> Response:
     buffer = io.BytesIO()
     # omitsize: only a viewBox (one unit per module), so the page scales it to the screen without blurring.
     code.save(buffer, kind="svg", scale=1, border=4, omitsize=True, xmldecl=False, dark="#000", light="#fff")
-    return Response(buffer.getvalue(), media_type="image/svg+xml",
-                    headers={"Cache-Control": "public, max-age=3600", "X-QR-Modules": str(code.symbol_size(border=0)[0])})
+    return Response(
+        buffer.getvalue(),
+        media_type="image/svg+xml",
+        headers={"Cache-Control": "public, max-age=3600", "X-QR-Modules": str(code.symbol_size(border=0)[0])},
+    )

@@ -1,11 +1,12 @@
 """GET /api/schema and /api/presets: the request model and the named presets, for pages and other tools."""
+
 from __future__ import annotations
 
 from typing import Annotated
 
 from fastapi import APIRouter, Query
 
-from app.config import MAX_DEPTH, TraceConfig, presets_payload
+from ..config import MAX_DEPTH, TraceConfig, presets_payload
 
 router = APIRouter(tags=["config"])
 
@@ -17,6 +18,10 @@ async def schema() -> dict:
 
 
 @router.get("/api/presets")
-async def presets(depth: Annotated[int, Query(ge=1, le=MAX_DEPTH, description="resolve depth-dependent settings (DeepNorm's α) for this depth")] = 12) -> dict:
+async def presets(
+    depth: Annotated[
+        int, Query(ge=1, le=MAX_DEPTH, description="resolve depth-dependent settings (DeepNorm's α) for this depth")
+    ] = 12,
+) -> dict:
     base = TraceConfig(depth=depth)
     return {"depth": depth, "presets": presets_payload(base)}

@@ -1,19 +1,20 @@
 """POST /api/sweep: trace one stack at many depths, streamed as NDJSON so pages can show progress."""
+
 from __future__ import annotations
 
 import asyncio
 import json
 import logging
 import time
-from typing import AsyncIterator
+from collections.abc import AsyncIterator
 
 from fastapi import APIRouter, Query, Request
 
-from app.services.compute import get_pool
-from app.api.body import body_doc, json_body
-from app.errors import Busy
-from app.experiments.sweep import SweepRequest, depth_row
-from app.jsonsafe import StrictJSONResponse, strict_dumps
+from ..errors import Busy
+from ..experiments.sweep import SweepRequest, depth_row
+from ..jsonsafe import StrictJSONResponse, strict_dumps
+from ..services.compute import get_pool
+from .body import body_doc, json_body
 
 router = APIRouter(tags=["sweep"])
 logger = logging.getLogger(__name__)
@@ -50,36 +51,72 @@ async def _rows(request: SweepRequest) -> AsyncIterator[dict]:
 async def _ndjson(request: SweepRequest) -> AsyncIterator[str]:
     started = time.perf_counter()
     total = len(request.depths)
-    yield json.dumps({"type": "start", "total": total, "depths": request.depths,
-                      "config": request.config.model_dump()}) + "\n"
+    yield (
+        json.dumps({"type": "start", "total": total, "depths": request.depths, "config": request.config.model_dump()})
+        + "\n"
+    )
     done = 0
     try:
         async for row in _rows(request):
             done += 1
             yield strict_dumps({"type": "depth", "index": done, "total": total, **row}) + "\n"
     except Busy as exc:  # the 200 is already sent: say "busy" in the stream, as a 503 would
-        yield json.dumps({"type": "error", "status": 503, "retry_after": exc.retry_after, "error": exc.message,
-                          "completed": done, "total": total}) + "\n"
+        yield (
+            json.dumps(
+                {
+                    "type": "error",
+                    "status": 503,
+                    "retry_after": exc.retry_after,
+                    "error": exc.message,
+                    "completed": done,
+                    "total": total,
+                }
+            )
+            + "\n"
+        )
         return
     except Exception as exc:  # never cut the stream off mid-line: end it with what failed
         logger.exception("sweep failed after %d of %d depths", done, total)
-        yield json.dumps({"type": "error", "status": 500, "error": f"sweep failed: {type(exc).__name__}",
-                          "completed": done, "total": total}) + "\n"
+        yield (
+            json.dumps(
+                {
+                    "type": "error",
+                    "status": 500,
+                    "error": f"sweep failed: {type(exc).__name__}",
+                    "completed": done,
+                    "total": total,
+                }
+            )
+            + "\n"
+        )
         return
-    yield json.dumps({"type": "done", "total": total, "elapsed_ms": round((time.perf_counter() - started) * 1000, 1)}) + "\n"
+    yield (
+        json.dumps({"type": "done", "total": total, "elapsed_ms": round((time.perf_counter() - started) * 1000, 1)})
+        + "\n"
+    )
 
 
 @router.post("/api/sweep", openapi_extra=body_doc(SweepRequest))
-async def sweep(http: Request,
-                stream: bool = Query(True, description="NDJSON lines with progress (default) or one JSON answer")):
+async def sweep(
+    http: Request, stream: bool = Query(True, description="NDJSON lines with progress (default) or one JSON answer")
+):
     """Per depth: per-layer grad_norm and act_norm lists. Streams `start`, one `depth` line per depth, `done`."""
     from fastapi.responses import StreamingResponse
 
     request = await json_body(http, SweepRequest)
     if stream:
-        return StreamingResponse(_ndjson(request), media_type="application/x-ndjson",
-                                 headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
+        return StreamingResponse(
+            _ndjson(request),
+            media_type="application/x-ndjson",
+            headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
+        )
     started = time.perf_counter()
     rows = sorted([row async for row in _rows(request)], key=lambda row: row["depth"])
-    return StrictJSONResponse({"config": request.config.model_dump(), "depths": request.depths, "results": rows,
-                               "elapsed_ms": round((time.perf_counter() - started) * 1000, 1)})
+    return StrictJSONResponse(
+        {
+            "config": request.config.model_dump(),
+            "depths": request.depths,
+            "results": rows,
+            "elapsed_ms": round((time.perf_counter() - started) * 1000, 1),
+        }
+    )

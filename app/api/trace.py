@@ -1,4 +1,5 @@
 """POST /api/trace (and GET with the same fields as query keys): one traced forward+backward pass."""
+
 from __future__ import annotations
 
 import time
@@ -6,10 +7,10 @@ import time
 from fastapi import APIRouter, Request
 from pydantic import ValidationError
 
-from app.services.compute import get_pool
-from app.api.body import InvalidBody, body_doc, json_body
-from app.config import TraceConfig
-from app.jsonsafe import StrictJSONResponse
+from ..config import TraceConfig
+from ..jsonsafe import StrictJSONResponse
+from ..services.compute import get_pool
+from .body import InvalidBody, body_doc, json_body
 
 router = APIRouter(tags=["trace"])
 
@@ -21,8 +22,15 @@ async def traced(cfg: TraceConfig) -> StrictJSONResponse:
     started = time.perf_counter()
     pool = get_pool()
     result, source = await pool.trace(cfg)
-    body = {**result, "summary": {**result["summary"], "cached": source != "computed", "source": source,
-                                  "served_ms": round((time.perf_counter() - started) * 1000, 2)}}
+    body = {
+        **result,
+        "summary": {
+            **result["summary"],
+            "cached": source != "computed",
+            "source": source,
+            "served_ms": round((time.perf_counter() - started) * 1000, 2),
+        },
+    }
     return StrictJSONResponse(body, headers={CACHE_HEADER: source})
 
 
@@ -38,7 +46,9 @@ async def trace_from_query(request: Request) -> StrictJSONResponse:
     return await traced(config_from_query(dict(request.query_params)))
 
 
-def config_from_query(params: dict[str, str], ignore: tuple[str, ...] = ("lang", "hide", "theme", "format")) -> TraceConfig:
+def config_from_query(
+    params: dict[str, str], ignore: tuple[str, ...] = ("lang", "hide", "theme", "format")
+) -> TraceConfig:
     values = {k: v for k, v in params.items() if k not in ignore}
     try:
         return TraceConfig.model_validate_strings(values) if values else TraceConfig()

@@ -3,19 +3,20 @@
 Thin: validate, then hand the request to the training service (app/services/training.py), which runs it in
 its own thread or replays an identical finished run from the cache.
 """
+
 from __future__ import annotations
 
 from fastapi import APIRouter, Request
 from fastapi.responses import StreamingResponse
 
-from app.api.body import body_doc, json_body
-from app.errors import FieldError
-from app.experiments.tasks import TaskMismatch, tasks_payload
-from app.experiments.train import MAX_STEPS, MAX_TRAIN_MACS, TrainRequest, check_runs
-from app.experiments.train_presets import presets_payload
-from app.jsonsafe import StrictJSONResponse
-from app.services.training import SLOTS, TooManyRuns, training_stream
-from app.settings import get_settings
+from ..errors import FieldError
+from ..experiments.tasks import TaskMismatch, tasks_payload
+from ..experiments.train import MAX_STEPS, MAX_TRAIN_MACS, TrainRequest, check_runs
+from ..experiments.train_presets import presets_payload
+from ..jsonsafe import StrictJSONResponse
+from ..services.training import SLOTS, TooManyRuns, training_stream
+from ..settings import get_settings
+from .body import body_doc, json_body
 
 router = APIRouter(tags=["train"])
 
@@ -34,25 +35,44 @@ async def train(request: Request):
     try:
         lines = await training_stream(body)
     except TooManyRuns as exc:
-        return StrictJSONResponse({"error": str(exc), "status": 429, "retry_after": RETRY_AFTER_S},
-                                  status_code=429, headers={"Retry-After": str(RETRY_AFTER_S)})
-    return StreamingResponse(lines, media_type="application/x-ndjson",
-                             headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
+        return StrictJSONResponse(
+            {"error": str(exc), "status": 429, "retry_after": RETRY_AFTER_S},
+            status_code=429,
+            headers={"Retry-After": str(RETRY_AFTER_S)},
+        )
+    return StreamingResponse(
+        lines, media_type="application/x-ndjson", headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
+    )
 
 
 @router.get("/api/train/status", response_class=StrictJSONResponse)
 async def status() -> StrictJSONResponse:
     """Training streams running in this process (a thread counts until it has really stopped)."""
-    return StrictJSONResponse({"active": SLOTS.active, "max": get_settings().max_train_runs,
-                               "started": SLOTS.started, "steps": SLOTS.steps, "replays": SLOTS.replays})
+    return StrictJSONResponse(
+        {
+            "active": SLOTS.active,
+            "max": get_settings().max_train_runs,
+            "started": SLOTS.started,
+            "steps": SLOTS.steps,
+            "replays": SLOTS.replays,
+        }
+    )
 
 
 @router.get("/api/train/presets", response_class=StrictJSONResponse)
 async def presets() -> StrictJSONResponse:
     """Named comparisons (runs + settings, English and Chinese), the tasks, the defaults and the limits."""
     defaults = {name: field.default for name, field in TrainRequest.model_fields.items() if name != "runs"}
-    return StrictJSONResponse({
-        "presets": presets_payload(), "tasks": tasks_payload(), "defaults": defaults,
-        "limits": {"max_runs": 4, "max_steps": MAX_STEPS, "max_train_macs": MAX_TRAIN_MACS,
-                   "max_concurrent": get_settings().max_train_runs},
-    })
+    return StrictJSONResponse(
+        {
+            "presets": presets_payload(),
+            "tasks": tasks_payload(),
+            "defaults": defaults,
+            "limits": {
+                "max_runs": 4,
+                "max_steps": MAX_STEPS,
+                "max_train_macs": MAX_TRAIN_MACS,
+                "max_concurrent": get_settings().max_train_runs,
+            },
+        }
+    )

@@ -5,16 +5,48 @@
 - `presets`: named architectures;
 - `fields`: bilingual schema fields and allowed ranges in words.
 """
-from app.config.budget import (MAX_ACTIVATION_FLOATS, MAX_DEPTH, MAX_FORWARD_MACS, MAX_PARAMETERS, activation_floats,
-                               budget_problem, dense_weights, forward_macs, parameter_count, units_per_block)
-from app.config.fields import field_bounds, labelled_field
-from app.config.presets import PRESETS, deepnorm_alpha, preset_config, presets_payload
-from app.config.request import (Activation, Arch, Block, DType, Init, Norm, NormPosition, Residual, TraceConfig,
-                                group_counts)
+
+from .budget import (
+    MAX_ACTIVATION_FLOATS,
+    MAX_DEPTH,
+    MAX_FORWARD_MACS,
+    MAX_PARAMETERS,
+    activation_floats,
+    budget_problem,
+    dense_weights,
+    forward_macs,
+    parameter_count,
+    units_per_block,
+)
+from .fields import field_bounds, labelled_field
+from .presets import PRESETS, deepnorm_alpha, preset_config, presets_payload
+from .request import Activation, Arch, Block, DType, Init, Norm, NormPosition, Residual, TraceConfig, group_counts
 
 __all__ = [
-    "MAX_ACTIVATION_FLOATS", "MAX_DEPTH", "MAX_FORWARD_MACS", "MAX_PARAMETERS", "PRESETS", "Activation", "Arch",
-    "Block", "DType", "Init", "Norm", "NormPosition", "Residual", "TraceConfig", "activation_floats",
-    "budget_problem", "deepnorm_alpha", "dense_weights", "field_bounds", "forward_macs", "group_counts",
-    "labelled_field", "parameter_count", "preset_config", "presets_payload", "units_per_block",
+    "MAX_ACTIVATION_FLOATS",
+    "MAX_DEPTH",
+    "MAX_FORWARD_MACS",
+    "MAX_PARAMETERS",
+    "PRESETS",
+    "Activation",
+    "Arch",
+    "Block",
+    "DType",
+    "Init",
+    "Norm",
+    "NormPosition",
+    "Residual",
+    "TraceConfig",
+    "activation_floats",
+    "budget_problem",
+    "deepnorm_alpha",
+    "dense_weights",
+    "field_bounds",
+    "forward_macs",
+    "group_counts",
+    "labelled_field",
+    "parameter_count",
+    "preset_config",
+    "presets_payload",
+    "units_per_block",
 ]

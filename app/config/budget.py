@@ -3,12 +3,13 @@
 Counts are closed-form in the request's sizes (multiply-accumulates of one forward pass, parameters, floats autograd
 keeps); tests/test_variants.py checks them against built models.
 """
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from app.config.request import TraceConfig
+    from .request import TraceConfig
 
 # Units: multiply-accumulates of one forward pass, and parameters.
 MAX_FORWARD_MACS = 3.0e9
@@ -60,11 +61,16 @@ def activation_floats(cfg: TraceConfig) -> float:
 def budget_problem(cfg: TraceConfig) -> str | None:
     """Why `cfg` is too large for this server, in the error format of app/errors.py ("field: why | allowed: ..."),
     or None when it fits."""
-    for value, limit in ((forward_macs(cfg), MAX_FORWARD_MACS), (parameter_count(cfg), MAX_PARAMETERS),
-                         (activation_floats(cfg), MAX_ACTIVATION_FLOATS)):
+    for value, limit in (
+        (forward_macs(cfg), MAX_FORWARD_MACS),
+        (parameter_count(cfg), MAX_PARAMETERS),
+        (activation_floats(cfg), MAX_ACTIVATION_FLOATS),
+    ):
         if value > limit:
-            return (f"depth: the model is too large for this server (depth × d_model² × seq_len × batch "
-                    f"budget): {value:.3g} > {limit:.3g}; lower depth, d_model, seq_len or batch"
-                    f" | allowed: forward multiply-adds <= {MAX_FORWARD_MACS:.3g}, parameters <= {MAX_PARAMETERS:.3g}, "
-                    f"saved activations <= {MAX_ACTIVATION_FLOATS:.3g} floats")
+            return (
+                f"depth: the model is too large for this server (depth × d_model² × seq_len × batch "
+                f"budget): {value:.3g} > {limit:.3g}; lower depth, d_model, seq_len or batch"
+                f" | allowed: forward multiply-adds <= {MAX_FORWARD_MACS:.3g}, parameters <= {MAX_PARAMETERS:.3g}, "
+                f"saved activations <= {MAX_ACTIVATION_FLOATS:.3g} floats"
+            )
     return None

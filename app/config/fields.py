@@ -3,6 +3,7 @@
 Error messages (app/errors.py) and lesson endpoints name what a field allows with `field_bounds`, read from the
 same schema the pages build their controls from.
 """
+
 from __future__ import annotations
 
 from functools import lru_cache
@@ -15,7 +16,6 @@ def labelled_field(default: Any, label: str, label_zh: str, help: str, help_zh: 
     """A field whose English and Chinese labels travel with its bounds into the JSON schema."""
     extra = {"label": label, "label_zh": label_zh, "help_zh": help_zh, "group": group}
     return Field(default, description=help, json_schema_extra=extra, **bounds)
-
 
 
 def field_bounds(name: str, model: type[BaseModel]) -> str:
@@ -41,8 +41,10 @@ def script_bounds(model: type[BaseModel], names: tuple[str, ...]) -> dict[str, d
     """The bounds a page's script checks its inputs against, read from the model's schema (never retyped in JS);
     an optional field gives its non-null option's bounds."""
     properties = _properties(model)
-    return {name: {key: value for key, value in non_null_options(properties[name])[0].items() if key in _CHECKED_KEYS}
-            for name in names}
+    return {
+        name: {key: value for key, value in non_null_options(properties[name])[0].items() if key in _CHECKED_KEYS}
+        for name in names
+    }
 
 
 @lru_cache(maxsize=32)
@@ -71,4 +73,3 @@ def _schema_bounds(schema: dict[str, Any]) -> str:
             text += f" ({kind}{' in ' + inner if inner else ''})"
         return text
     return ""
-

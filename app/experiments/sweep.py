@@ -1,11 +1,12 @@
 """A depth sweep: the same stack traced at many depths, for the depth x layer heatmap of gradient survival."""
+
 from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ValidationError, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from app.config import TraceConfig, forward_macs
+from ..config import TraceConfig, forward_macs
 
 MAX_SWEEP_MACS = 1.2e11  # about a minute of a 2-core laptop: the default 1..96 sweep costs ~3.2e10
 # CPUs have no fast float16 matmul: measured 2.6e8-5.9e8 multiply-adds/s against 1.7e9-5.5e9 in float32, so a
@@ -17,9 +18,15 @@ DTYPE_COST = {"float32": 1.0, "bfloat16": 1.0, "float16": 3.0}
 class SweepRequest(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    config: TraceConfig = Field(default_factory=TraceConfig, description="The base model; its depth is replaced by each swept depth.")
-    depths: list[int] = Field(default_factory=lambda: list(range(1, 97)), min_length=1, max_length=128,
-                              description="Depths to trace, each 1..128 (default 1..96).")
+    config: TraceConfig = Field(
+        default_factory=TraceConfig, description="The base model; its depth is replaced by each swept depth."
+    )
+    depths: list[int] = Field(
+        default_factory=lambda: list(range(1, 97)),
+        min_length=1,
+        max_length=128,
+        description="Depths to trace, each 1..128 (default 1..96).",
+    )
 
     @field_validator("depths")
     @classmethod
@@ -30,7 +37,7 @@ class SweepRequest(BaseModel):
         return sorted(set(depths))
 
     @model_validator(mode="after")
-    def _within_budget(self) -> "SweepRequest":
+    def _within_budget(self) -> SweepRequest:
         try:  # the deepest depth must itself be a valid, affordable trace
             TraceConfig(**{**self.config.model_dump(), "depth": max(self.depths)})
         except ValidationError as exc:
@@ -38,10 +45,12 @@ class SweepRequest(BaseModel):
             raise ValueError(f"depths: depth {max(self.depths)} with this config: {why}") from None
         total = DTYPE_COST[self.config.dtype] * sum(forward_macs(self.config.with_depth(d)) for d in self.depths)
         if total > MAX_SWEEP_MACS:
-            raise ValueError(f"depths: the sweep is too large for this server: {total:.3g} > {MAX_SWEEP_MACS:.3g} "
-                             "multiply-adds; sweep fewer or smaller depths, or a smaller model"
-                             f" | allowed: total forward multiply-adds (x{DTYPE_COST['float16']:g} in float16)"
-                             f" <= {MAX_SWEEP_MACS:.3g}")
+            raise ValueError(
+                f"depths: the sweep is too large for this server: {total:.3g} > {MAX_SWEEP_MACS:.3g} "
+                "multiply-adds; sweep fewer or smaller depths, or a smaller model"
+                f" | allowed: total forward multiply-adds (x{DTYPE_COST['float16']:g} in float16)"
+                f" <= {MAX_SWEEP_MACS:.3g}"
+            )
         return self
 
 

@@ -5,15 +5,16 @@ what the model must produce; the model reads the sequence left to right and is s
 b's (the a's are unpredictable by construction). SEP is the last symbol of the vocabulary.
 Batches come from a seeded torch.Generator, so every run of one request sees the same data.
 """
+
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import torch
 
-EVAL_SEQUENCES = 256      # held-out sequences scored at the end of a run
-EVAL_SEED_OFFSET = 7919   # the held-out set uses its own generator, never the training stream's
+EVAL_SEQUENCES = 256  # held-out sequences scored at the end of a run
+EVAL_SEED_OFFSET = 7919  # the held-out set uses its own generator, never the training stream's
 
 
 def _copy(first: torch.Tensor) -> torch.Tensor:
@@ -39,15 +40,30 @@ class Task:
 
 
 TASKS: dict[str, Task] = {
-    "copy": Task("copy", "Copy", "复制",
-                 "a b c SEP → a b c: the second half repeats the first; scored on the second half.",
-                 "a b c SEP → a b c：后半段重复前半段；只在后半段计分。", _copy),
-    "reverse": Task("reverse", "Reverse", "反转",
-                    "a b c SEP → c b a: the second half is the first half backwards; scored on the second half.",
-                    "a b c SEP → c b a：后半段是前半段的倒序；只在后半段计分。", _reverse),
-    "sort": Task("sort", "Sort", "排序",
-                 "c a b SEP → a b c: the second half is the first half sorted; scored on the second half.",
-                 "c a b SEP → a b c：后半段是前半段排序后的结果；只在后半段计分。", _sort),
+    "copy": Task(
+        "copy",
+        "Copy",
+        "复制",
+        "a b c SEP → a b c: the second half repeats the first; scored on the second half.",
+        "a b c SEP → a b c：后半段重复前半段；只在后半段计分。",
+        _copy,
+    ),
+    "reverse": Task(
+        "reverse",
+        "Reverse",
+        "反转",
+        "a b c SEP → c b a: the second half is the first half backwards; scored on the second half.",
+        "a b c SEP → c b a：后半段是前半段的倒序；只在后半段计分。",
+        _reverse,
+    ),
+    "sort": Task(
+        "sort",
+        "Sort",
+        "排序",
+        "c a b SEP → a b c: the second half is the first half sorted; scored on the second half.",
+        "c a b SEP → a b c：后半段是前半段排序后的结果；只在后半段计分。",
+        _sort,
+    ),
 }
 
 
@@ -63,9 +79,9 @@ class TaskMismatch(ValueError):
 class TaskShape:
     """How one model config holds a task: n data symbols, SEP, n answers; the model reads 2n tokens."""
 
-    half: int        # n
-    symbols: int     # data alphabet size: vocab_size - 1 (SEP is reserved)
-    separator: int   # the SEP token id
+    half: int  # n
+    symbols: int  # data alphabet size: vocab_size - 1 (SEP is reserved)
+    separator: int  # the SEP token id
 
     @property
     def length(self) -> int:
@@ -75,11 +91,13 @@ class TaskShape:
 def task_shape(seq_len: int, vocab_size: int, prefix: str = "") -> TaskShape:
     """Derive the task layout from the model's seq_len and vocab_size; raise TaskMismatch if it cannot fit."""
     if vocab_size < 3:
-        raise TaskMismatch(f"{prefix}vocab_size", f"the tasks need 2 data symbols plus a separator; got {vocab_size}",
-                           ">= 3")
+        raise TaskMismatch(
+            f"{prefix}vocab_size", f"the tasks need 2 data symbols plus a separator; got {vocab_size}", ">= 3"
+        )
     if seq_len < 2:
-        raise TaskMismatch(f"{prefix}seq_len", f"the tasks need at least one symbol and its answer; got {seq_len}",
-                           ">= 2")
+        raise TaskMismatch(
+            f"{prefix}seq_len", f"the tasks need at least one symbol and its answer; got {seq_len}", ">= 2"
+        )
     return TaskShape(half=seq_len // 2, symbols=vocab_size - 1, separator=vocab_size - 1)
 
 
@@ -92,9 +110,9 @@ def make_sequences(task: Task, shape: TaskShape, count: int, generator: torch.Ge
 
 def split(sequences: torch.Tensor, shape: TaskShape) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """(inputs, targets, scored): next-token pairs and the mask of target positions that are answers b_i."""
-    inputs, targets = sequences[:, :-1], sequences[:, 1:]   # (B, 2n) each
+    inputs, targets = sequences[:, :-1], sequences[:, 1:]  # (B, 2n) each
     scored = torch.zeros_like(targets, dtype=torch.bool)
-    scored[:, shape.half:] = True                          # targets at positions n.. are b_1..b_n
+    scored[:, shape.half :] = True  # targets at positions n.. are b_1..b_n
     return inputs, targets, scored
 
 
@@ -112,5 +130,13 @@ def eval_set(task: Task, shape: TaskShape, seed: int, count: int = EVAL_SEQUENCE
 
 
 def tasks_payload() -> list[dict[str, str]]:
-    return [{"key": t.key, "name": t.name, "name_zh": t.name_zh, "description": t.description,
-             "description_zh": t.description_zh} for t in TASKS.values()]
+    return [
+        {
+            "key": t.key,
+            "name": t.name,
+            "name_zh": t.name_zh,
+            "description": t.description,
+            "description_zh": t.description_zh,
+        }
+        for t in TASKS.values()
+    ]

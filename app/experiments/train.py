@@ -5,22 +5,24 @@
 run (diverged, final loss, held-out accuracy) and one `end`. Runs are interleaved step by step, so a
 page can draw every loss curve live. A non-finite loss or gradient stops that run and marks it diverged.
 """
+
 from __future__ import annotations
 
 import math
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, Iterator, Literal
+from typing import Any, Literal
 
 import torch
 import torch.nn.functional as F
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from app.config import TraceConfig, forward_macs
-from app.experiments.tasks import TASKS, TaskMismatch, TaskShape, eval_set, task_shape, train_batches
-from app.models.init import build_model
-from app.probes.recorder import StreamRecorder, parameter_grad_norms, token_norm_means
+from ..config import TraceConfig, forward_macs
+from ..models.init import build_model
+from ..probes.recorder import StreamRecorder, parameter_grad_norms, token_norm_means
+from .tasks import TASKS, TaskMismatch, TaskShape, eval_set, task_shape, train_batches
 
 MAX_STEPS = 2000
 # Budget of one request: sum over runs of steps x (forward + backward ~ 3 forwards) multiply-adds.
@@ -29,7 +31,7 @@ MAX_STEPS = 2000
 MAX_TRAIN_MACS = 6.0e11
 # Measured on one core: a training step of a width-4 block takes ~1 ms, a preset block (1.3e7 multiply-adds) ~2.5 ms.
 BLOCK_OVERHEAD_MACS = 5.0e6
-PROBE_POINTS = 30          # per-layer norms are recorded about this many times per run
+PROBE_POINTS = 30  # per-layer norms are recorded about this many times per run
 EVAL_CHUNK = 64
 
 TaskName = Literal["copy", "reverse", "sort"]
@@ -41,24 +43,39 @@ class TrainRequest(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    runs: list[TraceConfig] = Field(default_factory=lambda: [TraceConfig(depth=6)], min_length=1, max_length=4,
-                                    description="1 to 4 model configs (each what /api/trace accepts); weights seeded by each config's seed.")
+    runs: list[TraceConfig] = Field(
+        default_factory=lambda: [TraceConfig(depth=6)],
+        min_length=1,
+        max_length=4,
+        description="1 to 4 model configs (each what /api/trace accepts); weights seeded by each config's seed.",
+    )
     task: TaskName = Field("copy", description="copy | reverse | sort (scored on the second half only).")
     steps: int = Field(300, ge=1, le=MAX_STEPS, description="Optimizer steps per run.")
     lr: float = Field(1e-3, gt=0.0, le=10.0, description="Peak learning rate (reached after the warm-up).")
-    warmup_steps: int = Field(0, ge=0, le=MAX_STEPS, description="Linear warm-up from 0 to lr over this many steps; 0 = none.")
+    warmup_steps: int = Field(
+        0, ge=0, le=MAX_STEPS, description="Linear warm-up from 0 to lr over this many steps; 0 = none."
+    )
     optimizer: OptimizerName = Field("adam", description="adam | adamw (weight decay 0.01) | sgd (momentum 0.9).")
-    clip: float | None = Field(None, gt=0.0, le=1000.0, description="Max global gradient norm (clipping), or null for none.")
-    seed: int = Field(0, ge=0, le=2**31 - 1, description="Seed of the training batches and the held-out set (same data for every run).")
+    clip: float | None = Field(
+        None, gt=0.0, le=1000.0, description="Max global gradient norm (clipping), or null for none."
+    )
+    seed: int = Field(
+        0,
+        ge=0,
+        le=2**31 - 1,
+        description="Seed of the training batches and the held-out set (same data for every run).",
+    )
 
     @model_validator(mode="after")
-    def _within_budget(self) -> "TrainRequest":
+    def _within_budget(self) -> TrainRequest:
         total = sum(training_macs(cfg, self.steps) for cfg in self.runs)
         if total > MAX_TRAIN_MACS:
-            raise ValueError(f"steps: this request is too large for this server: {total:.3g} > {MAX_TRAIN_MACS:.3g} "
-                             "multiply-adds (runs x steps x model size); use fewer steps, fewer runs or smaller models"
-                             " | allowed: sum over runs of 3 x steps x forward multiply-adds"
-                             f" (at least {BLOCK_OVERHEAD_MACS:.0e} per block) <= {MAX_TRAIN_MACS:.3g}")
+            raise ValueError(
+                f"steps: this request is too large for this server: {total:.3g} > {MAX_TRAIN_MACS:.3g} "
+                "multiply-adds (runs x steps x model size); use fewer steps, fewer runs or smaller models"
+                " | allowed: sum over runs of 3 x steps x forward multiply-adds"
+                f" (at least {BLOCK_OVERHEAD_MACS:.0e} per block) <= {MAX_TRAIN_MACS:.3g}"
+            )
         return self
 
 
@@ -73,8 +90,11 @@ def check_runs(request: TrainRequest) -> list[TaskShape]:
     shapes = []
     for index, cfg in enumerate(request.runs):
         if cfg.arch != "transformer":
-            raise TaskMismatch(f"runs.{index}.arch", "the training tasks are token sequences; "
-                               "an MLP has no token embedding", "transformer")
+            raise TaskMismatch(
+                f"runs.{index}.arch",
+                "the training tasks are token sequences; an MLP has no token embedding",
+                "transformer",
+            )
         shapes.append(task_shape(cfg.seq_len, cfg.vocab_size, prefix=f"runs.{index}."))
     return shapes
 
@@ -89,6 +109,7 @@ def lr_at(step: int, lr: float, warmup_steps: int) -> float:
 def warm_up_in_background() -> threading.Thread:
     """The first torch.optim optimizer of a process imports torch._dynamo (about 1.5 s): pay that at server start,
     in a daemon thread, not in the first user's time to first point."""
+
     def build() -> None:
         torch.optim.Adam([torch.zeros(1, requires_grad=True)])
 
@@ -130,7 +151,7 @@ def start_run(index: int, cfg: TraceConfig, shape: TaskShape, request: TrainRequ
 
 def scored_loss(model: torch.nn.Module, inputs, targets, scored) -> torch.Tensor:
     """Cross-entropy on the answer positions only (the data half is random and unlearnable)."""
-    logits = model(inputs).float()                              # (B, 2n, V)
+    logits = model(inputs).float()  # (B, 2n, V)
     return F.cross_entropy(logits[scored], targets[scored])
 
 
@@ -171,8 +192,13 @@ def layer_profile(model: torch.nn.Module, recorder: StreamRecorder) -> dict[str,
     act = token_norm_means([recorder.acts[n] for n in names])
     grad = token_norm_means([recorder.grads.get(n) for n in names])
     block_norms = parameter_grad_norms(model, list(model.blocks))
-    return {"act_norm": act[1:], "grad_norm": grad[1:], "param_grad_norm": block_norms,
-            "embedding_act_norm": act[0], "embedding_grad_norm": grad[0]}
+    return {
+        "act_norm": act[1:],
+        "grad_norm": grad[1:],
+        "param_grad_norm": block_norms,
+        "embedding_act_norm": act[0],
+        "embedding_grad_norm": grad[0],
+    }
 
 
 @torch.no_grad()
@@ -190,19 +216,29 @@ def evaluate(run: Run, task: str, seed: int) -> dict[str, Any]:
         mask, target = scored[chunk], targets[chunk]
         losses.append(F.cross_entropy(logits[mask], target[mask], reduction="sum"))
         correct = (logits.argmax(-1) == target) | ~mask
-        hits.append(correct[:, run.shape.half:].float().sum())
+        hits.append(correct[:, run.shape.half :].float().sum())
         whole.append(correct.all(dim=1).float().sum())
     answers = inputs.shape[0] * run.shape.half
     run.model.train()
-    return {"eval_loss": float(sum(losses) / answers), "accuracy": float(sum(hits) / answers),
-            "sequence_accuracy": float(sum(whole) / inputs.shape[0])}
+    return {
+        "eval_loss": float(sum(losses) / answers),
+        "accuracy": float(sum(hits) / answers),
+        "sequence_accuracy": float(sum(whole) / inputs.shape[0]),
+    }
 
 
 def done_event(run: Run, request: TrainRequest) -> dict[str, Any]:
-    return {"type": "done", "run": run.index, "done": True, "diverged": run.diverged,
-            "diverged_step": run.diverged_step, "steps_done": run.steps_done, "final_loss": run.loss,
-            **evaluate(run, request.task, request.seed),
-            "elapsed_ms": round((time.perf_counter() - run.started) * 1000, 1)}
+    return {
+        "type": "done",
+        "run": run.index,
+        "done": True,
+        "diverged": run.diverged,
+        "diverged_step": run.diverged_step,
+        "steps_done": run.steps_done,
+        "final_loss": run.loss,
+        **evaluate(run, request.task, request.seed),
+        "elapsed_ms": round((time.perf_counter() - run.started) * 1000, 1),
+    }
 
 
 def probe_every(steps: int) -> int:
@@ -215,9 +251,16 @@ def train_events(request: TrainRequest, cancel: threading.Event | None = None) -
     started = time.perf_counter()
     shapes = check_runs(request)
     every = probe_every(request.steps)
-    yield {"type": "start", "task": request.task, "steps": request.steps, "probe_every": every,
-           "runs": [{"run": i, "config": cfg.model_dump(), "tokens": shapes[i].length, "answer_tokens": shapes[i].half}
-                    for i, cfg in enumerate(request.runs)]}
+    yield {
+        "type": "start",
+        "task": request.task,
+        "steps": request.steps,
+        "probe_every": every,
+        "runs": [
+            {"run": i, "config": cfg.model_dump(), "tokens": shapes[i].length, "answer_tokens": shapes[i].half}
+            for i, cfg in enumerate(request.runs)
+        ],
+    }
     runs = [start_run(i, cfg, shapes[i], request) for i, cfg in enumerate(request.runs)]
     for step in range(1, request.steps + 1):
         probe = step == 1 or step % every == 0 or step == request.steps
@@ -232,5 +275,8 @@ def train_events(request: TrainRequest, cancel: threading.Event | None = None) -
     for run in runs:
         if not run.diverged:
             yield done_event(run, request)
-    yield {"type": "end", "elapsed_ms": round((time.perf_counter() - started) * 1000, 1),
-           "diverged": [run.index for run in runs if run.diverged]}
+    yield {
+        "type": "end",
+        "elapsed_ms": round((time.perf_counter() - started) * 1000, 1),
+        "diverged": [run.index for run in runs if run.diverged],
+    }

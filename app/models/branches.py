@@ -1,11 +1,12 @@
 """What a block computes before it is merged into the stream: attention, feed-forward, or one dense layer."""
+
 from __future__ import annotations
 
 import torch
 import torch.nn.functional as F
 from torch import nn
 
-from app.models.linear import Linear
+from .linear import Linear
 
 ACTIVATIONS: dict[str, type[nn.Module]] = {
     "gelu": nn.GELU,

@@ -1,4 +1,5 @@
 """Weight initialisation schemes, applied to a built Stack with an explicit generator (thread-safe, reproducible)."""
+
 from __future__ import annotations
 
 import math
@@ -6,10 +7,10 @@ import math
 import torch
 from torch import nn
 
-from app.models.branches import CausalSelfAttention, Dense, FeedForward
-from app.models.residuals import Highway
-from app.models.stack import Stack, TokenEmbedding
-from app.models.tree import submodules
+from .branches import CausalSelfAttention, Dense, FeedForward
+from .residuals import Highway
+from .stack import Stack, TokenEmbedding
+from .tree import submodules
 
 
 @torch.no_grad()
@@ -82,7 +83,7 @@ def _scale_branch_outputs(model: Stack, scheme: str, depth: int, generator: torc
             last.weight.normal_(0.0, 0.02 / math.sqrt(2 * depth), generator=generator)
         elif scheme == "deepnorm" and isinstance(module, CausalSelfAttention):
             width = module.out.in_features
-            module.qkv.weight[2 * width:].mul_(beta)
+            module.qkv.weight[2 * width :].mul_(beta)
             module.out.weight.mul_(beta)
         elif scheme == "deepnorm" and isinstance(module, FeedForward):
             module.up.weight.mul_(beta)
@@ -91,10 +92,9 @@ def _scale_branch_outputs(model: Stack, scheme: str, depth: int, generator: torc
             module.linear.weight.mul_(beta)
 
 
-
 def build_model(cfg) -> Stack:
     """Build, initialise and cast the model described by `cfg` (same seed -> same weights)."""
-    from app.models.stack import DTYPES
+    from .stack import DTYPES
 
     model = Stack(cfg)
     initialise(model, cfg.init, cfg.depth, torch.Generator().manual_seed(cfg.seed))

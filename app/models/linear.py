@@ -3,6 +3,7 @@
 PyTorch's constructors initialise weights that `initialise` would overwrite anyway; skipping that
 first pass makes building a 96-block model about a third cheaper.
 """
+
 from __future__ import annotations
 
 from torch import nn

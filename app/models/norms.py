@@ -3,6 +3,7 @@
 A norm with a setting of its own names it in `config_fields` (constructor argument -> TraceConfig field);
 `norm_from_config` passes it, so the builder never asks which norm it is.
 """
+
 from __future__ import annotations
 
 import math

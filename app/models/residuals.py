@@ -1,11 +1,12 @@
 """How a branch output f is merged back into the stream x: `RESIDUALS[name](d_model, scale)` -> combine(x, f);
 and how blocks are chained: `CONNECTIONS[name](depth)` -> connect(x_0, blocks) -> the stream after the last block."""
+
 from __future__ import annotations
 
 import torch
 from torch import nn
 
-from app.models.linear import Linear
+from .linear import Linear
 
 
 class IdentityShortcut(nn.Module):
@@ -114,10 +115,10 @@ class DenseConnection(nn.Module):
         self.averages = nn.ModuleList(DepthWeightedAverage(layer + 1) for layer in range(1, depth + 1))
 
     def forward(self, x: torch.Tensor, blocks: nn.ModuleList) -> torch.Tensor:
-        history = [x]                                                   # X_0 = the embedding
+        history = [x]  # X_0 = the embedding
         for block, average in zip(blocks, self.averages):
-            history.append(block(x))                                    # X_l = block_l(y_{l-1})
-            x = average(history)                                        # y_l = sum_j w_lj X_j
+            history.append(block(x))  # X_l = block_l(y_{l-1})
+            x = average(history)  # y_l = sum_j w_lj X_j
         return x
 
 

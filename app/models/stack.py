@@ -1,17 +1,17 @@
 """The whole model: embedding -> L blocks -> optional final norm -> head, built from one TraceConfig."""
+
 from __future__ import annotations
 
 import torch
 import torch.nn.functional as F
 from torch import nn
 
-from app.models.linear import Embedding, Linear
-
-from app.config import TraceConfig
-from app.models.branches import CausalSelfAttention, Dense, FeedForward, ParallelBranches
-from app.models.norms import DepthScaled, norm_from_config
-from app.models.residuals import CONNECTIONS, RESIDUALS, Chain
-from app.models.units import UNITS, block_position
+from ..config import TraceConfig
+from .branches import CausalSelfAttention, Dense, FeedForward, ParallelBranches
+from .linear import Embedding, Linear
+from .norms import DepthScaled, norm_from_config
+from .residuals import CONNECTIONS, RESIDUALS, Chain
+from .units import UNITS, block_position
 
 DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
 

@@ -5,6 +5,7 @@ a 96-block Stack nests seven deep (Stack > ModuleList > Block > ModuleDict > uni
 ~1,450 modules and ~1,200 parameters cost about 1 ms and 10 ms that way, against a few tenths of a ms here.
 Same order and same members as the torch methods (tests/test_models.py checks it).
 """
+
 from __future__ import annotations
 
 from torch import nn

@@ -2,6 +2,7 @@
 
 The equation of each placement is its `forward`; the placement is chosen once, in the stack's builder.
 """
+
 from __future__ import annotations
 
 import torch

@@ -2,7 +2,8 @@
 pages and their strings on import: `explorer`, `lessons`, `train`, `lecture`. main.py includes `router` after these imports,
 so every page is on it.
 """
-from app.pages import explorer, lecture, lessons, train  # noqa: F401  (importing registers the pages)
-from app.pages.registry import CHARTS, PAGES, Page, register_page, render_page, request_lang, router, templates
+
+from . import explorer, lecture, lessons, train  # noqa: F401  (importing registers the pages)
+from .registry import CHARTS, PAGES, Page, register_page, render_page, request_lang, router, templates
 
 __all__ = ["CHARTS", "PAGES", "Page", "register_page", "render_page", "request_lang", "router", "templates"]

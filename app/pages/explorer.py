@@ -2,117 +2,184 @@
 
 Their controls come from TraceConfig (`model_controls`), their charts from /api/trace and /api/sweep.
 """
+
 from __future__ import annotations
 
-from app import i18n
-from app.pages.registry import Page, register_page
+from .. import i18n
+from .registry import Page, register_page
 
 # The explorer pages' own words (key: (English, 中文)); words shared with other pages live in app/i18n.py.
 STRINGS: dict[str, tuple[str, str]] = {
     # Tour (/)
     "home.title": ("A tour: residual connections and normalization", "导览：残差连接与归一化"),
-    "home.lead": ("Every chart here is drawn from a real PyTorch model built on this server for the settings you choose.",
-                  "这里的每张图都来自服务器按你的设置现场构建并运行的 PyTorch 模型。"),
+    "home.lead": (
+        "Every chart here is drawn from a real PyTorch model built on this server for the settings you choose.",
+        "这里的每张图都来自服务器按你的设置现场构建并运行的 PyTorch 模型。",
+    ),
     "home.residual_h": ("The residual connection", "残差连接"),
-    "home.residual_p": ("A block computes y = x + f(x): the input x travels on unchanged beside the block. Backpropagation then "
-                        "multiplies one factor (1 + f′) per layer instead of f′, so the gradient reaches the first layers even in a deep stack.",
-                        "一个块计算 y = x + f(x)：输入 x 绕过该块原样向前传。反向传播时每层乘的因子是 (1 + f′) 而不是 f′，"
-                        "所以即使网络很深，梯度也能到达最前面的层。"),
+    "home.residual_p": (
+        "A block computes y = x + f(x): the input x travels on unchanged beside the block. Backpropagation then "
+        "multiplies one factor (1 + f′) per layer instead of f′, so the gradient reaches the first layers even in a deep stack.",
+        "一个块计算 y = x + f(x)：输入 x 绕过该块原样向前传。反向传播时每层乘的因子是 (1 + f′) 而不是 f′，"
+        "所以即使网络很深，梯度也能到达最前面的层。",
+    ),
     "home.norm_h": ("The normalization layer", "归一化层"),
-    "home.norm_p": ("LayerNorm rescales each token vector to mean 0 and variance 1. Where it sits decides what it controls: "
-                    "after the add (Post-LN) it pins every vector to length √d; inside the branch (Pre-LN) the stream is left free to grow.",
-                    "LayerNorm 把每个词元向量缩放到均值 0、方差 1。它放在哪里决定了它管住什么：放在相加之后（Post-LN）会把每个向量的长度固定为 √d；"
-                    "放在分支内部（Pre-LN）则任由残差流增长。"),
+    "home.norm_p": (
+        "LayerNorm rescales each token vector to mean 0 and variance 1. Where it sits decides what it controls: "
+        "after the add (Post-LN) it pins every vector to length √d; inside the branch (Pre-LN) the stream is left free to grow.",
+        "LayerNorm 把每个词元向量缩放到均值 0、方差 1。它放在哪里决定了它管住什么：放在相加之后（Post-LN）会把每个向量的长度固定为 √d；"
+        "放在分支内部（Pre-LN）则任由残差流增长。",
+    ),
     "home.pages_h": ("Explore", "开始探索"),
-    "home.card.norms": ("The snowball: how the length of the residual stream grows layer by layer.",
-                        "滚雪球：残差流的长度如何逐层增长。"),
-    "home.card.gradients": ("How far the gradient survives, with and without the shortcut, at every depth.",
-                            "有捷径和没有捷径时，梯度各能传多远；每种深度都算一遍。"),
-    "home.card.compare": ("Pre-LN against Post-LN (or any 2 to 4 variants) in aligned panels.",
-                          "Pre-LN 对比 Post-LN（或任选 2 到 4 种变体），各面板坐标对齐。"),
-    "chart.tour.title": ("Stream norm per layer in a 24-block Transformer: Post-LN vs Pre-LN",
-                         "24 块 Transformer 每层的残差流范数：Post-LN 对比 Pre-LN"),
-    "caption.tour": ("Same sizes, initialisation and seed. Post-LN normalizes after every add, so each token vector has length √{d} = {value} at every layer. "
-                     "Pre-LN adds each block's output to an unnormalized stream, which keeps getting longer.",
-                     "尺寸、初始化和随机种子都相同。Post-LN 每次相加后都归一化，所以每层每个词元向量的长度都是 √{d} = {value}。"
-                     "Pre-LN 把每个块的输出加到未归一化的残差流上，残差流越来越长。"),
+    "home.card.norms": (
+        "The snowball: how the length of the residual stream grows layer by layer.",
+        "滚雪球：残差流的长度如何逐层增长。",
+    ),
+    "home.card.gradients": (
+        "How far the gradient survives, with and without the shortcut, at every depth.",
+        "有捷径和没有捷径时，梯度各能传多远；每种深度都算一遍。",
+    ),
+    "home.card.compare": (
+        "Pre-LN against Post-LN (or any 2 to 4 variants) in aligned panels.",
+        "Pre-LN 对比 Post-LN（或任选 2 到 4 种变体），各面板坐标对齐。",
+    ),
+    "chart.tour.title": (
+        "Stream norm per layer in a 24-block Transformer: Post-LN vs Pre-LN",
+        "24 块 Transformer 每层的残差流范数：Post-LN 对比 Pre-LN",
+    ),
+    "caption.tour": (
+        "Same sizes, initialisation and seed. Post-LN normalizes after every add, so each token vector has length √{d} = {value} at every layer. "
+        "Pre-LN adds each block's output to an unnormalized stream, which keeps getting longer.",
+        "尺寸、初始化和随机种子都相同。Post-LN 每次相加后都归一化，所以每层每个词元向量的长度都是 √{d} = {value}。"
+        "Pre-LN 把每个块的输出加到未归一化的残差流上，残差流越来越长。",
+    ),
     # /norms
     "norms.title": ("The snowball: activation norms along the residual stream", "滚雪球：残差流上的激活范数"),
-    "norms.intro": ("The length of the token vectors after every block, averaged over tokens, for a freshly initialised model.",
-                    "刚初始化的模型中，每个块之后词元向量的长度（对词元取平均）。"),
+    "norms.intro": (
+        "The length of the token vectors after every block, averaged over tokens, for a freshly initialised model.",
+        "刚初始化的模型中，每个块之后词元向量的长度（对词元取平均）。",
+    ),
     "chart.norms.title": ("Activation norm along the residual stream", "残差流上的激活范数"),
     "series.act_norm": ("Residual stream ‖x_l‖", "残差流 ‖x_l‖"),
     "series.branch_norm": ("Block output ‖f(x)‖", "块输出 ‖f(x)‖"),
     "series.max_abs": ("Largest |entry| (what overflows)", "最大元素绝对值（决定是否溢出）"),
     "series.post_ln": ("Post-LN: N(x + f(x))", "Post-LN：N(x + f(x))"),
     "series.pre_ln": ("Pre-LN: x + f(N(x))", "Pre-LN：x + f(N(x))"),
-    "caption.norms.pre": ("Pre-LN: each block adds its output to the stream and nothing normalizes the sum, so the squared length grows "
-                          "roughly linearly with depth and the length like √l (dashed: √(‖x₀‖² + c·l) with c fitted to this trace by least squares).",
-                          "Pre-LN：每个块把输出加到残差流上，而相加的结果不做归一化，所以长度的平方大致随深度线性增长，长度约按 √l 增长"
-                          "（虚线：√(‖x₀‖² + c·l)，c 由本次数据用最小二乘拟合）。"),
-    "caption.norms.post": ("Post-LN: the norm comes after the add, so every token vector is rescaled to the same length √d_model at every layer "
-                           "(dashed line). The stream cannot snowball, but see /gradients for what this costs the gradient.",
-                           "Post-LN：归一化在相加之后，所以每层每个词元向量都被缩放到同样的长度 √d_model（虚线）。"
-                           "残差流不会滚雪球，但梯度要为此付出代价，见“梯度”页。"),
-    "caption.norms.other": ("The stream's length after each block. Switch the norm position to pre or post to see the two classic behaviours.",
-                            "每个块之后残差流的长度。把归一化位置切换为 pre 或 post，可以看到两种典型行为。"),
-    "caption.norms.growth": ("Measured: the stream's norm changed ×{growth} from layer 1 to layer {depth}.",
-                             "实测：残差流范数从第 1 层到第 {depth} 层变为 {growth} 倍。"),
-    "caption.norms.overflow": ("In {dtype} the values passed the largest finite number: from layer {layer} on they are inf or NaN (marked).",
-                               "在 {dtype} 下数值超过了最大有限值：从第 {layer} 层起变成 inf 或 NaN（已标出）。"),
+    "caption.norms.pre": (
+        "Pre-LN: each block adds its output to the stream and nothing normalizes the sum, so the squared length grows "
+        "roughly linearly with depth and the length like √l (dashed: √(‖x₀‖² + c·l) with c fitted to this trace by least squares).",
+        "Pre-LN：每个块把输出加到残差流上，而相加的结果不做归一化，所以长度的平方大致随深度线性增长，长度约按 √l 增长"
+        "（虚线：√(‖x₀‖² + c·l)，c 由本次数据用最小二乘拟合）。",
+    ),
+    "caption.norms.post": (
+        "Post-LN: the norm comes after the add, so every token vector is rescaled to the same length √d_model at every layer "
+        "(dashed line). The stream cannot snowball, but see /gradients for what this costs the gradient.",
+        "Post-LN：归一化在相加之后，所以每层每个词元向量都被缩放到同样的长度 √d_model（虚线）。"
+        "残差流不会滚雪球，但梯度要为此付出代价，见“梯度”页。",
+    ),
+    "caption.norms.other": (
+        "The stream's length after each block. Switch the norm position to pre or post to see the two classic behaviours.",
+        "每个块之后残差流的长度。把归一化位置切换为 pre 或 post，可以看到两种典型行为。",
+    ),
+    "caption.norms.growth": (
+        "Measured: the stream's norm changed ×{growth} from layer 1 to layer {depth}.",
+        "实测：残差流范数从第 1 层到第 {depth} 层变为 {growth} 倍。",
+    ),
+    "caption.norms.overflow": (
+        "In {dtype} the values passed the largest finite number: from layer {layer} on they are inf or NaN (marked).",
+        "在 {dtype} 下数值超过了最大有限值：从第 {layer} 层起变成 inf 或 NaN（已标出）。",
+    ),
     # /gradients
     "gradients.title": ("How far does the gradient survive?", "梯度能传多远？"),
-    "gradients.intro": ("The gradient of the loss with respect to the stream after each block, for one backward pass at initialisation.",
-                        "初始化时一次反向传播中，损失对每个块之后残差流的梯度。"),
+    "gradients.intro": (
+        "The gradient of the loss with respect to the stream after each block, for one backward pass at initialisation.",
+        "初始化时一次反向传播中，损失对每个块之后残差流的梯度。",
+    ),
     "chart.grad_profile.title": ("Gradient per layer, with and without the residual", "每层的梯度：有残差与无残差"),
     "chart.grad_profile.y": ("Mean token gradient ‖∂loss/∂x_l‖", "词元平均梯度 ‖∂loss/∂x_l‖"),
     "series.with_residual": ("With residual ({residual})", "有残差（{residual}）"),
     "series.without_residual": ("Without residual (plain stack)", "无残差（普通堆叠）"),
-    "caption.grad_profile": ("Read from right to left: the gradient starts at the last layer and travels back. Gradient at layer 1 ÷ "
-                             "gradient at layer {depth}: {with_ratio} with the shortcut, {without_ratio} without it. Each plain layer "
-                             "multiplies the gradient by its own derivative, so the product shrinks or explodes with depth; the shortcut adds 1 "
-                             "to every factor.",
-                             "从右往左读：梯度从最后一层出发往回传。第 1 层梯度 ÷ 第 {depth} 层梯度：有捷径时为 {with_ratio}，"
-                             "没有捷径时为 {without_ratio}。普通堆叠的每一层都把梯度乘上自己的导数，乘积随深度缩小或爆炸；捷径给每个因子加上 1。"),
+    "caption.grad_profile": (
+        "Read from right to left: the gradient starts at the last layer and travels back. Gradient at layer 1 ÷ "
+        "gradient at layer {depth}: {with_ratio} with the shortcut, {without_ratio} without it. Each plain layer "
+        "multiplies the gradient by its own derivative, so the product shrinks or explodes with depth; the shortcut adds 1 "
+        "to every factor.",
+        "从右往左读：梯度从最后一层出发往回传。第 1 层梯度 ÷ 第 {depth} 层梯度：有捷径时为 {with_ratio}，"
+        "没有捷径时为 {without_ratio}。普通堆叠的每一层都把梯度乘上自己的导数，乘积随深度缩小或爆炸；捷径给每个因子加上 1。",
+    ),
     "chart.grad_heatmap.title": ("Gradient reaching each layer, for every depth", "每个深度下到达各层的梯度"),
     "chart.grad_heatmap.colorbar": ("‖∂loss/∂x_l‖ (log)", "‖∂loss/∂x_l‖（对数）"),
     "chart.grad_heatmap.colorbar_rel": ("÷ last layer (log)", "÷ 最后一层（对数）"),
-    "caption.grad_heatmap": ("One row per network depth L (this stack built with 1 to {max} blocks), one column per layer; log colour scale.",
-                             "每一行是一个深度 L（同一结构分别用 1 到 {max} 个块构建），每一列是一层；颜色为对数刻度。"),
-    "caption.grad_heatmap.relative": ("Each cell is that layer's gradient divided by the last layer's: white = the signal arrives intact, "
-                                      "red = it faded on the way back (those layers would barely learn), blue = it grew.",
-                                      "每格是该层梯度除以最后一层梯度：白色 = 信号完整到达，红色 = 回传途中衰减（这些层几乎学不到东西），蓝色 = 被放大。"),
-    "caption.grad_heatmap.grey": ("Grey = that network has no such layer, or the value is not finite (inf/NaN).",
-                                  "灰色 = 该网络没有这一层，或数值不是有限数（inf/NaN）。"),
-    "caption.grad_heatmap.absolute": ("Each cell is the gradient's size itself: dark cells on the left of a row mean the first layers of that "
-                                      "network get almost no signal.",
-                                      "每格是梯度本身的大小：某一行左侧的深色格子表示该网络的前几层几乎收不到信号。"),
+    "caption.grad_heatmap": (
+        "One row per network depth L (this stack built with 1 to {max} blocks), one column per layer; log colour scale.",
+        "每一行是一个深度 L（同一结构分别用 1 到 {max} 个块构建），每一列是一层；颜色为对数刻度。",
+    ),
+    "caption.grad_heatmap.relative": (
+        "Each cell is that layer's gradient divided by the last layer's: white = the signal arrives intact, "
+        "red = it faded on the way back (those layers would barely learn), blue = it grew.",
+        "每格是该层梯度除以最后一层梯度：白色 = 信号完整到达，红色 = 回传途中衰减（这些层几乎学不到东西），蓝色 = 被放大。",
+    ),
+    "caption.grad_heatmap.grey": (
+        "Grey = that network has no such layer, or the value is not finite (inf/NaN).",
+        "灰色 = 该网络没有这一层，或数值不是有限数（inf/NaN）。",
+    ),
+    "caption.grad_heatmap.absolute": (
+        "Each cell is the gradient's size itself: dark cells on the left of a row mean the first layers of that "
+        "network get almost no signal.",
+        "每格是梯度本身的大小：某一行左侧的深色格子表示该网络的前几层几乎收不到信号。",
+    ),
     # /compare
     "compare.title": ("Side by side: Pre-LN vs Post-LN and friends", "并排对比：Pre-LN、Post-LN 及其他"),
-    "compare.intro": ("The same sizes, seed and number format for every variant; the panels share their axes, so heights can be "
-                      "compared directly. A preset fixes its own architecture: the architecture settings below change only the "
-                      "\u201cCustom\u201d variant, or one variant through its \u201cchanges\u201d box.",
-                      "每个变体的尺寸、随机种子和数值格式都相同；面板共用坐标轴，高度可以直接比较。预设自带架构：下方的架构设置"
-                      "只作用于\u201c自定义\u201d变体，或者通过某个变体的\u201c改动\u201d框修改它。"),
+    "compare.intro": (
+        "The same sizes, seed and number format for every variant; the panels share their axes, so heights can be "
+        "compared directly. A preset fixes its own architecture: the architecture settings below change only the "
+        "\u201cCustom\u201d variant, or one variant through its \u201cchanges\u201d box.",
+        "每个变体的尺寸、随机种子和数值格式都相同；面板共用坐标轴，高度可以直接比较。预设自带架构：下方的架构设置"
+        "只作用于\u201c自定义\u201d变体，或者通过某个变体的\u201c改动\u201d框修改它。",
+    ),
     "compare.custom": ("Custom (the settings below)", "自定义（下方设置）"),
     "chart.compare.title": ("Norms (top) and gradients (bottom), same axes", "范数（上）与梯度（下），坐标轴相同"),
     "chart.compare.y_norm": ("‖x_l‖", "‖x_l‖"),
     "chart.compare.y_grad": ("‖∂loss/∂x_l‖", "‖∂loss/∂x_l‖"),
-    "caption.compare": ("Top row: how long the stream is after each layer. Bottom row: how much gradient each layer receives. "
-                        "Post-LN pins every layer's norm at √d_model; Pre-LN lets the stream grow and passes the gradient back "
-                        "through the shortcut. Measured here:",
-                        "上排：每层之后残差流的长度。下排：每层收到的梯度大小。Post-LN 把每层的范数固定在 √d_model；"
-                        "Pre-LN 任由残差流增长，梯度经捷径传回。本次测得："),
-    "caption.compare.variant": ("{name}: stream ×{growth} from layer 1 to the last; layer 1 gets {survival}× the last layer's gradient.",
-                                "{name}：残差流从第 1 层到最后一层变为 {growth} 倍；第 1 层收到的梯度是最后一层的 {survival} 倍。"),
-    "caption.compare.cost": ("{name}: {params} parameters, {macs} multiply-adds a forward pass.",
-                             "{name}：{params} 个参数，每次前向 {macs} 次乘加。"),
+    "caption.compare": (
+        "Top row: how long the stream is after each layer. Bottom row: how much gradient each layer receives. "
+        "Post-LN pins every layer's norm at √d_model; Pre-LN lets the stream grow and passes the gradient back "
+        "through the shortcut. Measured here:",
+        "上排：每层之后残差流的长度。下排：每层收到的梯度大小。Post-LN 把每层的范数固定在 √d_model；"
+        "Pre-LN 任由残差流增长，梯度经捷径传回。本次测得：",
+    ),
+    "caption.compare.variant": (
+        "{name}: stream ×{growth} from layer 1 to the last; layer 1 gets {survival}× the last layer's gradient.",
+        "{name}：残差流从第 1 层到最后一层变为 {growth} 倍；第 1 层收到的梯度是最后一层的 {survival} 倍。",
+    ),
+    "caption.compare.cost": (
+        "{name}: {params} parameters, {macs} multiply-adds a forward pass.",
+        "{name}：{params} 个参数，每次前向 {macs} 次乘加。",
+    ),
 }
 i18n.register(STRINGS)
 
-register_page(Page("home", "/", "home.title", charts=("tour",), template="index.html", nav_key="nav.home",
-                   nav_order=0, model_controls=False))
+register_page(
+    Page(
+        "home",
+        "/",
+        "home.title",
+        charts=("tour",),
+        template="index.html",
+        nav_key="nav.home",
+        nav_order=0,
+        model_controls=False,
+    )
+)
 register_page(Page("norms", "/norms", "norms.title", charts=("norms",), nav_key="nav.norms", nav_order=10))
-register_page(Page("gradients", "/gradients", "gradients.title", charts=("grad-profile", "grad-heatmap"),
-                   nav_key="nav.gradients", nav_order=20))
+register_page(
+    Page(
+        "gradients",
+        "/gradients",
+        "gradients.title",
+        charts=("grad-profile", "grad-heatmap"),
+        nav_key="nav.gradients",
+        nav_order=20,
+    )
+)
 register_page(Page("compare", "/compare", "compare.title", charts=("compare",), nav_key="nav.compare", nav_order=30))

@@ -1,12 +1,13 @@
 """The /lecture page: its strings (English + Chinese, plus every slide chart's title for /embed/lecture-<id>) and its
 registration. The deck itself is data in app/experiments/lecture; its API and offline file are in app/api/lecture.py."""
+
 from __future__ import annotations
 
-from app import i18n
-from app.experiments.lecture import DECK, chart_key
-from app.experiments.lecture.demos import warm_items
-from app.pages.registry import Page, register_page
-from app.services.warmup import WarmRequest, register_warm_requests
+from .. import i18n
+from ..experiments.lecture import DECK, chart_key
+from ..experiments.lecture.demos import warm_items
+from ..services.warmup import WarmRequest, register_warm_requests
+from .registry import Page, register_page
 
 STRINGS = {
     "nav.lecture": ("Lecture", "讲座"),
@@ -19,7 +20,10 @@ STRINGS = {
     "lecture.check_failed": ("✗ the claim does not hold for: {names}", "✗ 结论不成立：{names}"),
     "lecture.overflow": ("overflow", "溢出"),
     "lecture.zero": ("0 (underflow)", "0（下溢）"),
-    "lecture.underflow": ("{name}: exactly 0 (underflow) at layers {from}–{to}", "{name}：第 {from}–{to} 层恰为 0（下溢）"),
+    "lecture.underflow": (
+        "{name}: exactly 0 (underflow) at layers {from}–{to}",
+        "{name}：第 {from}–{to} 层恰为 0（下溢）",
+    ),
     "lecture.bar.x": ("x", "x"),
     "lecture.bar.normalized": ("x̂ = (x − μ) / σ", "x̂ = (x − μ) / σ"),
     "lecture.bar.output": ("y = γ·x̂ + β", "y = γ·x̂ + β"),
@@ -27,31 +31,45 @@ STRINGS = {
     "lecture.train_progress": ("Training progress", "训练进度"),
     "lecture.train_idle": ("Press T to train on this server", "按 T 在本服务器上训练"),
     "lecture.train_click": ("Click the chart to train on this server.", "点击图表，在本服务器上训练。"),
-    "lecture.train_pending": ("Not trained yet: press T (or the button) to run it on this server; the caption then shows "
-                              "the measured losses.",
-                              "尚未训练：按 T（或按钮）在本服务器上运行；之后说明文字会显示实测的损失。"),
-    "lecture.train_running": ("Training on this server: the measured losses appear here when every run has finished.",
-                              "正在本服务器上训练：所有训练结束后，这里会显示实测的损失。"),
+    "lecture.train_pending": (
+        "Not trained yet: press T (or the button) to run it on this server; the caption then shows "
+        "the measured losses.",
+        "尚未训练：按 T（或按钮）在本服务器上运行；之后说明文字会显示实测的损失。",
+    ),
+    "lecture.train_running": (
+        "Training on this server: the measured losses appear here when every run has finished.",
+        "正在本服务器上训练：所有训练结束后，这里会显示实测的损失。",
+    ),
     "lecture.training": ("Training… step {step} of {steps}", "训练中…第 {step} / {steps} 步"),
-    "lecture.train_busy": ("Another training run is using the server; retrying in {s} s.", "另一个训练正在使用服务器；{s} 秒后重试。"),
+    "lecture.train_busy": (
+        "Another training run is using the server; retrying in {s} s.",
+        "另一个训练正在使用服务器；{s} 秒后重试。",
+    ),
     "lecture.train_incomplete": ("the training stream ended early", "训练数据流提前结束"),
     "lecture.train_done": ("Trained on this server; kept for this session.", "已在本服务器上训练；本次会话内保留。"),
     "lecture.recorded": ("Recorded on the server when this file was exported.", "导出本文件时在服务器上记录。"),
-    "lecture.keys_hint": ("→ / Space next · ← back · F full screen · S speaker view · ? all keys",
-                          "→ / 空格 下一页 · ← 上一页 · F 全屏 · S 演讲者视图 · ? 全部按键"),
+    "lecture.keys_hint": (
+        "→ / Space next · ← back · F full screen · S speaker view · ? all keys",
+        "→ / 空格 下一页 · ← 上一页 · F 全屏 · S 演讲者视图 · ? 全部按键",
+    ),
     "lecture.qa.why": ("Why", "为什么"),
     "lecture.qa.what": ("What", "是什么"),
     "lecture.qa.how": ("How", "怎么写"),
     "lecture.qa.cost": ("Cost", "代价"),
     "lecture.help.title": ("Presenting", "放映"),
-    "lecture.help.keys": ("→, ↓, Space, Page Down, Enter: next slide. ←, ↑, Page Up, Backspace: previous. Home, End: first, "
-                          "last. F: full screen. S: speaker view (a second window with notes, the next slide and a clock). "
-                          "T: train on a training slide. ?: this help. Esc: close it. The address always names the slide: "
-                          "reload or share it.",
-                          "→、↓、空格、Page Down、回车：下一页。←、↑、Page Up、退格：上一页。Home、End：第一页、最后一页。"
-                          "F：全屏。S：演讲者视图（第二个窗口，显示备注、下一页和计时）。T：在训练页上开始训练。?：本帮助。Esc：关闭。"
-                          "地址栏始终记着当前页：刷新或分享都会回到这一页。"),
-    "lecture.help.print": ("Print or save as PDF: one slide per landscape page.", "打印或另存为 PDF：每页横向一张幻灯片。"),
+    "lecture.help.keys": (
+        "→, ↓, Space, Page Down, Enter: next slide. ←, ↑, Page Up, Backspace: previous. Home, End: first, "
+        "last. F: full screen. S: speaker view (a second window with notes, the next slide and a clock). "
+        "T: train on a training slide. ?: this help. Esc: close it. The address always names the slide: "
+        "reload or share it.",
+        "→、↓、空格、Page Down、回车：下一页。←、↑、Page Up、退格：上一页。Home、End：第一页、最后一页。"
+        "F：全屏。S：演讲者视图（第二个窗口，显示备注、下一页和计时）。T：在训练页上开始训练。?：本帮助。Esc：关闭。"
+        "地址栏始终记着当前页：刷新或分享都会回到这一页。",
+    ),
+    "lecture.help.print": (
+        "Print or save as PDF: one slide per landscape page.",
+        "打印或另存为 PDF：每页横向一张幻灯片。",
+    ),
     "lecture.download": ("Download the offline deck (one HTML file)", "下载离线讲稿（单个 HTML 文件）"),
     "lecture.speaker.title": ("Speaker view", "演讲者视图"),
     "lecture.speaker.notes": ("Notes", "备注"),
@@ -67,17 +85,32 @@ STRINGS = {
 
 def chart_strings() -> dict[str, tuple[str, str]]:
     """chart.lecture_<id>.title for every slide chart: the /embed/ page's title and the chart's accessible name."""
-    return {f"chart.{chart_key(s).replace('-', '_')}.title": (s["chart"]["title"]["en"], s["chart"]["title"]["zh"])
-            for s in DECK if s["chart"]}
+    return {
+        f"chart.{chart_key(s).replace('-', '_')}.title": (s["chart"]["title"]["en"], s["chart"]["title"]["zh"])
+        for s in DECK
+        if s["chart"]
+    }
 
 
 i18n.register({**STRINGS, **chart_strings()})
-register_page(Page(key="lecture", path="/lecture", title_key="lecture.title",
-                   charts=tuple(chart_key(s) for s in DECK if s["chart"]), template="lecture.html",
-                   nav_key="nav.lecture", nav_order=5, model_controls=False, extra={"deck": DECK, "origin": ""}))
+register_page(
+    Page(
+        key="lecture",
+        path="/lecture",
+        title_key="lecture.title",
+        charts=tuple(chart_key(s) for s in DECK if s["chart"]),
+        template="lecture.html",
+        nav_key="nav.lecture",
+        nav_order=5,
+        model_controls=False,
+        extra={"deck": DECK, "origin": ""},
+    )
+)
 
 
 @register_warm_requests
 def lecture_views() -> list[WarmRequest]:
     """Every chart of the deck, computed at start-up like every page's default view: any slide opens warm."""
-    return [item for slide in DECK if slide["chart"] for source in slide["chart"]["sources"] for item in warm_items(source)]
+    return [
+        item for slide in DECK if slide["chart"] for source in slide["chart"]["sources"] for item in warm_items(source)
+    ]

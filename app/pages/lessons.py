@@ -1,19 +1,25 @@
 """The lesson pages: /chain, /layernorm, /softmax, /precision, /batchnorm. Their controls are derived from each
 lesson's request model; their charts call the lesson endpoints in app/api/lessons.py.
 """
+
 from __future__ import annotations
 
-from app import i18n
-from app.experiments.lessons.batch import BATCH_SWEEP, PAD_FRACTIONS, BatchDependenceRequest
-from app.experiments.lessons.chain import WORKED_CASES, ChainRequest
-from app.experiments.lessons.layernorm import LayerNormRequest
-from app.experiments.lessons.precision import PrecisionRequest, stack_schema
-from app.experiments.lessons.softmax import SWEEP_SCALES, SoftmaxRequest
-from app.experiments.lessons.text import all_strings
-from app.pages.registry import Page, register_page
+from .. import i18n
+from ..experiments.lessons.batch import BATCH_SWEEP, PAD_FRACTIONS, BatchDependenceRequest
+from ..experiments.lessons.chain import WORKED_CASES, ChainRequest
+from ..experiments.lessons.layernorm import LayerNormRequest
+from ..experiments.lessons.precision import PrecisionRequest, stack_schema
+from ..experiments.lessons.softmax import SWEEP_SCALES, SoftmaxRequest
+from ..experiments.lessons.text import all_strings
+from .registry import Page, register_page
 
-MODELS = {"chain": ChainRequest, "layernorm": LayerNormRequest, "softmax": SoftmaxRequest, "precision": PrecisionRequest,
-          "batchnorm": BatchDependenceRequest}
+MODELS = {
+    "chain": ChainRequest,
+    "layernorm": LayerNormRequest,
+    "softmax": SoftmaxRequest,
+    "precision": PrecisionRequest,
+    "batchnorm": BatchDependenceRequest,
+}
 
 
 def _register_pages() -> None:
@@ -24,15 +30,33 @@ def _register_pages() -> None:
         "layernorm": {},
         "softmax": {"sweep_scales": list(SWEEP_SCALES)},
         "precision": {"stack": stack_schema()},
-        "batchnorm": {"batch_sweep": list(BATCH_SWEEP), "pad_fractions": list(PAD_FRACTIONS),
-                      "norms": list(BatchDependenceRequest.model_json_schema()["properties"]["norm"]["enum"])},
+        "batchnorm": {
+            "batch_sweep": list(BATCH_SWEEP),
+            "pad_fractions": list(PAD_FRACTIONS),
+            "norms": list(BatchDependenceRequest.model_json_schema()["properties"]["norm"]["enum"]),
+        },
     }
-    charts = {"chain": ("chain",), "layernorm": ("layernorm", "norm-speed"), "softmax": ("softmax-probs", "softmax-sweep"),
-              "precision": ("precision-overflow",), "batchnorm": ("batch-dependence", "batch-padding")}
+    charts = {
+        "chain": ("chain",),
+        "layernorm": ("layernorm", "norm-speed"),
+        "softmax": ("softmax-probs", "softmax-sweep"),
+        "precision": ("precision-overflow",),
+        "batchnorm": ("batch-dependence", "batch-padding"),
+    }
     for order, (key, model) in enumerate(MODELS.items()):
         extra = {"schema": model.model_json_schema()["properties"], **extras[key]}
-        register_page(Page(key=key, path=f"/{key}", title_key=f"{key}.title", charts=charts[key], nav_key=f"nav.{key}",
-                           nav_order=60 + order, model_controls=False, extra=extra))
+        register_page(
+            Page(
+                key=key,
+                path=f"/{key}",
+                title_key=f"{key}.title",
+                charts=charts[key],
+                nav_key=f"nav.{key}",
+                nav_order=60 + order,
+                model_controls=False,
+                extra=extra,
+            )
+        )
 
 
 _register_pages()

@@ -4,6 +4,7 @@ A page is a `Page` in the `PAGES` registry: one template, one ES module under st
 it draws. Modules in app/pages/ add pages with `register_page(Page(...))` (see docs/adding-a-page.md);
 `/embed/{chart}` then works for their charts too, and the navigation lists them.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -13,11 +14,11 @@ from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import HTMLResponse
 from fastapi.templating import Jinja2Templates
 
-from app.assets import plotly_url, static_url
-from app.config import MAX_DEPTH, TraceConfig, presets_payload
-from app.i18n import client_table, pick_lang, t
-from app.paths import asset_dir
-from app.settings import get_settings
+from ..assets import plotly_url, static_url
+from ..config import MAX_DEPTH, TraceConfig, presets_payload
+from ..i18n import client_table, pick_lang, t
+from ..paths import asset_dir
+from ..settings import get_settings
 
 templates = Jinja2Templates(directory=asset_dir("templates"))
 templates.env.globals["t"] = t
@@ -36,9 +37,9 @@ class Page:
     path: str
     title_key: str
     charts: tuple[str, ...] = ()
-    template: str = ""           # default: <key>.html
-    module: str = ""             # default: <key>
-    nav_key: str = ""            # i18n key of the nav label; empty: not in the navigation
+    template: str = ""  # default: <key>.html
+    module: str = ""  # default: <key>
+    nav_key: str = ""  # i18n key of the nav label; empty: not in the navigation
     nav_order: int = 100
     model_controls: bool = True  # controls for every TraceConfig field (presets first)
     extra: dict[str, Any] = field(default_factory=dict)  # anything else the template or module needs
@@ -69,14 +70,16 @@ def register_page(page: Page) -> Page:
     async def show(request: Request) -> HTMLResponse:
         return render_page(request, page.key)
 
-    router.add_api_route(page.path, show, methods=["GET"], response_class=HTMLResponse,
-                         include_in_schema=False, name=f"page_{page.key}")
+    router.add_api_route(
+        page.path, show, methods=["GET"], response_class=HTMLResponse, include_in_schema=False, name=f"page_{page.key}"
+    )
     return page
 
 
 def request_lang(request: Request) -> str:
-    return pick_lang(request.query_params.get("lang"), request.headers.get("accept-language"),
-                     get_settings().default_lang)
+    return pick_lang(
+        request.query_params.get("lang"), request.headers.get("accept-language"), get_settings().default_lang
+    )
 
 
 def _query_depth(request: Request) -> int:
@@ -92,11 +95,17 @@ def page_data(request: Request, page: Page, lang: str, embed_chart: str | None) 
     """Everything the page's JS needs, handed over as one JSON block (no inline script code)."""
     depth = _query_depth(request)
     return {
-        "page": page.key, "lang": lang, "embed": embed_chart, "charts": list(page.charts),
+        "page": page.key,
+        "lang": lang,
+        "embed": embed_chart,
+        "charts": list(page.charts),
         "model_controls": page.model_controls,
         "schema": TraceConfig.model_json_schema() if page.model_controls else None,
-        "presets": {"depth": depth, "presets": presets_payload(TraceConfig(depth=depth))} if page.model_controls else None,
-        "strings": client_table(lang), "extra": page.extra,
+        "presets": {"depth": depth, "presets": presets_payload(TraceConfig(depth=depth))}
+        if page.model_controls
+        else None,
+        "strings": client_table(lang),
+        "extra": page.extra,
         "nav": {p.key: p.path for p in PAGES.values()},
     }
 
@@ -105,9 +114,15 @@ def render_page(request: Request, key: str, embed_chart: str | None = None) -> H
     page = PAGES[key]
     lang = request_lang(request)
     nav = sorted((p for p in PAGES.values() if p.nav_key), key=lambda p: p.nav_order)
-    context = {"page": page, "lang": lang, "html_lang": "zh-CN" if lang == "zh" else "en", "nav": nav,
-               "embed_chart": embed_chart, "data": page_data(request, page, lang, embed_chart),
-               "other_lang_query": _other_lang_query(request, lang)}
+    context = {
+        "page": page,
+        "lang": lang,
+        "html_lang": "zh-CN" if lang == "zh" else "en",
+        "nav": nav,
+        "embed_chart": embed_chart,
+        "data": page_data(request, page, lang, embed_chart),
+        "other_lang_query": _other_lang_query(request, lang),
+    }
     template = "embed.html" if embed_chart else page.template_name
     response = templates.TemplateResponse(request, template, context)
     response.headers["Vary"] = "Accept-Language"
@@ -127,6 +142,7 @@ def _other_lang_query(request: Request, lang: str) -> str:
 async def embed(request: Request, chart: str) -> HTMLResponse:
     """One chart alone, no navigation, sized to its frame; same URL state as its page."""
     if chart not in CHARTS:
-        raise HTTPException(status_code=404, detail=f"chart: unknown chart {chart!r}; allowed: {', '.join(sorted(CHARTS))}")
+        raise HTTPException(
+            status_code=404, detail=f"chart: unknown chart {chart!r}; allowed: {', '.join(sorted(CHARTS))}"
+        )
     return render_page(request, CHARTS[chart], embed_chart=chart)
-

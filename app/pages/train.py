@@ -1,24 +1,27 @@
 """The /train page: its strings (English + Chinese) and its registration; data for the page's module in `extra`."""
+
 from __future__ import annotations
 
-from app import i18n
-from app.config import TraceConfig
-from app.config.fields import script_bounds
-from app.experiments.tasks import tasks_payload
-from app.experiments.train import MAX_STEPS, MAX_TRAIN_MACS, TrainRequest, training_macs
-from app.experiments.train_presets import DEEP, SETTINGS, kinds_payload, presets_payload
-from app.pages.registry import Page, register_page
+from .. import i18n
+from ..config import TraceConfig
+from ..config.fields import script_bounds
+from ..experiments.tasks import tasks_payload
+from ..experiments.train import MAX_STEPS, MAX_TRAIN_MACS, TrainRequest, training_macs
+from ..experiments.train_presets import DEEP, SETTINGS, kinds_payload, presets_payload
+from .registry import Page, register_page
 
 SIZE_FIELDS = ("depth", "d_model", "n_heads", "seq_len", "vocab_size", "batch")
 
 STRINGS = {
     "nav.train": ("Training", "训练"),
     "train.title": ("Does it train? A real training run", "能训练吗？一次真实的训练"),
-    "train.intro": ("Short real training runs on this server, side by side on the same data: a small Transformer learns to copy "
-                    "(or reverse, or sort) a sequence. Pick a preset, press Start, and watch the loss curves and the per-layer "
-                    "gradients change while it learns.",
-                    "在本服务器上进行的简短真实训练，多个模型在同样的数据上并排训练：一个小 Transformer 学习复制（或反转、排序）"
-                    "一个序列。选择一个预设，按“开始”，观察学习过程中损失曲线和逐层梯度的变化。"),
+    "train.intro": (
+        "Short real training runs on this server, side by side on the same data: a small Transformer learns to copy "
+        "(or reverse, or sort) a sequence. Pick a preset, press Start, and watch the loss curves and the per-layer "
+        "gradients change while it learns.",
+        "在本服务器上进行的简短真实训练，多个模型在同样的数据上并排训练：一个小 Transformer 学习复制（或反转、排序）"
+        "一个序列。选择一个预设，按“开始”，观察学习过程中损失曲线和逐层梯度的变化。",
+    ),
     "train.presets": ("Presets (found by real runs)", "预设（由真实训练得出）"),
     "train.start": ("Start training", "开始训练"),
     "train.stop": ("Stop", "停止"),
@@ -26,8 +29,14 @@ STRINGS = {
     "train.progress": ("Step {step} of {steps}", "第 {step} / {steps} 步"),
     "train.running": ("Training… step {step} of {steps}", "训练中… 第 {step} / {steps} 步"),
     "train.finished": ("Finished in {seconds} s.", "用时 {seconds} 秒完成。"),
-    "train.stopped": ("Stopped at step {step}; the server run was cancelled.", "在第 {step} 步停止；服务器上的训练已取消。"),
-    "train.busy": ("Another training run is using this server; try again in {s} s.", "另一个训练正在使用本服务器；请 {s} 秒后再试。"),
+    "train.stopped": (
+        "Stopped at step {step}; the server run was cancelled.",
+        "在第 {step} 步停止；服务器上的训练已取消。",
+    ),
+    "train.busy": (
+        "Another training run is using this server; try again in {s} s.",
+        "另一个训练正在使用本服务器；请 {s} 秒后再试。",
+    ),
     "train.runs": ("Runs to train (1 to 4)", "要训练的模型（1 到 4 个）"),
     "train.run_n": ("Run {n}", "模型 {n}"),
     "train.group.training": ("Training", "训练"),
@@ -55,19 +64,27 @@ STRINGS = {
     "chart.train_loss.y": ("Cross-entropy loss (nats)", "交叉熵损失（纳特）"),
     "chart.train_loss.chance": ("uniform guess: ln {symbols} = {value}", "均匀猜测：ln {symbols} = {value}"),
     "chart.train_loss.diverged": ("diverged", "发散"),
-    "caption.train_loss": ("Loss on the second half only (the first half is random and cannot be predicted). "
-                           "A flat line at the dashed level means the model learned nothing.",
-                           "只计算后半段的损失（前半段是随机的，无法预测）。停在虚线高度的平线表示模型什么也没学到。"),
-    "caption.train_loss_done": ("{label}: final loss {loss}, held-out accuracy {accuracy} per token ({whole} of answers fully right).",
-                                "{label}：最终损失 {loss}，留出集上逐词元准确率 {accuracy}（整段完全正确的答案占 {whole}）。"),
-    "caption.train_loss_diverged": ("{label}: diverged at step {step} (loss or gradient became inf/NaN).",
-                                    "{label}：在第 {step} 步发散（损失或梯度变成 inf/NaN）。"),
+    "caption.train_loss": (
+        "Loss on the second half only (the first half is random and cannot be predicted). "
+        "A flat line at the dashed level means the model learned nothing.",
+        "只计算后半段的损失（前半段是随机的，无法预测）。停在虚线高度的平线表示模型什么也没学到。",
+    ),
+    "caption.train_loss_done": (
+        "{label}: final loss {loss}, held-out accuracy {accuracy} per token ({whole} of answers fully right).",
+        "{label}：最终损失 {loss}，留出集上逐词元准确率 {accuracy}（整段完全正确的答案占 {whole}）。",
+    ),
+    "caption.train_loss_diverged": (
+        "{label}: diverged at step {step} (loss or gradient became inf/NaN).",
+        "{label}：在第 {step} 步发散（损失或梯度变成 inf/NaN）。",
+    ),
     "chart.train_profile.title": ("Per layer at step {step}", "第 {step} 步的逐层数值"),
     "chart.train_profile.title_idle": ("Per layer (recorded every few steps)", "逐层数值（每隔几步记录一次）"),
-    "caption.train_profile": ("The latest of the per-layer snapshots taken every few steps. Watch how much gradient reaches the "
-                              "first layers as each run learns, and switch to the stream norm to see it grow with depth.",
-                              "每隔几步记录一次逐层数值，这里显示最新一次。观察每个模型在学习过程中有多少梯度传到前几层；"
-                              "切换到残差流范数，可以看到它随深度增长。"),
+    "caption.train_profile": (
+        "The latest of the per-layer snapshots taken every few steps. Watch how much gradient reaches the "
+        "first layers as each run learns, and switch to the stream norm to see it grow with depth.",
+        "每隔几步记录一次逐层数值，这里显示最新一次。观察每个模型在学习过程中有多少梯度传到前几层；"
+        "切换到残差流范数，可以看到它随深度增长。",
+    ),
 }
 i18n.register(STRINGS)
 
@@ -84,14 +101,31 @@ SETTINGS_FIELDS = ("task", "steps", "lr", "warmup_steps", "optimizer", "clip", "
 
 def _register_page() -> None:
     extra = {
-        "presets": presets_payload(), "kinds": kinds_payload(), "tasks": tasks_payload(),
-        "size_schema": _schema_for(SIZE_FIELDS), "size_defaults": {k: DEEP[k] for k in SIZE_FIELDS},
-        "settings_defaults": SETTINGS, "settings_bounds": script_bounds(TrainRequest, SETTINGS_FIELDS),
-        "limits": {"max_steps": MAX_STEPS, "max_train_macs": MAX_TRAIN_MACS,
-                   "macs_per_step_default": training_macs(TraceConfig(**DEEP), 1)},
+        "presets": presets_payload(),
+        "kinds": kinds_payload(),
+        "tasks": tasks_payload(),
+        "size_schema": _schema_for(SIZE_FIELDS),
+        "size_defaults": {k: DEEP[k] for k in SIZE_FIELDS},
+        "settings_defaults": SETTINGS,
+        "settings_bounds": script_bounds(TrainRequest, SETTINGS_FIELDS),
+        "limits": {
+            "max_steps": MAX_STEPS,
+            "max_train_macs": MAX_TRAIN_MACS,
+            "macs_per_step_default": training_macs(TraceConfig(**DEEP), 1),
+        },
     }
-    register_page(Page(key="train", path="/train", title_key="train.title", charts=("train-loss", "train-profile"),
-                       nav_key="nav.train", nav_order=60, model_controls=False, extra=extra))
+    register_page(
+        Page(
+            key="train",
+            path="/train",
+            title_key="train.title",
+            charts=("train-loss", "train-profile"),
+            nav_key="nav.train",
+            nav_order=60,
+            model_controls=False,
+            extra=extra,
+        )
+    )
 
 
 _register_page()

@@ -3,6 +3,7 @@
 Hooks only keep references (no arithmetic while the model runs); all statistics are computed
 afterwards in a few vectorised ops, which keeps tracing nearly free. Every handle is removed on exit.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -10,9 +11,9 @@ from dataclasses import dataclass, field
 import torch
 from torch import nn
 
-from app.models.stack import Stack
-from app.models.tree import parameters_with_owner
-from app.models.units import PreNormUnit, SandwichUnit
+from ..models.stack import Stack
+from ..models.tree import parameters_with_owner
+from ..models.units import PreNormUnit, SandwichUnit
 
 # Units whose forward returns combine(x, f) itself: a hook on the combine sees the branch output and the stream
 # at once (each forward hook puts a module on PyTorch's slower call path: one per unit instead of two, ~2 ms of a
@@ -29,14 +30,14 @@ class StreamRecorder:
     `rec.acts`, `rec.branches` and `rec.grads` by snapshot name."""
 
     model: Stack
-    names: list[str] = field(default_factory=list)        # "embed", "1.attn", "1.ffn", ...
+    names: list[str] = field(default_factory=list)  # "embed", "1.attn", "1.ffn", ...
     acts: dict[str, torch.Tensor] = field(default_factory=dict)
     branches: dict[str, torch.Tensor] = field(default_factory=dict)
     grads: dict[str, torch.Tensor] = field(default_factory=dict)  # d loss / d snapshot, read on exit
     _streams: dict[str, torch.Tensor] = field(default_factory=dict)  # the same snapshots, still in the graph
     _handles: list = field(default_factory=list)
 
-    def __enter__(self) -> "StreamRecorder":
+    def __enter__(self) -> StreamRecorder:
         self._watch("embed", self.model.embed)
         for layer, block in enumerate(self.model.blocks, start=1):
             for unit_name, unit in block.units.items():
@@ -67,6 +68,7 @@ class StreamRecorder:
             if output.requires_grad:
                 output.retain_grad()  # kept by autograd itself: no Python call per snapshot during backward
                 self._streams[name] = output
+
         return hook
 
     def _combine_hook(self, name: str):
@@ -75,11 +77,13 @@ class StreamRecorder:
         def hook(module: nn.Module, args: tuple, output: torch.Tensor) -> None:
             self.branches[name] = args[1].detach()
             output_hook(module, args, output)
+
         return hook
 
     def _branch_hook(self, name: str):
         def hook(module: nn.Module, args: tuple) -> None:
             self.branches[name] = args[1].detach()
+
         return hook
 
 
@@ -89,9 +93,14 @@ STREAM_FIELDS = ("norm", "rms", "max_abs", "cosine", "token_max_abs", "token_min
 def stream_statistics(tensors: list[torch.Tensor]) -> dict[str, list[float]]:
     """Per snapshot: mean token L2 norm, global RMS, max |x|, mean pairwise token cosine, and the mean over
     tokens of each token vector's largest and smallest |coordinate| (how far apart one vector's entries drift)."""
-    chunk = max(1, CHUNK_FLOATS // tensors[0].numel())                         # 32 snapshots at the default sizes
-    table = torch.cat([_float32_or_float64(_chunk_statistics, torch.stack(tensors[start:start + chunk])).double()
-                       for start in range(0, len(tensors), chunk)], dim=1)         # (fields, N)
+    chunk = max(1, CHUNK_FLOATS // tensors[0].numel())  # 32 snapshots at the default sizes
+    table = torch.cat(
+        [
+            _float32_or_float64(_chunk_statistics, torch.stack(tensors[start : start + chunk])).double()
+            for start in range(0, len(tensors), chunk)
+        ],
+        dim=1,
+    )  # (fields, N)
     return dict(zip(STREAM_FIELDS, table.tolist()))
 
 
@@ -108,15 +117,17 @@ def _chunk_statistics(x: torch.Tensor) -> torch.Tensor:
     """(N, B, T, C) -> (fields, N), in a few passes over x (each pass over all 193 snapshots costs ~0.5 ms)."""
     magnitude = x.abs()
     token_max_abs, token_min_abs = magnitude.amax(dim=-1), magnitude.amin(dim=-1)  # (N, B, T); aminmax is 18x slower
-    token_norm = torch.linalg.vector_norm(x, dim=-1)                         # (N, B, T)
-    return torch.stack([
-        token_norm.mean(dim=(1, 2)),
-        (token_norm.pow(2).mean(dim=(1, 2)) / x.shape[-1]).sqrt(),
-        token_max_abs.amax(dim=(1, 2)),
-        _mean_pairwise_cosine(x, token_max_abs),
-        token_max_abs.mean(dim=(1, 2)),
-        token_min_abs.mean(dim=(1, 2)),
-    ])
+    token_norm = torch.linalg.vector_norm(x, dim=-1)  # (N, B, T)
+    return torch.stack(
+        [
+            token_norm.mean(dim=(1, 2)),
+            (token_norm.pow(2).mean(dim=(1, 2)) / x.shape[-1]).sqrt(),
+            token_max_abs.amax(dim=(1, 2)),
+            _mean_pairwise_cosine(x, token_max_abs),
+            token_max_abs.mean(dim=(1, 2)),
+            token_min_abs.mean(dim=(1, 2)),
+        ]
+    )
 
 
 def _mean_pairwise_cosine(x: torch.Tensor, peak: torch.Tensor) -> torch.Tensor:
@@ -130,10 +141,10 @@ def _mean_pairwise_cosine(x: torch.Tensor, peak: torch.Tensor) -> torch.Tensor:
     if tokens < 2:
         return torch.full(x.shape[:1], float("nan"), dtype=x.dtype)
     scaled = x / torch.where(peak > 0, peak, 1.0).unsqueeze(-1)  # a zero token stays 0; inf/NaN stay NaN: flagged
-    lengths = torch.linalg.vector_norm(scaled, dim=-1).clamp_min(1.0)      # a nonzero row's norm is >= 1
-    unit_sum = (lengths.reciprocal().unsqueeze(-2) @ scaled).squeeze(-2)   # (N, B, C): sum_t u_t, one product
-    unit_lengths = (peak > 0).sum(dim=-1)                                   # sum of ||u_t||^2: 1 per nonzero token
-    pairs = unit_sum.pow(2).sum(dim=-1) - unit_lengths                     # (N, B)
+    lengths = torch.linalg.vector_norm(scaled, dim=-1).clamp_min(1.0)  # a nonzero row's norm is >= 1
+    unit_sum = (lengths.reciprocal().unsqueeze(-2) @ scaled).squeeze(-2)  # (N, B, C): sum_t u_t, one product
+    unit_lengths = (peak > 0).sum(dim=-1)  # sum of ||u_t||^2: 1 per nonzero token
+    pairs = unit_sum.pow(2).sum(dim=-1) - unit_lengths  # (N, B)
     return (pairs / (tokens * (tokens - 1))).mean(dim=1)
 
 
@@ -146,7 +157,7 @@ def token_norm_means(tensors: list[torch.Tensor | None]) -> list[float]:
 
 def branch_norms(branches: list[torch.Tensor], per_block: int) -> tuple[list[float], list[float]]:
     """Mean token norm of each branch output, and of each block's branch outputs summed (blocks in order)."""
-    stacked = torch.stack(branches)                                           # (units, B, T, C)
+    stacked = torch.stack(branches)  # (units, B, T, C)
     per_unit = _mean_token_norms(stacked)
     blocks = stacked.view(-1, per_block, *stacked.shape[1:]).sum(dim=1) if per_block > 1 else stacked
     per_block_norms = _mean_token_norms(blocks) if per_block > 1 else per_unit

@@ -10,6 +10,7 @@ and a SHA-256 digest: an entry that does not verify is deleted and recomputed, n
 digest of the app's source and torch's version, so results of other code are never served either.
 Every method is blocking (SQLite, sockets): call them from worker threads, never on the event loop.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -25,8 +26,8 @@ from typing import Any
 
 import orjson
 
-from app.jsonsafe import all_finite, dumps
-from app.services.redis_layer import RedisLayer
+from ..jsonsafe import all_finite, dumps
+from .redis_layer import RedisLayer
 
 logger = logging.getLogger(__name__)
 
@@ -58,7 +59,7 @@ def decode(data: bytes) -> Any:
     """The value, or ValueError when the bytes are not an intact entry of this format."""
     if not isinstance(data, bytes) or not data.startswith(FORMAT):
         raise ValueError("not a cache entry of this format")
-    digest, packed = data[len(FORMAT):len(FORMAT) + DIGEST_BYTES], data[len(FORMAT) + DIGEST_BYTES:]
+    digest, packed = data[len(FORMAT) : len(FORMAT) + DIGEST_BYTES], data[len(FORMAT) + DIGEST_BYTES :]
     if hashlib.sha256(packed).digest() != digest:
         raise ValueError("cache entry failed its checksum")
     text = zlib.decompress(packed)
@@ -163,8 +164,14 @@ class DiskLayer:
 class ResultCache:
     """get(key) -> (value, "memory" | "disk" | "redis") or None; set(key, value) writes every layer."""
 
-    def __init__(self, directory: Path | None, size_limit_bytes: int, memory_items: int = 256,
-                 redis_url: str = "", namespace: str | None = None) -> None:
+    def __init__(
+        self,
+        directory: Path | None,
+        size_limit_bytes: int,
+        memory_items: int = 256,
+        redis_url: str = "",
+        namespace: str | None = None,
+    ) -> None:
         self.namespace = namespace if namespace is not None else code_version()
         self.memory = MemoryLayer(memory_items)
         self.disk = DiskLayer(directory, size_limit_bytes)
@@ -213,8 +220,11 @@ class ResultCache:
     def contains(self, key: str) -> bool:
         """In any layer (no decoding, not counted as a hit or a miss)."""
         stored = self.stored_key(key)
-        return (self.memory.get(key) is not None or self.disk.contains(stored)
-                or (self.redis is not None and self.redis.exists(stored)))
+        return (
+            self.memory.get(key) is not None
+            or self.disk.contains(stored)
+            or (self.redis is not None and self.redis.exists(stored))
+        )
 
     def claim(self, key: str, seconds: float) -> bool:
         """True for the one worker process of the deployment that should compute `key` now (the warm-up's claims):
@@ -267,14 +277,17 @@ class ResultCache:
         return (value, outcome) if value is not None else None
 
     def stats(self) -> dict[str, Any]:
-        return {"hits": {k: self.counts[k] for k in ("memory", "disk", "redis")}, "misses": self.counts["miss"],
-                "corrupt_dropped": self.counts["corrupt"], "stored": self.counts["stored"],
-                "memory_items": len(self.memory),
-                "disk": {"ok": self.disk.ok, "bytes": self.disk.volume(), "error": self.disk.error or None}}
+        return {
+            "hits": {k: self.counts[k] for k in ("memory", "disk", "redis")},
+            "misses": self.counts["miss"],
+            "corrupt_dropped": self.counts["corrupt"],
+            "stored": self.counts["stored"],
+            "memory_items": len(self.memory),
+            "disk": {"ok": self.disk.ok, "bytes": self.disk.volume(), "error": self.disk.error or None},
+        }
 
     def redis_status(self) -> dict[str, Any] | None:
         return self.redis.status() if self.redis is not None else None
-
 
 
 def _alive(holder: bytes) -> bool:

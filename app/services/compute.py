@@ -6,19 +6,21 @@ shared disk to go, then read its result), and later ones are answered by the sha
 - of this process, of this server's disk, or of the deployment's Redis. Every answer says where it came from
 (`computed`, `coalesced`, `memory`, `disk`, `redis`), so a client or a test can tell.
 """
+
 from __future__ import annotations
 
 import asyncio
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import anyio.to_thread
 
-from app.config import TraceConfig
-from app.errors import Busy
-from app.services.cache import ResultCache
-from app.experiments.trace import trace_and_model
-from app.services.processes import ProcessRunner, answer_first
-from app.settings import get_settings
+from ..config import TraceConfig
+from ..errors import Busy
+from ..experiments.trace import trace_and_model
+from ..settings import get_settings
+from .cache import ResultCache
+from .processes import ProcessRunner, answer_first
 
 COMPUTED, COALESCED = "computed", "coalesced"
 CLAIM_POLL_S = 0.05  # how often a worker checks whether another worker's computation of the same request ended
@@ -27,9 +29,16 @@ CLAIM_POLL_S = 0.05  # how often a worker checks whether another worker's comput
 class ComputePool:
     """A per-process pool of compute slots in front of a ResultCache."""
 
-    def __init__(self, slots: int, cache_size: int, queue_timeout_s: float, threads: int,
-                 max_waiting: int | None = None, cache: ResultCache | None = None,
-                 processes: ProcessRunner | None = None) -> None:
+    def __init__(
+        self,
+        slots: int,
+        cache_size: int,
+        queue_timeout_s: float,
+        threads: int,
+        max_waiting: int | None = None,
+        cache: ResultCache | None = None,
+        processes: ProcessRunner | None = None,
+    ) -> None:
         self.slots = slots
         self.processes = processes
         self.queue_timeout_s = queue_timeout_s
@@ -38,7 +47,7 @@ class ComputePool:
         self._semaphores: dict[asyncio.AbstractEventLoop, asyncio.Semaphore] = {}
         self._idle: dict[asyncio.AbstractEventLoop, asyncio.Event] = {}
         self._inflight: dict[str, asyncio.Future] = {}  # key -> the task computing it
-        self._storing: set[asyncio.Future] = set()      # writes to disk and Redis still under way
+        self._storing: set[asyncio.Future] = set()  # writes to disk and Redis still under way
         self.max_waiting = max_waiting if max_waiting is not None else 8 * slots
         # a computing marker outlives any computation the queue timeout and the budget allow (a dead holder's is
         # taken over at once: see ResultCache.claim_computation)
@@ -126,8 +135,9 @@ class ComputePool:
         result, source = await self.run_sourced(key, fn, *args)
         return result, source != COMPUTED
 
-    async def run_sourced(self, key: str, fn: Callable[..., Any], *args: Any,
-                          runner: Callable[..., Any] | None = None) -> tuple[Any, str]:
+    async def run_sourced(
+        self, key: str, fn: Callable[..., Any], *args: Any, runner: Callable[..., Any] | None = None
+    ) -> tuple[Any, str]:
         """(result, where it came from). Concurrent identical keys share one lookup-or-computation, which is its
         own task: a caller that leaves (a closed tab, a cancelled sweep) neither cancels it nor wastes it."""
         hit = self.cached(key)
@@ -202,9 +212,16 @@ class ComputePool:
             task.exception()  # retrieved here; every waiter re-raises it itself
 
     def stats(self) -> dict[str, Any]:
-        return {"slots": self.slots, "active": self.active, "waiting": self.waiting, "computed": self.computed,
-                "coalesced": self.coalesced, "torch_threads": self.threads,
-                "processes": self.processes.processes if self.processes else 0, "cache": self.cache.stats()}
+        return {
+            "slots": self.slots,
+            "active": self.active,
+            "waiting": self.waiting,
+            "computed": self.computed,
+            "coalesced": self.coalesced,
+            "torch_threads": self.threads,
+            "processes": self.processes.processes if self.processes else 0,
+            "cache": self.cache.stats(),
+        }
 
 
 def _with_threads(threads: int, fn: Callable[..., Any], *args: Any) -> Any:
@@ -224,8 +241,9 @@ def get_cache() -> ResultCache:
     global _CACHE
     if _CACHE is None:
         s = get_settings()
-        _CACHE = ResultCache(s.resolved_cache_dir(), s.cache_size_mb * 2**20, memory_items=s.cache_size,
-                             redis_url=s.redis_url)
+        _CACHE = ResultCache(
+            s.resolved_cache_dir(), s.cache_size_mb * 2**20, memory_items=s.cache_size, redis_url=s.redis_url
+        )
     return _CACHE
 
 
@@ -234,6 +252,12 @@ def get_pool() -> ComputePool:
     if _POOL is None:
         s = get_settings()
         processes = ProcessRunner(s.compute_slots) if s.compute_processes else None
-        _POOL = ComputePool(s.compute_slots, s.cache_size, s.queue_timeout_s, s.threads_per_run(), cache=get_cache(),
-                            processes=processes)
+        _POOL = ComputePool(
+            s.compute_slots,
+            s.cache_size,
+            s.queue_timeout_s,
+            s.threads_per_run(),
+            cache=get_cache(),
+            processes=processes,
+        )
     return _POOL

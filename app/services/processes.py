@@ -7,6 +7,7 @@ torch once and runs each job with the worker's torch thread count (RESNORM_TORCH
 core per slot). Not more when a job runs alone: on a machine that is busy with anything else, two OpenMP threads
 ran a depth-48 trace 8-25x slower than one (each parallel region waits for a thread that is not scheduled).
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -14,9 +15,10 @@ import gc
 import logging
 import multiprocessing
 import os
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from typing import Any, Callable
+from typing import Any
 
 logger = logging.getLogger(__name__)
 
@@ -34,7 +36,7 @@ def _child_start(nice: int) -> None:
         torch.set_num_interop_threads(1)
     except RuntimeError:
         pass
-    import app.experiments.trace  # noqa: F401  (the first job should not pay the imports)
+    from ..experiments import trace as _trace  # noqa: F401  (the first job should not pay the imports)
 
     # The imports leave ~10^5 objects that live as long as the process; without this, every full collection of
     # the cyclic garbage collector scans them all (~75 ms), and building a model allocates enough to start one
@@ -132,8 +134,12 @@ class ProcessRunner:
         if self._executor is None:
             if os.name == "posix":
                 _start_resource_tracker_outside_cwd()
-            self._executor = ProcessPoolExecutor(self.processes, mp_context=multiprocessing.get_context("spawn"),
-                                                 initializer=_child_start, initargs=(self.nice,))
+            self._executor = ProcessPoolExecutor(
+                self.processes,
+                mp_context=multiprocessing.get_context("spawn"),
+                initializer=_child_start,
+                initargs=(self.nice,),
+            )
         return self._executor
 
     async def run(self, threads: int, fn: Callable[..., Any], *args: Any) -> Any:

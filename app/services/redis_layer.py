@@ -3,6 +3,7 @@
 Timeouts are short and a failure marks Redis down for a few seconds, so an unreachable Redis costs one
 connection attempt per back-off period, not one per request; the local cache keeps serving meanwhile.
 """
+
 from __future__ import annotations
 
 import logging
@@ -32,8 +33,9 @@ class RedisLayer:
         import redis
 
         self.url = url
-        self.client = redis.Redis.from_url(url, socket_connect_timeout=CONNECT_TIMEOUT_S,
-                                           socket_timeout=IO_TIMEOUT_S, retry_on_timeout=False)
+        self.client = redis.Redis.from_url(
+            url, socket_connect_timeout=CONNECT_TIMEOUT_S, socket_timeout=IO_TIMEOUT_S, retry_on_timeout=False
+        )
         self.down_until = 0.0
         self.last_error = ""
         self.failures = 0
@@ -47,8 +49,12 @@ class RedisLayer:
             self.failures += 1
             self.last_error = f"{type(exc).__name__}: {exc}"
             self.down_until = time.monotonic() + BACKOFF_S
-        logger.warning("redis at %s unreachable, using the local cache for %.0f s: %s",
-                       redacted(self.url), BACKOFF_S, self.last_error)
+        logger.warning(
+            "redis at %s unreachable, using the local cache for %.0f s: %s",
+            redacted(self.url),
+            BACKOFF_S,
+            self.last_error,
+        )
 
     def _succeeded(self) -> None:
         self.down_until, self.last_error = 0.0, ""
@@ -114,5 +120,10 @@ class RedisLayer:
         except Exception as exc:
             self._failed(exc)
             up = False
-        return {"url": redacted(self.url), "up": up, "error": self.last_error or None, "failures": self.failures,
-                "ping_ms": round((time.perf_counter() - started) * 1000, 2)}
+        return {
+            "url": redacted(self.url),
+            "up": up,
+            "error": self.last_error or None,
+            "failures": self.failures,
+            "ping_ms": round((time.perf_counter() - started) * 1000, 2),
+        }

@@ -6,21 +6,23 @@ closed, which sets the run's cancel flag; the thread checks it every step. A run
 the shared result cache under its request, so a repeat (a rehearsal, then the class) is replayed at once
 from the recorded events, without a training slot, and says so (`"cached": true` on its start and end).
 """
+
 from __future__ import annotations
 
 import asyncio
 import threading
 import time
-from typing import Any, AsyncIterator
+from collections.abc import AsyncIterator
+from typing import Any
 
 import anyio.to_thread
 
-from app.experiments.train import TrainRequest, train_events
-from app.jsonsafe import strict_dumps
-from app.services.compute import get_cache
-from app.settings import get_settings
+from ..experiments.train import TrainRequest, train_events
+from ..jsonsafe import strict_dumps
+from ..settings import get_settings
+from .compute import get_cache
 
-STALE_AFTER_S = 60.0   # a stream nobody has read for this long is abandoned: stop its training
+STALE_AFTER_S = 60.0  # a stream nobody has read for this long is abandoned: stop its training
 
 
 class TrainSlots:
@@ -31,7 +33,7 @@ class TrainSlots:
         self.active = 0
         self.started = 0
         self.replays = 0
-        self.steps = 0   # optimizer steps taken by every training thread of this process
+        self.steps = 0  # optimizer steps taken by every training thread of this process
 
     def try_acquire(self, limit: int) -> bool:
         with self._lock:
@@ -73,7 +75,7 @@ class TrainingSession:
         self.recorded: list[dict[str, Any]] = []
         self.thread = threading.Thread(target=self._train, name="resnorm-train", daemon=True)
 
-    def start(self) -> "TrainingSession":
+    def start(self) -> TrainingSession:
         self.thread.start()
         return self
 

@@ -3,16 +3,17 @@
 Each entry mirrors what the page's script asks for when opened without URL state: a change to a page's
 defaults belongs here too (tests/test_cache.py checks that opening each page then costs no computation).
 """
+
 from __future__ import annotations
 
 from typing import get_args
 
-from app.config import PRESETS, TraceConfig, preset_config
-from app.experiments.sweep import SweepRequest
-from app.experiments.trace import run_trace
-from app.services.warmup import WarmRequest, register_warm_requests
+from ..config import PRESETS, TraceConfig, preset_config
+from ..experiments.sweep import SweepRequest
+from ..experiments.trace import run_trace
+from .warmup import WarmRequest, register_warm_requests
 
-HOME_DEPTH, HOME_POSITIONS = 24, ("post", "pre")   # static/js/pages/home.js: the tour's thumbnail
+HOME_DEPTH, HOME_POSITIONS = 24, ("post", "pre")  # static/js/pages/home.js: the tour's thumbnail
 
 
 def trace_request(cfg: TraceConfig, label: str) -> WarmRequest:
@@ -36,12 +37,12 @@ def explorer_views() -> list[WarmRequest]:
 def lesson_views() -> list[WarmRequest]:
     """The lesson pages' first requests: /chain, both kinds on /layernorm, every norm on /batchnorm, /softmax with
     its sweep, /precision. (/layernorm's speed measurement is not warmed: a timing taken during start-up lies.)"""
-    from app.api.lessons import lesson_key
-    from app.experiments.lessons.batch import BatchDependenceRequest, BatchNormName, batch_dependence_lesson
-    from app.experiments.lessons.chain import ChainRequest, chain_lesson
-    from app.experiments.lessons.layernorm import LayerNormRequest, layernorm_lesson
-    from app.experiments.lessons.precision import snowball_config
-    from app.experiments.lessons.softmax import SWEEP_SCALES, SoftmaxRequest, softmax_lesson
+    from ..api.lessons import lesson_key
+    from ..experiments.lessons.batch import BatchDependenceRequest, BatchNormName, batch_dependence_lesson
+    from ..experiments.lessons.chain import ChainRequest, chain_lesson
+    from ..experiments.lessons.layernorm import LayerNormRequest, layernorm_lesson
+    from ..experiments.lessons.precision import snowball_config
+    from ..experiments.lessons.softmax import SWEEP_SCALES, SoftmaxRequest, softmax_lesson
 
     chain = ChainRequest()
     items = [WarmRequest(lesson_key("chain", chain), chain_lesson, (chain,), "lesson chain")]
@@ -50,7 +51,9 @@ def lesson_views() -> list[WarmRequest]:
         items.append(WarmRequest(lesson_key("layernorm", req), layernorm_lesson, (req,), f"lesson {kind}"))
     for norm in get_args(BatchNormName):  # /batchnorm asks for every norm with the same default sizes
         req = BatchDependenceRequest(norm=norm)
-        items.append(WarmRequest(lesson_key("batch_dependence", req), batch_dependence_lesson, (req,), f"lesson {norm}"))
+        items.append(
+            WarmRequest(lesson_key("batch_dependence", req), batch_dependence_lesson, (req,), f"lesson {norm}")
+        )
     softmax = SoftmaxRequest(scales=list(SWEEP_SCALES))
     items.append(WarmRequest(lesson_key("softmax", softmax), softmax_lesson, (softmax,), "lesson softmax"))
     stack16 = snowball_config({})

@@ -7,27 +7,29 @@ disk cache. Other modules add their default views with `register_warm_requests(f
 WarmRequest with the same cache keys their routes use. `python -m app warm` computes them all at once (the
 Docker image does this at build time and ships the warm cache). RESNORM_WARM=0 turns the background warm-up off.
 """
+
 from __future__ import annotations
 
 import asyncio
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
-from app.services.compute import ComputePool
-from app.services.processes import ProcessRunner
+from .compute import ComputePool
+from .processes import ProcessRunner
 
 logger = logging.getLogger(__name__)
 
-CLAIM_S = 300.0        # another worker computes a claimed item; after this long without a result, we do
-RECHECK_S = 1.0        # pause between passes over items other workers had claimed
+CLAIM_S = 300.0  # another worker computes a claimed item; after this long without a result, we do
+RECHECK_S = 1.0  # pause between passes over items other workers had claimed
 
 
 @dataclass(frozen=True)
 class WarmRequest:
-    key: str                     # the cache key the route uses for the same request
-    fn: Callable[..., Any]       # a module-level function (it is pickled into a compute process)
+    key: str  # the cache key the route uses for the same request
+    fn: Callable[..., Any]  # a module-level function (it is pickled into a compute process)
     args: tuple = ()
     label: str = ""
 
@@ -54,7 +56,7 @@ def warm_requests() -> list[WarmRequest]:
 
 
 def _load_default_sources() -> None:
-    import app.services.warm_views  # noqa: F401  (registers the explorer's pages)
+    from . import warm_views  # noqa: F401  (registers the explorer's pages)
 
 
 @dataclass
@@ -65,8 +67,13 @@ class WarmProgress:
     running: bool = False
 
     def payload(self, enabled: bool) -> dict[str, Any]:
-        return {"enabled": enabled, "done": self.done, "total": self.total, "failed": self.failed,
-                "running": self.running}
+        return {
+            "enabled": enabled,
+            "done": self.done,
+            "total": self.total,
+            "failed": self.failed,
+            "running": self.running,
+        }
 
 
 PROGRESS = WarmProgress()
@@ -142,8 +149,8 @@ async def warm_all(pool: ComputePool, report: Callable[[str], None] = print) -> 
 
 def warm_command() -> int:
     """`python -m app warm`: compute every default view into the configured cache, using every compute slot."""
-    from app.services.compute import get_pool
-    from app.settings import get_settings
+    from ..settings import get_settings
+    from .compute import get_pool
 
     pool, started = get_pool(), time.perf_counter()
     try:
@@ -151,6 +158,8 @@ def warm_command() -> int:
     finally:
         if pool.processes is not None:
             pool.processes.shutdown()
-    print(f"warm: {progress.done - progress.failed} of {progress.total} default views in "
-          f"{time.perf_counter() - started:.1f} s, cache {get_settings().resolved_cache_dir()}")
+    print(
+        f"warm: {progress.done - progress.failed} of {progress.total} default views in "
+        f"{time.perf_counter() - started:.1f} s, cache {get_settings().resolved_cache_dir()}"
+    )
     return 1 if progress.failed else 0

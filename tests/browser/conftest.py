@@ -3,6 +3,7 @@
 Without /usr/bin/chromium the tests skip locally but FAIL when the CI environment variable is set.
 Screenshots land in artifacts/screenshots/ (gitignored) for a human to look at.
 """
+
 from __future__ import annotations
 
 import os
@@ -12,14 +13,21 @@ from urllib.parse import urlparse
 
 import pytest
 
-from tools.localserver import free_port, local_server, uvicorn_args
 from tests.browser.screens import DEVICES
+from tools.localserver import free_port, local_server, uvicorn_args
 
 ROOT = Path(__file__).resolve().parents[2]
 SCREENSHOTS = ROOT / "artifacts" / "screenshots"
 CHROMIUM = os.environ.get("RESNORM_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 
 
 def pytest_collection_modifyitems(items):
@@ -44,8 +52,12 @@ def browser_type_launch_args(browser_type_launch_args):
 
 @pytest.fixture(scope="session")
 def browser_context_args(browser_context_args):
-    return {**browser_context_args, "viewport": {"width": 1280, "height": 720}, "locale": "en-US",
-            "accept_downloads": True}
+    return {
+        **browser_context_args,
+        "viewport": {"width": 1280, "height": 720},
+        "locale": "en-US",
+        "accept_downloads": True,
+    }
 
 
 @pytest.fixture(scope="session")
@@ -86,6 +98,7 @@ class PageWatch:
             parsed = urlparse(request.url)
             if parsed.scheme in ("http", "https", "ws", "wss") and parsed.netloc != host:
                 self.foreign.append(request.url)
+
         page.on("request", on_request)
 
     def open(self, path: str, charts: tuple[str, ...] = (), timeout: float = 60_000):
@@ -96,7 +109,9 @@ class PageWatch:
     def wait_ready(self, charts: tuple[str, ...] = (), timeout: float = 60_000):
         self.page.wait_for_selector("body[data-ready='1']", state="attached", timeout=timeout)
         for chart in charts:
-            self.page.wait_for_selector(f"[data-chart='{chart}'][data-drawn] .main-svg", state="attached", timeout=timeout)
+            self.page.wait_for_selector(
+                f"[data-chart='{chart}'][data-drawn] .main-svg", state="attached", timeout=timeout
+            )
 
     def drawn(self, chart: str) -> int:
         return int(self.page.get_attribute(f"[data-chart='{chart}']", "data-drawn") or 0)
@@ -106,7 +121,9 @@ class PageWatch:
         return self.page.evaluate(
             """key => { const gd = document.querySelector(`[data-chart="${key}"]`);
                         return {data: gd.data.map(t => ({name: t.name, x: t.x, y: t.y, z: t.z})),
-                                title: gd.layout.title && gd.layout.title.text}; }""", chart)
+                                title: gd.layout.title && gd.layout.title.text}; }""",
+            chart,
+        )
 
     def screenshot(self, name: str):
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)

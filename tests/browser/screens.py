@@ -1,4 +1,5 @@
 """Screen sizes and the list of every page: shared by the phone, accessibility and explorer browser tests."""
+
 from __future__ import annotations
 
 # Screen sizes every page is checked at: a projector or laptop, a phone (iPhone 12-15 class), a tablet (iPad portrait).

@@ -4,6 +4,7 @@ violations of its default rule set (WCAG 2.x A and AA, best practices) and of th
 
 `make test` installs it (`npm ci` in tests/browser); without it the tests skip locally and FAIL in CI.
 """
+
 from __future__ import annotations
 
 import os

@@ -1,6 +1,7 @@
 """The explorer pages in headless Chromium: every page and embed draws in both languages, controls change the
 chart and the URL, a reload reproduces it, back/forward work, exports produce real files. Screenshots land in
 artifacts/screenshots/. Sweeps are kept to depths 1..12 so the suite stays quick."""
+
 from __future__ import annotations
 
 import json
@@ -10,10 +11,19 @@ import struct
 
 import pytest
 
-PAGES = [("/", ("tour",)), ("/norms", ("norms",)), ("/gradients?sweep_to=12", ("grad-profile", "grad-heatmap")),
-         ("/compare", ("compare",))]
-EMBEDS = [("/embed/tour", "tour"), ("/embed/norms?depth=24&theme=slide", "norms"), ("/embed/grad-profile", "grad-profile"),
-          ("/embed/grad-heatmap?sweep_to=12", "grad-heatmap"), ("/embed/compare", "compare")]
+PAGES = [
+    ("/", ("tour",)),
+    ("/norms", ("norms",)),
+    ("/gradients?sweep_to=12", ("grad-profile", "grad-heatmap")),
+    ("/compare", ("compare",)),
+]
+EMBEDS = [
+    ("/embed/tour", "tour"),
+    ("/embed/norms?depth=24&theme=slide", "norms"),
+    ("/embed/grad-profile", "grad-profile"),
+    ("/embed/grad-heatmap?sweep_to=12", "grad-heatmap"),
+    ("/embed/compare", "compare"),
+]
 CJK = re.compile(r"[\u4e00-\u9fff]")
 
 
@@ -97,10 +107,12 @@ def test_deepnorm_preset_follows_depth(watch):
     watch.open("/norms?depth=48", ("norms",))
     watch.page.select_option("#ctl-preset", "deepnorm")
     watch.page.wait_for_url(re.compile(r"init=deepnorm"))
-    assert math.isclose(float(watch.page.input_value("#ctl-residual_scale")), 96 ** 0.25, rel_tol=1e-5)
+    assert math.isclose(float(watch.page.input_value("#ctl-residual_scale")), 96**0.25, rel_tol=1e-5)
     watch.page.fill("#ctl-depth", "8")
     watch.page.press("#ctl-depth", "Enter")
-    watch.page.wait_for_function("() => Math.abs(Number(document.querySelector('#ctl-residual_scale').value) - Math.pow(16, 0.25)) < 1e-4")
+    watch.page.wait_for_function(
+        "() => Math.abs(Number(document.querySelector('#ctl-residual_scale').value) - Math.pow(16, 0.25)) < 1e-4"
+    )
     assert watch.page.input_value("#ctl-preset") == "deepnorm"
 
 
@@ -197,7 +209,9 @@ def test_controls_are_labelled_and_page_fits_a_projector(watch, path):
     unlabelled = watch.page.evaluate("""() => [...document.querySelectorAll('#controls select, #controls input')]
         .filter(el => !(el.labels && el.labels.length) && !el.getAttribute('aria-label')).map(el => el.id || el.name)""")
     assert not unlabelled
-    assert watch.page.evaluate("() => document.documentElement.scrollWidth") <= 1280  # no sideways scrolling at 1280x720
+    assert (
+        watch.page.evaluate("() => document.documentElement.scrollWidth") <= 1280
+    )  # no sideways scrolling at 1280x720
 
 
 def test_keyboard_alone_changes_the_chart(watch):

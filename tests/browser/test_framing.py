@@ -1,4 +1,5 @@
 """Framing in a real browser: slides (any other site) may frame /embed/ charts, and nothing else."""
+
 from __future__ import annotations
 
 
@@ -19,5 +20,5 @@ def test_ordinary_pages_refuse_to_be_framed(page, live_server):
     page.on("console", lambda m: "frame" in m.text.lower() and refused.append(m.text))
     _, frame = _framed(page, live_server + "/norms")
     page.wait_for_timeout(1000)
-    assert frame.locator("[data-chart]").count() == 0   # the browser showed nothing of the page
+    assert frame.locator("[data-chart]").count() == 0  # the browser showed nothing of the page
     assert refused, "Chromium should report the refused frame (frame-ancestors 'none')"

@@ -2,6 +2,7 @@
 reload, the speaker view in sync, a training slide on T, the offline file from file:// with the network blocked,
 printing (one PDF page per slide), an embed, a phone. Screenshots of every slide land in
 artifacts/screenshots/lecture/ for a human to look at."""
+
 from __future__ import annotations
 
 import re
@@ -16,7 +17,7 @@ from tests.browser.conftest import SCREENSHOTS, UNREGISTERED_TRACES
 
 SHOTS = SCREENSHOTS / "lecture"
 TRAINING = {s["id"] for s in DECK if s["chart"] and any(src["api"] == "train" for src in s["chart"]["sources"])}
-KEYS = ["ArrowRight", "Space", "PageDown"]   # what presentation clickers and keyboards send
+KEYS = ["ArrowRight", "Space", "PageDown"]  # what presentation clickers and keyboards send
 
 
 class Export:
@@ -60,15 +61,22 @@ def wait_slide(watch, number: int) -> None:
 
 def wait_drawn(watch, slide_id: str) -> None:
     """The slide's chart (or table) is on screen and its caption holds measured numbers."""
-    watch.page.wait_for_function("""id => { const s = document.getElementById(id);
-        return s.dataset.claimChecked || s.dataset.training === 'idle'; }""", arg=slide_id, timeout=120_000)
+    watch.page.wait_for_function(
+        """id => { const s = document.getElementById(id);
+        return s.dataset.claimChecked || s.dataset.training === 'idle'; }""",
+        arg=slide_id,
+        timeout=120_000,
+    )
 
 
 def overflowing(watch, slide_id: str) -> list[str]:
     """Boxes of the slide whose text does not fit (a lecturer would not put a cut-off sentence on screen)."""
-    return watch.page.evaluate("""id => { const s = document.getElementById(id);
+    return watch.page.evaluate(
+        """id => { const s = document.getElementById(id);
         return [...s.querySelectorAll('.slide-title, .slide-text, figcaption, .claim')]
-          .filter(e => e.scrollHeight > e.clientHeight + 2 || e.scrollWidth > e.clientWidth + 2).map(e => e.className); }""", slide_id)
+          .filter(e => e.scrollHeight > e.clientHeight + 2 || e.scrollWidth > e.clientWidth + 2).map(e => e.className); }""",
+        slide_id,
+    )
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
@@ -79,7 +87,11 @@ def test_walk_the_whole_deck_with_keys(watch, export, lang):
     for number, slide in enumerate(DECK, start=1):
         wait_slide(watch, number)
         state = current(watch)
-        assert state["id"] == slide["id"] and f"slide={number}" in state["url"] and state["url"].endswith(f"#{slide['id']}")
+        assert (
+            state["id"] == slide["id"]
+            and f"slide={number}" in state["url"]
+            and state["url"].endswith(f"#{slide['id']}")
+        )
         wait_drawn(watch, slide["id"])
         state = current(watch)
         if slide["id"] not in TRAINING:
@@ -90,7 +102,7 @@ def test_walk_the_whole_deck_with_keys(watch, export, lang):
         assert not overflowing(watch, slide["id"]), (slide["id"], overflowing(watch, slide["id"]))
         watch.page.screenshot(path=str(SHOTS / f"{lang}-{number:02d}-{slide['id']}.png"))
         watch.page.keyboard.press(KEYS[number % len(KEYS)])
-    assert current(watch)["id"] == DECK[-1]["id"]          # past the end stays on the last slide
+    assert current(watch)["id"] == DECK[-1]["id"]  # past the end stays on the last slide
     watch.page.keyboard.press("Home")
     wait_slide(watch, 1)
     watch.page.keyboard.press("End")
@@ -110,11 +122,11 @@ def test_captions_show_the_exact_numbers(watch):
     watch.open("/lecture?slide=3")
     wait_drawn(watch, "chain")
     claim = current(watch)["claim"]
-    assert shown(0.9 ** 96, 6) in claim and shown(1.1 ** 96, 6) in claim   # as Python computes them
-    assert shown(0.9 ** 96, 6) == "4.04838×10⁻⁵"
+    assert shown(0.9**96, 6) in claim and shown(1.1**96, 6) in claim  # as Python computes them
+    assert shown(0.9**96, 6) == "4.04838×10⁻⁵"
     watch.page.keyboard.press("ArrowRight")
     wait_drawn(watch, "shortcut")
-    assert f"{1.01 ** 96:.6g}" in current(watch)["claim"]
+    assert f"{1.01**96:.6g}" in current(watch)["claim"]
 
 
 def test_the_url_holds_the_slide_and_reload_lands_there(watch):
@@ -139,9 +151,9 @@ def test_speaker_view_follows_the_deck_and_drives_it(watch):
     speaker.wait_for_function("() => document.body.dataset.slide === '2'")
     assert speaker.text_content("#speaker-notes") == DECK[1]["notes"]["en"]
     assert speaker.text_content("#speaker-next-title") == DECK[2]["title"]["en"]
-    watch.page.keyboard.press("ArrowRight")                       # the deck moves: the speaker view follows
+    watch.page.keyboard.press("ArrowRight")  # the deck moves: the speaker view follows
     speaker.wait_for_function("() => document.body.dataset.slide === '3'")
-    speaker.keyboard.press("ArrowRight")                          # the speaker view moves: the deck follows
+    speaker.keyboard.press("ArrowRight")  # the speaker view moves: the deck follows
     wait_slide(watch, 4)
     assert re.fullmatch(r"\d+:\d\d", speaker.text_content("#speaker-elapsed"))
     SHOTS.mkdir(parents=True, exist_ok=True)
@@ -154,14 +166,17 @@ def test_a_training_slide_trains_on_t_and_keeps_the_run(watch):
     watch.open(f"/lecture?slide={number}")
     wait_drawn(watch, "train-shortcut")
     assert watch.page.get_attribute("#train-shortcut", "data-training") == "idle"
-    watch.page.keyboard.press("t")   # running, or at once done when the server replays a run it already has
-    watch.page.wait_for_function("() => ['running', 'done'].includes(document.getElementById('train-shortcut').dataset.training)")
-    watch.page.wait_for_function("() => document.getElementById('train-shortcut').dataset.claimChecked",
-                                 timeout=300_000)
+    watch.page.keyboard.press("t")  # running, or at once done when the server replays a run it already has
+    watch.page.wait_for_function(
+        "() => ['running', 'done'].includes(document.getElementById('train-shortcut').dataset.training)"
+    )
+    watch.page.wait_for_function(
+        "() => document.getElementById('train-shortcut').dataset.claimChecked", timeout=300_000
+    )
     assert current(watch)["checked"] == "ok", current(watch)["claim"]
     watch.page.screenshot(path=str(SHOTS / "en-trained-train-shortcut.png"))
     watch.page.keyboard.press("ArrowRight")
-    watch.page.keyboard.press("ArrowLeft")                        # back again: the finished run is still there
+    watch.page.keyboard.press("ArrowLeft")  # back again: the finished run is still there
     assert watch.page.get_attribute("#train-shortcut", "data-training") == "done"
 
 
@@ -181,7 +196,7 @@ def test_the_offline_file_presents_from_file_without_network(page, export, tmp_p
             assert page.get_attribute(f"#{slide['id']}", "data-claim-checked") == "ok", slide["id"]
         if slide["chart"]:
             assert page.locator(f"#{slide['id']} .main-svg").count() > 0, slide["id"]
-    assert page.evaluate(UNREGISTERED_TRACES) == []          # the inlined Plotly.js draws every slide's trace types
+    assert page.evaluate(UNREGISTERED_TRACES) == []  # the inlined Plotly.js draws every slide's trace types
     page.keyboard.press("End")
     page.wait_for_function("n => document.body.dataset.slide === String(n)", arg=len(DECK))
     assert not errors, errors
@@ -197,7 +212,7 @@ def test_print_gives_one_landscape_page_per_slide(watch):
     pages = re.findall(rb"/Type\s*/Page(?![a-zA-Z])", pdf)
     assert len(pages) == len(DECK)
     size = re.search(rb"/MediaBox\s*\[\s*0\s+0\s+([\d.]+)\s+([\d.]+)\s*\]", pdf)
-    assert float(size.group(1)) > float(size.group(2))            # landscape, 16:9
+    assert float(size.group(1)) > float(size.group(2))  # landscape, 16:9
     assert float(size.group(1)) / float(size.group(2)) == pytest.approx(16 / 9, rel=0.01)
 
 

@@ -1,5 +1,6 @@
 """The lesson pages in Chromium: the drawn numbers are the physics (recomputed here), controls and buttons
 drive the URL, reloads reproduce the chart, both languages render, embeds draw alone."""
+
 from __future__ import annotations
 
 import json
@@ -7,6 +8,7 @@ import math
 import urllib.request
 
 import pytest
+
 from tests.conftest import layernorm_by_hand, rmsnorm_by_hand
 
 
@@ -16,13 +18,18 @@ def api(live_server: str, path: str) -> dict:
 
 
 def set_slider(watch, name: str, value: float) -> None:
-    watch.page.evaluate("""([name, value]) => { const s = document.getElementById(`slider-${name}`);
-        s.value = String(value); s.dispatchEvent(new Event('input', {bubbles: true})); }""", [name, value])
+    watch.page.evaluate(
+        """([name, value]) => { const s = document.getElementById(`slider-${name}`);
+        s.value = String(value); s.dispatchEvent(new Event('input', {bubbles: true})); }""",
+        [name, value],
+    )
 
 
 def wait_redraw(watch, chart: str, before: int) -> None:
     watch.page.wait_for_function(
-        "([key, n]) => Number(document.querySelector(`[data-chart=\"${key}\"]`).dataset.drawn || 0) > n", arg=[chart, before])
+        '([key, n]) => Number(document.querySelector(`[data-chart="${key}"]`).dataset.drawn || 0) > n',
+        arg=[chart, before],
+    )
 
 
 def test_chain_draws_the_exact_powers_and_the_case_buttons_drive_the_url(watch):
@@ -30,18 +37,18 @@ def test_chain_draws_the_exact_powers_and_the_case_buttons_drive_the_url(watch):
     figure = watch.figure("chain")
     plain, residual = figure["data"][0]["y"], figure["data"][1]["y"]
     assert len(plain) == 96
-    assert plain[-1] == pytest.approx(0.9 ** 96, rel=1e-12) and residual[-1] == pytest.approx(1.9 ** 96, rel=1e-12)
+    assert plain[-1] == pytest.approx(0.9**96, rel=1e-12) and residual[-1] == pytest.approx(1.9**96, rel=1e-12)
     assert watch.page.get_attribute("#case-vanish", "aria-pressed") == "true"
     before = watch.drawn("chain")
     watch.page.click("#case-explode")
     wait_redraw(watch, "chain", before)
     assert "derivative=1.1" in watch.page.url
-    assert watch.figure("chain")["data"][0]["y"][-1] == pytest.approx(1.1 ** 96, rel=1e-12)
+    assert watch.figure("chain")["data"][0]["y"][-1] == pytest.approx(1.1**96, rel=1e-12)
     caption = watch.page.text_content("[data-caption='chain']")
-    assert f"{1.1 ** 96:.6g}" in caption            # the exact value, not "12000"
+    assert f"{1.1**96:.6g}" in caption  # the exact value, not "12000"
     watch.page.click("#case-shortcut")
     wait_redraw(watch, "chain", before + 1)
-    assert watch.figure("chain")["data"][1]["y"][-1] == pytest.approx(1.01 ** 96, rel=1e-12)
+    assert watch.figure("chain")["data"][1]["y"][-1] == pytest.approx(1.01**96, rel=1e-12)
     shown = watch.figure("chain")
     watch.page.reload()
     watch.wait_ready(("chain",))
@@ -51,7 +58,7 @@ def test_chain_draws_the_exact_powers_and_the_case_buttons_drive_the_url(watch):
 
 def test_chain_depth_control_and_chinese_page(watch):
     watch.open("/chain?lang=zh&derivative=0.5&depth=20", charts=("chain",))
-    assert watch.figure("chain")["data"][0]["y"][-1] == pytest.approx(0.5 ** 20, rel=1e-12)
+    assert watch.figure("chain")["data"][0]["y"][-1] == pytest.approx(0.5**20, rel=1e-12)
     before = watch.drawn("chain")
     watch.page.fill("#ctl-depth", "30")
     watch.page.press("#ctl-depth", "Enter")
@@ -61,10 +68,6 @@ def test_chain_depth_control_and_chinese_page(watch):
     watch.screenshot("lesson-chain-zh")
 
 
-
-
-
-
 def test_layernorm_side_by_side_with_sliders_and_steps(watch):
     watch.open("/layernorm", charts=("layernorm",))
     data = watch.figure("layernorm")["data"]
@@ -72,7 +75,9 @@ def test_layernorm_side_by_side_with_sliders_and_steps(watch):
     assert data[1]["y"] == pytest.approx(layernorm_by_hand([8, 2, 2, 4])[2], rel=1e-9)
     assert [round(v, 3) for v in data[1]["y"]] == [1.633, -0.816, -0.816, 0.0]
     assert data[2]["y"] == pytest.approx(rmsnorm_by_hand([8, 2, 2, 4]), rel=1e-9)
-    assert watch.page.locator("#steps-layernorm li").count() == 6 and watch.page.locator("#steps-rmsnorm li").count() == 4
+    assert (
+        watch.page.locator("#steps-layernorm li").count() == 6 and watch.page.locator("#steps-rmsnorm li").count() == 4
+    )
     before = watch.drawn("layernorm")
     set_slider(watch, "gamma", 2)
     wait_redraw(watch, "layernorm", before)
@@ -80,16 +85,19 @@ def test_layernorm_side_by_side_with_sliders_and_steps(watch):
     set_slider(watch, "beta", 0.5)
     watch.page.wait_for_function("() => window.location.search.includes('beta=0.5')")
     watch.page.wait_for_function(
-        "n => Number(document.querySelector('[data-chart=\"layernorm\"]').dataset.drawn) > n", arg=before)
+        "n => Number(document.querySelector('[data-chart=\"layernorm\"]').dataset.drawn) > n", arg=before
+    )
     data = watch.figure("layernorm")["data"]
     assert data[1]["y"] == pytest.approx(layernorm_by_hand([8, 2, 2, 4], gamma=[2.0] * 4, beta=[0.5] * 4)[2], rel=1e-9)
-    assert data[2]["y"] == pytest.approx(rmsnorm_by_hand([8, 2, 2, 4], gamma=[2.0] * 4), rel=1e-9)   # RMSNorm has no β
+    assert data[2]["y"] == pytest.approx(rmsnorm_by_hand([8, 2, 2, 4], gamma=[2.0] * 4), rel=1e-9)  # RMSNorm has no β
     before = watch.drawn("layernorm")
     watch.page.fill("#vec-x", "1, 2, 3, 4, 10")
     watch.page.press("#vec-x", "Enter")
     wait_redraw(watch, "layernorm", before)
     assert "x=1,2,3,4,10" in watch.page.url
-    assert watch.figure("layernorm")["data"][1]["y"] == pytest.approx(layernorm_by_hand([1, 2, 3, 4, 10], gamma=[2.0] * 5, beta=[0.5] * 5)[2], rel=1e-9)
+    assert watch.figure("layernorm")["data"][1]["y"] == pytest.approx(
+        layernorm_by_hand([1, 2, 3, 4, 10], gamma=[2.0] * 5, beta=[0.5] * 5)[2], rel=1e-9
+    )
     watch.page.click("#play-steps")
     assert watch.page.locator("#steps-layernorm li.pending").count() > 0
     watch.page.wait_for_function("() => !document.querySelector('#steps li.pending')", timeout=10_000)
@@ -130,7 +138,7 @@ def test_precision_shows_the_float16_overflow_depth(watch, live_server):
     assert watch.page.locator("#formats-body tr").count() == 3
     assert f"第 {layer} 块" in watch.page.text_content("[data-caption='precision-overflow']")
     float16 = watch.figure("precision-overflow")["data"][1]["y"]
-    assert all(v is not None for v in float16[:layer - 1]) and all(v is None for v in float16[layer - 1:])
+    assert all(v is not None for v in float16[: layer - 1]) and all(v is None for v in float16[layer - 1 :])
     watch.screenshot("lesson-precision-zh")
     before = watch.drawn("precision-overflow")
     watch.page.select_option("#ctl-norm", "layernorm")
@@ -152,5 +160,5 @@ def test_chain_csv_export_holds_the_computed_products(watch):
     rows = open(info.value.path(), encoding="utf-8").read().strip().splitlines()
     assert rows[0] == "layer,plain,residual" and len(rows) == 13
     layer, plain, residual = rows[-1].split(",")
-    assert int(layer) == 12 and float(plain) == pytest.approx(1.1 ** 12, rel=1e-12)
-    assert float(residual) == pytest.approx(2.1 ** 12, rel=1e-12)
+    assert int(layer) == 12 and float(plain) == pytest.approx(1.1**12, rel=1e-12)
+    assert float(residual) == pytest.approx(2.1**12, rel=1e-12)

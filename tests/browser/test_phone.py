@@ -4,6 +4,7 @@ shows this page's address (settings included) as a QR code of exactly that addre
 
 Screenshots of the first screen of every page land in artifacts/screenshots/phone/ for a person to look at.
 """
+
 from __future__ import annotations
 
 import re
@@ -17,7 +18,7 @@ from tests.browser.conftest import SCREENSHOTS
 from tests.browser.screens import every_page, with_lang
 from tests.test_room import matrix_modules, svg_modules
 
-CHART_VISIBLE_PX = 120   # at least this much of the first chart (its title and legend) on the first screen
+CHART_VISIBLE_PX = 120  # at least this much of the first chart (its title and legend) on the first screen
 CHART_FOLLOWED = """() => [...document.querySelectorAll('[data-chart]')].every((chart) =>
     Math.abs(chart.querySelector('.main-svg').getBoundingClientRect().width - chart.clientWidth) < 2)"""
 
@@ -66,13 +67,15 @@ def test_desktop_shows_navigation_and_settings_without_toggles(open_device, lang
     for width in (920, 1000, 1100, 1200, 1280, 1600):
         page.set_viewport_size({"width": width, "height": 800})
         page.wait_for_function(f"() => document.documentElement.clientWidth === {width}")
-        page.wait_for_function(CHART_FOLLOWED)      # the chart has followed its box
-        page.wait_for_timeout(50)                   # the header is measured on the next animation frame
+        page.wait_for_function(CHART_FOLLOWED)  # the chart has followed its box
+        page.wait_for_timeout(50)  # the header is measured on the next animation frame
         assert page.evaluate("document.documentElement.scrollWidth") <= width
         assert page.locator("header.site").bounding_box()["height"] < 60, f"the header wraps at {width} px"
         assert page.is_visible("#site-nav") != page.is_visible("#menu-toggle")
-        assert page.is_visible("#room-open") and page.evaluate("document.getElementById('room-open').textContent.trim()")
-    assert page.is_visible("#site-nav") and not page.is_visible("#menu-toggle")   # 1600 px: every link shows
+        assert page.is_visible("#room-open") and page.evaluate(
+            "document.getElementById('room-open').textContent.trim()"
+        )
+    assert page.is_visible("#site-nav") and not page.is_visible("#menu-toggle")  # 1600 px: every link shows
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
@@ -93,18 +96,18 @@ def test_menu_opens_by_touch_and_keyboard_and_escape_closes_it(open_device, lang
     page.keyboard.press("Escape")
     assert button.get_attribute("aria-expanded") == "false" and not page.is_visible("#site-nav")
     assert page.evaluate("document.activeElement.id") == "menu-toggle"
-    page.keyboard.press("Enter")                       # the focused button opens it again
+    page.keyboard.press("Enter")  # the focused button opens it again
     assert page.is_visible("#site-nav")
-    page.keyboard.press("Tab")                         # and Tab walks into the links
+    page.keyboard.press("Tab")  # and Tab walks into the links
     assert page.evaluate("document.activeElement.closest('#site-nav') !== null")
-    page.locator("h1").tap()                           # a tap elsewhere closes it
+    page.locator("h1").tap()  # a tap elsewhere closes it
     assert not page.is_visible("#site-nav")
     button.tap()
     page.locator("#site-nav a[data-nav='norms']").tap()
     page.wait_for_url(re.compile(r"/norms\?"))
     watch.wait_ready(("norms",))
     assert page.get_attribute("#site-nav a[data-nav='norms']", "aria-current") == "page"
-    assert page.get_attribute("#menu-toggle", "aria-expanded") == "false"   # a new page starts with the menu shut
+    assert page.get_attribute("#menu-toggle", "aria-expanded") == "false"  # a new page starts with the menu shut
 
 
 def test_settings_toggle_folds_the_panel_and_a_setting_still_redraws_the_chart(open_device):
@@ -149,10 +152,12 @@ def test_slider_follows_a_finger(open_device):
     drawn = watch.drawn("softmax-probs")
     box = slider.bounding_box()
     page.touchscreen.tap(box["x"] + box["width"] * 0.95, box["y"] + box["height"] / 2)
-    page.wait_for_function(f"() => Number(document.querySelector('[data-chart=\"softmax-probs\"]').dataset.drawn) > {drawn}")
+    page.wait_for_function(
+        f"() => Number(document.querySelector('[data-chart=\"softmax-probs\"]').dataset.drawn) > {drawn}"
+    )
     assert float(slider.input_value()) > float(before)
     scale = float(urllib.parse.parse_qs(urllib.parse.urlsplit(page.url).query)["scale"][0])
-    assert scale == pytest.approx(10 ** float(slider.input_value()), rel=0.01)   # the slider moves log10(scale)
+    assert scale == pytest.approx(10 ** float(slider.input_value()), rel=0.01)  # the slider moves log10(scale)
 
 
 def test_a_swipe_over_a_chart_scrolls_the_page(open_device):
@@ -160,7 +165,7 @@ def test_a_swipe_over_a_chart_scrolls_the_page(open_device):
     watch = open_device("phone")
     watch.open("/norms", ("norms",))
     page = watch.page
-    box = page.locator("[data-chart='norms'] .nsewdrag").bounding_box()   # Plotly's drag surface over the plot
+    box = page.locator("[data-chart='norms'] .nsewdrag").bounding_box()  # Plotly's drag surface over the plot
     x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] * 0.6
     session = page.context.new_cdp_session(page)
     session.send("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [{"x": x, "y": y}]})
@@ -170,8 +175,10 @@ def test_a_swipe_over_a_chart_scrolls_the_page(open_device):
     page.wait_for_function("() => window.scrollY > 100")
     assert page.evaluate("document.querySelector('[data-chart=norms]')._fullLayout.dragmode") is False
     box = page.locator("[data-chart='norms'] .nsewdrag").bounding_box()
-    page.touchscreen.tap(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)   # a tap still reads a point
-    page.wait_for_function("() => document.querySelector('[data-chart=norms] .hoverlayer').textContent.includes('‖x_l‖')")
+    page.touchscreen.tap(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)  # a tap still reads a point
+    page.wait_for_function(
+        "() => document.querySelector('[data-chart=norms] .hoverlayer').textContent.includes('‖x_l‖')"
+    )
 
 
 def test_charts_follow_the_window(open_device):
@@ -187,15 +194,16 @@ def test_charts_follow_the_window(open_device):
     page.wait_for_function(CHART_FOLLOWED)
     narrow = page.evaluate(plot_width)
     assert narrow < wide - 200
-    assert watch.drawn("norms") == drawn and asked == []   # a resize is not a new draw, and asks the server nothing
+    assert watch.drawn("norms") == drawn and asked == []  # a resize is not a new draw, and asks the server nothing
     title = page.evaluate("document.querySelector('[data-chart=norms]').layout.title.text")
-    assert title.count("<br>") == 0 or narrow < 500    # wrapped only where it does not fit
+    assert title.count("<br>") == 0 or narrow < 500  # wrapped only where it does not fit
     page.set_viewport_size({"width": 390, "height": 844})
     page.wait_for_function("() => document.querySelector('[data-chart=norms]').layout.title.text.includes('<br>')")
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
 
 
 # ---- Show the room -------------------------------------------------------------------------------------
+
 
 def qr_svg(live_server: str, src: str) -> str:
     with urllib.request.urlopen(live_server + src, timeout=30) as response:
@@ -221,8 +229,8 @@ def assert_qr_encodes(live_server: str, shown: dict, address: str) -> None:
     assert shown["loaded"]
     side, dark = svg_modules(qr_svg(live_server, shown["src"]))
     reference = segno.make_qr(address, error="m")
-    assert side == reference.symbol_size(border=4)[0]     # the QR's module count, quiet zone included
-    assert dark == matrix_modules(reference)               # the code of exactly this address
+    assert side == reference.symbol_size(border=4)[0]  # the QR's module count, quiet zone included
+    assert dark == matrix_modules(reference)  # the code of exactly this address
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
@@ -235,11 +243,11 @@ def test_room_panel_on_a_loopback_server_shows_the_page_and_says_phones_cannot_r
     page.wait_for_function("() => location.search.includes('norm_position=post')")
     shown = open_room(page)
     assert_qr_encodes(live_server, shown, page.url)
-    assert "norm_position=post" in shown["address"]           # every setting travels with the code
+    assert "norm_position=post" in shown["address"]  # every setting travels with the code
     assert "--host 0.0.0.0" in shown["warning"]
     assert ("手机" in shown["warning"]) == (lang == "zh")
     assert shown["focused"] == "room-close"
-    assert shown["width"] >= 389 and shown["height"] >= 843      # full screen
+    assert shown["width"] >= 389 and shown["height"] >= 843  # full screen
     first_screen_shot(watch, f"room-loopback-{lang}-phone")
     page.keyboard.press("Escape")
     assert not page.is_visible("#room")
@@ -249,8 +257,13 @@ def test_room_panel_on_a_loopback_server_shows_the_page_and_says_phones_cannot_r
 def test_room_panel_on_all_interfaces_shows_the_lan_address_large(open_device, live_server):
     """/api/room answered as by a server started with --host 0.0.0.0 on a laptop with two networks."""
     watch = open_device("desktop")
-    lan = {"urls": ["http://192.168.1.23:8123", "http://10.0.0.7:8123"], "public_url": None,
-           "listening_on_all_interfaces": True, "loopback_only": False, "in_container": False}
+    lan = {
+        "urls": ["http://192.168.1.23:8123", "http://10.0.0.7:8123"],
+        "public_url": None,
+        "listening_on_all_interfaces": True,
+        "loopback_only": False,
+        "in_container": False,
+    }
     watch.page.route("**/api/room", lambda route: route.fulfill(json=lan))
     watch.open("/compare?depth=6", ("compare",))
     page = watch.page
@@ -258,9 +271,9 @@ def test_room_panel_on_all_interfaces_shows_the_lan_address_large(open_device, l
     shown = open_room(page)
     assert_qr_encodes(live_server, shown, f"http://192.168.1.23:8123/{path}")
     assert shown["warning"] == "" and "same network" in shown["note"]
-    assert shown["urlFont"] >= 40                                # large type on a 1280 px projector
+    assert shown["urlFont"] >= 40  # large type on a 1280 px projector
     first_screen_shot(watch, "room-lan-en-desktop")
-    page.click("#room-others button")                           # the other network's address
+    page.click("#room-others button")  # the other network's address
     page.wait_for_function("() => document.getElementById('room').dataset.address.startsWith('http://10.0.0.7:8123/')")
     page.click("#room-close")
     assert not page.is_visible("#room") and page.evaluate("document.activeElement.id") == "room-open"
@@ -268,8 +281,13 @@ def test_room_panel_on_all_interfaces_shows_the_lan_address_large(open_device, l
 
 def test_public_url_wins_and_a_page_opened_by_its_lan_address_keeps_it(open_device, live_server):
     watch = open_device("tablet")
-    public = {"urls": ["https://resnorm.example.org"], "public_url": "https://resnorm.example.org",
-              "listening_on_all_interfaces": True, "loopback_only": False, "in_container": True}
+    public = {
+        "urls": ["https://resnorm.example.org"],
+        "public_url": "https://resnorm.example.org",
+        "listening_on_all_interfaces": True,
+        "loopback_only": False,
+        "in_container": True,
+    }
     watch.page.route("**/api/room", lambda route: route.fulfill(json=public))
     watch.open("/chain?lang=zh&derivative=1.1", ("chain",))
     shown = open_room(watch.page)
@@ -277,4 +295,4 @@ def test_public_url_wins_and_a_page_opened_by_its_lan_address_keeps_it(open_devi
     assert "RESNORM_PUBLIC_URL" in shown["note"] and shown["warning"] == ""
     kept = watch.page.evaluate("""async () => { const { roomAddress } = await import('/static/js/room.js');
         return roomAddress(new URL('http://192.168.1.5:8000/norms?depth=6'), { urls: ['http://10.0.0.7:8000'], public_url: null }); }""")
-    assert kept == "http://192.168.1.5:8000/norms?depth=6"      # already reachable: not rewritten
+    assert kept == "http://192.168.1.5:8000/norms?depth=6"  # already reachable: not rewritten

@@ -2,6 +2,7 @@
 header names, and a chart of any other type is caught. Every browser test checks, when it ends, that each chart on its
 page drew with a registered type (tests/browser/conftest.py, PageWatch.assert_clean); the lecture walk and the
 every-page phone and accessibility tests therefore cover every slide and page."""
+
 from __future__ import annotations
 
 from app.assets import PLOTLY_TRACES, plotly_url
@@ -22,5 +23,5 @@ def test_a_chart_of_a_type_the_bundle_lacks_is_caught(watch):
         [{{type: 'sankey', node: {{label: ['a', 'b']}}, link: {{source: [0], target: [1], value: [1]}}}}])""")
     assert [entry.split(": ")[-1] for entry in watch.unregistered_traces()] == ["sankey"]
     assert not watch.errors
-    watch.page.evaluate(f"() => Plotly.purge(document.querySelector(\"{chart}\"))")   # leave the page clean
+    watch.page.evaluate(f'() => Plotly.purge(document.querySelector("{chart}"))')  # leave the page clean
     assert watch.unregistered_traces() == []

@@ -3,6 +3,7 @@
 The test writes artifacts/screenshots/readme-compare.jpg; docs/img/compare.jpg is a copy of it committed small
 (refresh it by copying after `make test-browser` when the page changes).
 """
+
 from __future__ import annotations
 
 import struct
@@ -16,9 +17,9 @@ def jpeg_size(data: bytes) -> tuple[int, int]:
     """(width, height) from a JPEG's start-of-frame marker."""
     i = 2
     while i < len(data):
-        marker, length = data[i + 1], struct.unpack(">H", data[i + 2:i + 4])[0]
+        marker, length = data[i + 1], struct.unpack(">H", data[i + 2 : i + 4])[0]
         if marker in (0xC0, 0xC1, 0xC2):
-            height, width = struct.unpack(">HH", data[i + 5:i + 9])
+            height, width = struct.unpack(">HH", data[i + 5 : i + 9])
             return width, height
         i += 2 + length
     raise AssertionError("no JPEG frame header")

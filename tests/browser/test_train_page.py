@@ -1,5 +1,6 @@
 """/train in a real browser: nothing runs until Start; Start draws live loss curves and a per-layer profile;
 Stop aborts the fetch and the server run ends; presets set the URL; both languages."""
+
 from __future__ import annotations
 
 import json

@@ -1,6 +1,7 @@
 """The new variants in Chromium: /batchnorm draws the served numbers in both languages and keeps its state in the
 URL, the speed chart on /layernorm shows medians with their spread, and the explorer pages take block=parallel,
 residual=dense and norm=groupnorm from the URL into their controls and their traces."""
+
 from __future__ import annotations
 
 import json
@@ -10,8 +11,9 @@ import pytest
 
 
 def post(live_server: str, path: str, body: dict) -> dict:
-    request = urllib.request.Request(live_server + path, data=json.dumps(body).encode(),
-                                     headers={"Content-Type": "application/json"})
+    request = urllib.request.Request(
+        live_server + path, data=json.dumps(body).encode(), headers={"Content-Type": "application/json"}
+    )
     with urllib.request.urlopen(request, timeout=60) as response:
         return json.loads(response.read())
 
@@ -60,7 +62,7 @@ def test_explorer_takes_the_new_variants_from_the_url(watch, path, chart):
     assert watch.page.input_value("#ctl-residual") == "dense"
     assert watch.page.input_value("#ctl-norm") == "groupnorm" and watch.page.input_value("#ctl-norm_groups") == "4"
     assert watch.page.evaluate("document.documentElement.scrollWidth") <= 1280
-    if chart == "compare":   # GPT-2 against the dense custom stack: the caption says what the extra weights cost
+    if chart == "compare":  # GPT-2 against the dense custom stack: the caption says what the extra weights cost
         caption = watch.page.text_content("[data-caption='compare']")
         assert "parameters" in caption and "multiply-adds" in caption
     watch.screenshot(f"variants-{chart}")

@@ -5,6 +5,7 @@ fresh browser profile, waits until its charts are drawn, and adds up what crosse
 bodies as sent (gzipped where the server gzips). Then reloads each page in the same profile: what a browser cache
 with long-lived versioned URLs saves. `--root DIR` serves another checkout (e.g. an older commit, for before/after).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -16,8 +17,15 @@ from urllib.parse import urlparse
 
 from tools.localserver import free_port, local_server, uvicorn_args
 
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 
 
 def visit(page, url: str) -> dict[str, int]:
@@ -96,8 +104,9 @@ def measure(base: str, chromium: str) -> dict[str, dict[str, dict[str, int]]]:
 
 def report(results: dict[str, dict[str, dict[str, int]]]) -> str:
     kinds = ("html", "js", "css", "api", "other")
-    lines = [f"{'page':<12}{'first visit kB':>16}  (" + " ".join(f"{k:>7}" for k in kinds) + f")  {'again kB':>9}"
-             f"  computed"]
+    lines = [
+        f"{'page':<12}{'first visit kB':>16}  (" + " ".join(f"{k:>7}" for k in kinds) + f")  {'again kB':>9}  computed"
+    ]
     total_first = total_again = 0
     for path, r in results.items():
         computed = r["first"].pop("computed", 0) + r["again"].pop("computed", 0)
@@ -119,8 +128,11 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--url must point at this machine's loopback")
     port = free_port()
     env = {**os.environ, "RESNORM_WARM": "1"}
-    server = nullcontext(args.url) if args.url else local_server(uvicorn_args(port), port, env=env, cwd=args.root,
-                                                                 timeout_s=120)
+    server = (
+        nullcontext(args.url)
+        if args.url
+        else local_server(uvicorn_args(port), port, env=env, cwd=args.root, timeout_s=120)
+    )
     with server as base:
         wait_for_warm_up(base)
         print(report(measure(base, args.chromium)))

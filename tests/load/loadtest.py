@@ -11,6 +11,7 @@ Rules (exit 1 if broken): no answer other than 2xx, 429 or 503-with-Retry-After;
 no timeouts or dropped connections; health always 200; p95 of changed traces under --p95-limit-ms. Bounded:
 --duration seconds (then in-flight requests get at most --timeout more) and at most --max-requests requests.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -20,15 +21,15 @@ import os
 import random
 import socket
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from collections import defaultdict
-import subprocess
-import tempfile
+from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from ipaddress import ip_address
-from typing import Iterator
 from urllib.parse import urlparse
 
 import httpx
@@ -68,7 +69,9 @@ class Room:
     def open(self) -> bool:
         return time.monotonic() < self.deadline and self.tally.sent < self.args.max_requests
 
-    async def request(self, client: httpx.AsyncClient, kind: str, method: str, path: str, **kw) -> httpx.Response | None:
+    async def request(
+        self, client: httpx.AsyncClient, kind: str, method: str, path: str, **kw
+    ) -> httpx.Response | None:
         """One request, classified. Returns the response when it was a 2xx, else None (after any Retry-After)."""
         self.tally.sent += 1
         started = time.perf_counter()
@@ -139,8 +142,12 @@ class Room:
                 try:
                     response = await client.get("/api/health")
                     ok = response.status_code == 200
-                    self.tally.record("health", "ok" if ok else "error", time.perf_counter() - started,
-                                      "" if ok else f"health answered {response.status_code}")
+                    self.tally.record(
+                        "health",
+                        "ok" if ok else "error",
+                        time.perf_counter() - started,
+                        "" if ok else f"health answered {response.status_code}",
+                    )
                 except httpx.HTTPError as exc:
                     self.tally.record("health", "error", time.perf_counter() - started, f"health: {exc!r}")
                 await asyncio.sleep(1.0)
@@ -151,7 +158,9 @@ class Room:
             if response.status_code == 200 and "text/html" in response.headers.get("content-type", ""):
                 self.page_path = self.args.page
             else:
-                print(f"note: GET {self.args.page} answered {response.status_code}; pages are left out", file=sys.stderr)
+                print(
+                    f"note: GET {self.args.page} answered {response.status_code}; pages are left out", file=sys.stderr
+                )
 
     async def wait_for_warm_up(self) -> str:
         """A room's server has been up for a while (or ships a warm cache): start once every server has computed
@@ -188,16 +197,20 @@ def percentile(values: list[float], q: float) -> float:
 
 def report(tally: Tally, wall_s: float, args: argparse.Namespace) -> tuple[str, int]:
     where = f"{args.servers} servers sharing one Redis" if args.servers > 1 else "one server"
-    lines = [f"{args.students} students, {args.duration:.0f} s, {where} ({args.workers} worker(s) each) on 127.0.0.1; "
-             f"wall {wall_s:.1f} s; {tally.warm}",
-             f"{'kind':<14}{'n':>6}{'ok':>6}{'429':>5}{'503':>5}{'err':>5}{'p50 ms':>9}{'p95 ms':>9}{'max ms':>9}"]
+    lines = [
+        f"{args.students} students, {args.duration:.0f} s, {where} ({args.workers} worker(s) each) on 127.0.0.1; "
+        f"wall {wall_s:.1f} s; {tally.warm}",
+        f"{'kind':<14}{'n':>6}{'ok':>6}{'429':>5}{'503':>5}{'err':>5}{'p50 ms':>9}{'p95 ms':>9}{'max ms':>9}",
+    ]
     errors = served = 0
     for kind in sorted(tally.latencies):
         lat, st = tally.latencies[kind], tally.statuses[kind]
         errors += st["error"]
         served += st["ok"] + st["429"] + st["503"]
-        lines.append(f"{kind:<14}{len(lat):>6}{st['ok']:>6}{st['429']:>5}{st['503']:>5}{st['error']:>5}"
-                     f"{percentile(lat, 50):>9.0f}{percentile(lat, 95):>9.0f}{max(lat):>9.0f}")
+        lines.append(
+            f"{kind:<14}{len(lat):>6}{st['ok']:>6}{st['429']:>5}{st['503']:>5}{st['error']:>5}"
+            f"{percentile(lat, 50):>9.0f}{percentile(lat, 95):>9.0f}{max(lat):>9.0f}"
+        )
     traces = sum(tally.sources.values())
     hits = traces - tally.sources.get("computed", 0)
     by_source = ", ".join(f"{k} {v}" for k, v in sorted(tally.sources.items(), key=lambda kv: -kv[1]))
@@ -212,16 +225,28 @@ def report(tally: Tally, wall_s: float, args: argparse.Namespace) -> tuple[str, 
 
 
 def server_command(port: int, args: argparse.Namespace) -> list[str]:
-    return ["-m", "app", "--host", "127.0.0.1", "--port", str(port), "--workers", str(args.workers),
-            "--log-level", "warning"]
+    return [
+        "-m",
+        "app",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--workers",
+        str(args.workers),
+        "--log-level",
+        "warning",
+    ]
 
 
 @contextmanager
 def redis_server() -> Iterator[str]:
     """A redis-server of our own on a free loopback port, no persistence, stopped by its PID."""
     port = free_port()
-    process = subprocess.Popen(["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "",
-                                "--appendonly", "no"], stdout=subprocess.DEVNULL)
+    process = subprocess.Popen(
+        ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+        stdout=subprocess.DEVNULL,
+    )
     try:
         deadline = time.monotonic() + 20
         while True:
@@ -253,8 +278,13 @@ def servers_for(args: argparse.Namespace) -> Iterator[list[str]]:
         for index in range(args.servers):
             port = free_port()
             folder = stack.enter_context(tempfile.TemporaryDirectory(prefix=f"resnorm-load-{index}-"))
-            urls.append(stack.enter_context(local_server(server_command(port, args), port, timeout_s=120,
-                                                         env={**env, "RESNORM_CACHE_DIR": folder})))
+            urls.append(
+                stack.enter_context(
+                    local_server(
+                        server_command(port, args), port, timeout_s=120, env={**env, "RESNORM_CACHE_DIR": folder}
+                    )
+                )
+            )
         yield urls
 
 
@@ -272,8 +302,14 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--max-requests", type=int, default=20000, help="stop sending after this many")
     parser.add_argument("--timeout", type=float, default=60.0, help="per-request timeout; a timeout is an error")
     parser.add_argument("--max-depth", type=int, default=96, help="students pick depths 1..this (default 96)")
-    parser.add_argument("--think", type=float, nargs=2, default=(1.0, 4.0), metavar=("MIN", "MAX"),
-                        help="seconds a student pauses between actions")
+    parser.add_argument(
+        "--think",
+        type=float,
+        nargs=2,
+        default=(1.0, 4.0),
+        metavar=("MIN", "MAX"),
+        help="seconds a student pauses between actions",
+    )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", help="also write the figures to this file")
     args = parser.parse_args(argv)
@@ -292,10 +328,19 @@ def main(argv: list[str] | None = None) -> int:
     print(text)
     if args.json:
         with open(args.json, "w") as out:
-            json.dump({"args": vars(args), "wall_s": wall, "statuses": tally.statuses, "problems": tally.problems,
-                       "trace_sources": tally.sources,
-                       "p50_ms": {k: percentile(v, 50) for k, v in tally.latencies.items()},
-                       "p95_ms": {k: percentile(v, 95) for k, v in tally.latencies.items()}}, out, indent=2)
+            json.dump(
+                {
+                    "args": vars(args),
+                    "wall_s": wall,
+                    "statuses": tally.statuses,
+                    "problems": tally.problems,
+                    "trace_sources": tally.sources,
+                    "p50_ms": {k: percentile(v, 50) for k, v in tally.latencies.items()},
+                    "p95_ms": {k: percentile(v, 95) for k, v in tally.latencies.items()},
+                },
+                out,
+                indent=2,
+            )
     return 1 if errors else 0
 
 

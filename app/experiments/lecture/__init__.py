@@ -10,13 +10,14 @@ slides_walls     what the snowballing stream runs into: drift, 16-bit overflow, 
 slides_norm      normalization: LayerNorm by hand, Post-LN vs Pre-LN, RMSNorm
 slides_overview  title, alternatives (read from the registries), summary
 """
+
 from __future__ import annotations
 
 from typing import Any
 
-from app.experiments.lecture import slides_gradient, slides_norm, slides_walls
-from app.experiments.lecture.describe import settings_text
-from app.experiments.lecture.slides_overview import alternatives_slide, summary_slide, title_slide
+from . import slides_gradient, slides_norm, slides_walls
+from .describe import settings_text
+from .slides_overview import alternatives_slide, summary_slide, title_slide
 
 
 def build_deck() -> list[dict[str, Any]]:

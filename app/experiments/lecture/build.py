@@ -1,4 +1,5 @@
 """Small constructors that keep the slide data readable: every text is an (English, Chinese) pair."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -8,17 +9,33 @@ def pair(en: str, zh: str) -> dict[str, str]:
     return {"en": en, "zh": zh}
 
 
-def slide(id: str, title: tuple[str, str], text: tuple[str, str], notes: tuple[str, str],
-          chart: dict[str, Any] | None, claim: dict[str, Any], **extra: Any) -> dict[str, Any]:
+def slide(
+    id: str,
+    title: tuple[str, str],
+    text: tuple[str, str],
+    notes: tuple[str, str],
+    chart: dict[str, Any] | None,
+    claim: dict[str, Any],
+    **extra: Any,
+) -> dict[str, Any]:
     """One slide. extra: equation (one line, both languages read it), code (one line of Python),
     qa (why / what / how / cost), aside (an analogy), in both languages."""
     if "aside" in extra:
         extra["aside"] = pair(*extra["aside"])
-    return {"id": id, "title": pair(*title), "text": pair(*text), "notes": pair(*notes), "chart": chart,
-            "claim": claim, **extra}
+    return {
+        "id": id,
+        "title": pair(*title),
+        "text": pair(*text),
+        "notes": pair(*notes),
+        "chart": chart,
+        "claim": claim,
+        **extra,
+    }
 
 
-def chart(kind: str, title: tuple[str, str], sources: list[dict[str, Any]], explorer: str, **more: Any) -> dict[str, Any]:
+def chart(
+    kind: str, title: tuple[str, str], sources: list[dict[str, Any]], explorer: str, **more: Any
+) -> dict[str, Any]:
     """kind: how the browser draws the answers (static/js/lecture/figures.js); sources: the API requests, in order.
     labels (train): one (English, Chinese) name per run, in the order of the sources' runs."""
     if "labels" in more:
@@ -26,7 +43,9 @@ def chart(kind: str, title: tuple[str, str], sources: list[dict[str, Any]], expl
     return {"kind": kind, "title": pair(*title), "sources": sources, "explorer": explorer, **more}
 
 
-def series(source: int, field: str, label: tuple[str, str], color: str, dash: str = "solid", panel: int = 0) -> dict[str, Any]:
+def series(
+    source: int, field: str, label: tuple[str, str], color: str, dash: str = "solid", panel: int = 0
+) -> dict[str, Any]:
     """One line: `field` per layer of source `source` (a trace: the embedding as layer 0, then every block)."""
     return {"source": source, "field": field, "label": pair(*label), "color": color, "dash": dash, "panel": panel}
 

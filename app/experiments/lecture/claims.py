@@ -15,6 +15,7 @@ checks: [{"value": name, "op": "<" | ">" | "between" | "close" | "==" | "null", 
   A list value passes when every entry passes. null stands for a value that overflowed (strict JSON).
 Paths: keys joined by dots; [i] (negative from the end), [*] every item, [a:b] a slice of items.
 """
+
 from __future__ import annotations
 
 import math

@@ -5,26 +5,29 @@ costs nothing and a trace computed here is a cache hit for the pages. Training r
 process (a whole deck's training takes about a minute) and kept with the finished runs /api/train replays, so a
 rehearsal's run serves the export and the other way round: the exported file shows the curves as recorded. tests/test_lecture.py checks that every answer here equals the HTTP API's.
 """
+
 from __future__ import annotations
 
 import threading
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import anyio.to_thread
 
-from app.services.compute import get_cache, get_pool
-from app.config import TraceConfig
-from app.experiments.lessons.chain import ChainRequest, chain_lesson
-from app.experiments.lessons.layernorm import LayerNormRequest, layernorm_lesson
-from app.experiments.lessons.precision import PrecisionRequest, precision_lesson, snowball_config
-from app.experiments.lessons.softmax import SoftmaxRequest, softmax_lesson
-from app.experiments.trace import run_trace
-from app.experiments.train import TrainRequest, train_events
-from app.services.warmup import WarmRequest
-from app.settings import get_settings
+from ...config import TraceConfig
+from ...services.compute import get_cache, get_pool
+from ...services.warmup import WarmRequest
+from ...settings import get_settings
+from ..lessons.chain import ChainRequest, chain_lesson
+from ..lessons.layernorm import LayerNormRequest, layernorm_lesson
+from ..lessons.precision import PrecisionRequest, precision_lesson, snowball_config
+from ..lessons.softmax import SoftmaxRequest, softmax_lesson
+from ..trace import run_trace
+from ..train import TrainRequest, train_events
 
 LESSONS: dict[str, tuple[type, Callable[..., dict[str, Any]]]] = {
-    "chain": (ChainRequest, chain_lesson), "layernorm": (LayerNormRequest, layernorm_lesson),
+    "chain": (ChainRequest, chain_lesson),
+    "layernorm": (LayerNormRequest, layernorm_lesson),
     "softmax": (SoftmaxRequest, softmax_lesson),
 }
 
@@ -58,14 +61,18 @@ def warm_items(source: dict[str, Any]) -> list[WarmRequest]:
         req = model.model_validate(source.get("body", source.get("query")))
         return [WarmRequest(f"lesson:{api}:{req.model_dump_json()}", lesson, (req,), f"lecture {api}")]
     if api == "precision":
-        cfg16 = snowball_config({k: str(v) for k, v in source["query"].items() if k not in PrecisionRequest.model_fields})
-        return [WarmRequest(cfg.cache_key(), run_trace, (cfg,), "lecture precision")
-                for cfg in (cfg16, cfg16.model_copy(update={"dtype": "float32"}))]
+        cfg16 = snowball_config(
+            {k: str(v) for k, v in source["query"].items() if k not in PrecisionRequest.model_fields}
+        )
+        return [
+            WarmRequest(cfg.cache_key(), run_trace, (cfg,), "lecture precision")
+            for cfg in (cfg16, cfg16.model_copy(update={"dtype": "float32"}))
+        ]
     return []
 
 
 async def _trace(cfg: TraceConfig) -> dict[str, Any]:
-    pool = get_pool()   # as POST /api/trace runs it: same key, in a compute process when the server has them
+    pool = get_pool()  # as POST /api/trace runs it: same key, in a compute process when the server has them
     result, _ = await pool.trace(cfg)
     return result
 
@@ -82,28 +89,28 @@ async def _precision(query: dict[str, Any]) -> dict[str, Any]:
 
 # ---- Training: the server's finished runs (app.services.training), recorded here when missing ----------------
 
-_recording = threading.Lock()   # one recording at a time: training takes the whole machine
+_recording = threading.Lock()  # one recording at a time: training takes the whole machine
 
 
 def _record(request: TrainRequest) -> list[dict[str, Any]]:
     import torch
 
-    from app.services.training import cache_key
+    from ...services.training import cache_key
 
     with _recording:
         found = get_cache().get(cache_key(request))
         if found is not None and isinstance(found[0], list):
-            return found[0]   # trained meanwhile (by /api/train or another export)
+            return found[0]  # trained meanwhile (by /api/train or another export)
         torch.set_num_threads(get_settings().threads_per_run())
         events = list(train_events(request))
-        get_cache().set(cache_key(request), events)   # and a later T on the live deck replays it at once
+        get_cache().set(cache_key(request), events)  # and a later T on the live deck replays it at once
     return events
 
 
 async def recorded_events(request: TrainRequest) -> list[dict[str, Any]]:
     """Every event /api/train streams for this request (start, steps, done per run, end), trained at most once:
     the same store /api/train replays from, so a rehearsal's run serves the export and the other way round."""
-    from app.services.training import recorded_run
+    from ...services.training import recorded_run
 
     events = await recorded_run(request)
     return events if events is not None else await anyio.to_thread.run_sync(_record, request)

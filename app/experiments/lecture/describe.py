@@ -1,17 +1,20 @@
 """The settings line under each chart, in both languages, read from the sources themselves: a slide never
 describes its model in words that could disagree with the config it actually sends."""
+
 from __future__ import annotations
 
 from typing import Any
 
-from app import i18n
-from app.config import TraceConfig
-from app.experiments.lecture.build import pair
-from app.experiments.tasks import TASKS
-from app.experiments.lessons.precision import snowball_config
+from ... import i18n
+from ...config import TraceConfig
+from ..lessons.precision import snowball_config
+from ..tasks import TASKS
+from .build import pair
 
 SHOWN = ("depth", "d_model", "block", "norm", "norm_position", "residual", "activation", "init", "dtype")
-QUIET_DEFAULTS = ("block",)   # named only when a slide changes them (every slide but the alternatives uses sequential blocks)
+QUIET_DEFAULTS = (
+    "block",
+)  # named only when a slide changes them (every slide but the alternatives uses sequential blocks)
 LABELS = TraceConfig.model_json_schema()["properties"]
 
 
@@ -53,11 +56,17 @@ def _describe(configs: list[TraceConfig], lang: str) -> str:
 
 # Short forms for a settings line; anything else is "<label>: <option label>" from the request model and i18n.
 SHORT = {
-    ("depth", None): ("{v} blocks", "{v} 块"), ("d_model", None): ("d_model {v}", "d_model {v}"),
-    ("norm", "none"): ("no norm", "无归一化"), ("residual", "none"): ("no shortcut", "无捷径"),
-    ("residual", "identity"): ("identity shortcut", "恒等捷径"), ("activation", None): ("{label}", "{label}"),
-    ("init", None): ("{label} init", "{label} 初始化"), ("dtype", None): ("{v}", "{v}"), ("norm", None): ("{label}", "{label}"),
-    ("norm_position", "pre"): ("Pre-LN", "Pre-LN"), ("norm_position", "post"): ("Post-LN", "Post-LN"),
+    ("depth", None): ("{v} blocks", "{v} 块"),
+    ("d_model", None): ("d_model {v}", "d_model {v}"),
+    ("norm", "none"): ("no norm", "无归一化"),
+    ("residual", "none"): ("no shortcut", "无捷径"),
+    ("residual", "identity"): ("identity shortcut", "恒等捷径"),
+    ("activation", None): ("{label}", "{label}"),
+    ("init", None): ("{label} init", "{label} 初始化"),
+    ("dtype", None): ("{v}", "{v}"),
+    ("norm", None): ("{label}", "{label}"),
+    ("norm_position", "pre"): ("Pre-LN", "Pre-LN"),
+    ("norm_position", "post"): ("Post-LN", "Post-LN"),
 }
 
 
@@ -82,4 +91,6 @@ def _training(body: dict[str, Any], lang: str) -> str:
 
 
 def _dtype_note(lang: str) -> str:
-    return "同一组权重分别以 float16 和 float32 运行" if lang == "zh" else "the same weights run in float16 and in float32"
+    return (
+        "同一组权重分别以 float16 和 float32 运行" if lang == "zh" else "the same weights run in float16 and in float32"
+    )

@@ -3,6 +3,7 @@
 The page is the same template as /lecture, with its stylesheet, Plotly.js (once), the deck's ES modules (bundled
 below into one classic script) and every slide's answers inlined. Opened from file:// it makes no network request.
 """
+
 from __future__ import annotations
 
 import json
@@ -10,16 +11,18 @@ import re
 from pathlib import Path
 from typing import Any
 
-from app.experiments.lecture import DECK, chart_key
-from app.experiments.lecture.demos import run_source
-from app.jsonsafe import to_strict
-from app.paths import asset_dir
+from ...jsonsafe import to_strict
+from ...paths import asset_dir
+from . import DECK, chart_key
+from .demos import run_source
 
 SCRIPTS = asset_dir("static") / "js"
 ENTRY = "pages/lecture.js"
 STYLESHEET = asset_dir("static") / "css" / "lecture.css"
 
-IMPORT = re.compile(r"^import\s+(?:\*\s+as\s+(?P<star>\w+)|\{(?P<names>[^}]*)\})\s+from\s+'(?P<path>[^']+)';[ \t]*$", re.M)
+IMPORT = re.compile(
+    r"^import\s+(?:\*\s+as\s+(?P<star>\w+)|\{(?P<names>[^}]*)\})\s+from\s+'(?P<path>[^']+)';[ \t]*$", re.M
+)
 EXPORTED = re.compile(r"^export\s+((?:async\s+)?function\*?\s+(\w+)|(?:const|let|class)\s+(\w+))", re.M)
 EXPORT_LIST = re.compile(r"^export\s*\{(?P<names>[^}]*)\};?[ \t]*$", re.M)
 
@@ -107,20 +110,39 @@ def script_safe(text: str) -> str:
 
 
 def page_data(lang: str, origin: str, baked: dict[str, Any]) -> dict[str, Any]:
-    from app.i18n import client_table
+    from ...i18n import client_table
 
-    return {"page": "lecture", "lang": lang, "embed": None, "charts": [chart_key(s) for s in DECK if s["chart"]],
-            "model_controls": False, "schema": None, "presets": None, "strings": client_table(lang),
-            "extra": {"deck": DECK, "origin": origin, "baked": baked}, "nav": {}}
+    return {
+        "page": "lecture",
+        "lang": lang,
+        "embed": None,
+        "charts": [chart_key(s) for s in DECK if s["chart"]],
+        "model_controls": False,
+        "schema": None,
+        "presets": None,
+        "strings": client_table(lang),
+        "extra": {"deck": DECK, "origin": origin, "baked": baked},
+        "nav": {},
+    }
 
 
 async def offline_html(lang: str, origin: str) -> str:
-    from app.i18n import t
-    from app.assets import PLOTLY_JS
-    from app.pages import PAGES, templates
+    from ...assets import PLOTLY_JS
+    from ...i18n import t
+    from ...pages import PAGES, templates
 
-    inline = {"css": STYLESHEET.read_text(encoding="utf-8"), "js": script_safe(bundle()),
-              "plotly": script_safe(PLOTLY_JS.read_text(encoding="utf-8"))}
-    context = {"page": PAGES["lecture"], "lang": lang, "html_lang": "zh-CN" if lang == "zh" else "en", "t": t,
-               "offline": True, "inline": inline, "data": page_data(lang, origin, await bake())}
+    inline = {
+        "css": STYLESHEET.read_text(encoding="utf-8"),
+        "js": script_safe(bundle()),
+        "plotly": script_safe(PLOTLY_JS.read_text(encoding="utf-8")),
+    }
+    context = {
+        "page": PAGES["lecture"],
+        "lang": lang,
+        "html_lang": "zh-CN" if lang == "zh" else "en",
+        "t": t,
+        "offline": True,
+        "inline": inline,
+        "data": page_data(lang, origin, await bake()),
+    }
     return templates.env.get_template("lecture.html").render(**context)

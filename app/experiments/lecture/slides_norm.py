@@ -1,10 +1,11 @@
 """Slides 12-17: the second stabilizer, normalization: LayerNorm by hand, where it sits, RMSNorm."""
+
 from __future__ import annotations
 
 import math
 
-from app.experiments.lecture import sources as src
-from app.experiments.lecture.build import chart, check, claim, op, panel, qa, read, series, slide
+from . import sources as src
+from .build import chart, check, claim, op, panel, qa, read, series, slide
 
 X = [8.0, 2.0, 2.0, 4.0]
 EPS = 1e-5
@@ -16,55 +17,97 @@ HAND_OUTPUT = [g * v + b for g, v, b in zip(GAMMA, HAND_NORMALIZED, BETA)]
 LAYERNORM = slide(
     "layernorm",
     ("LayerNorm in three steps", "LayerNorm 三步走"),
-    ("One token vector x = [8, 2, 2, 4]. Step 1: its mean. Step 2: its variance (divide by n). Step 3: subtract the "
-     "mean and divide by the standard deviation. The result has mean 0 and variance 1.",
-     "取一个词元向量 x = [8, 2, 2, 4]。第一步：求均值。第二步：求方差（除以 n）。第三步：减去均值、除以标准差。"
-     "结果的均值为 0、方差为 1。"),
-    ("Ba et al. 2016. Do the arithmetic with the class: (8+2+2+4)/4 = 4; (16+4+4+0)/4 = 6; 4/√6 = 1.633. The ε = 1e-5 "
-     "under the square root only matters for a constant vector. Every token is normalized on its own, over its d "
-     "coordinates, so it works the same for any batch size.",
-     "Ba 等 2016。和学生一起算：(8+2+2+4)/4 = 4；(16+4+4+0)/4 = 6；4/√6 = 1.633。根号下的 ε = 1e-5 只在向量为常数时才起作用。"
-     "每个词元在自己的 d 个坐标上单独归一化，所以与批大小无关。"),
-    chart("layernorm", ("x and its normalized x̂", "x 与归一化后的 x̂"),
-          [src.layernorm(x=X)], "/layernorm", bars=["x", "normalized"]),
-    claim(("Mean μ = {mean|6}, variance σ² = {variance|6}, x̂ = [{n0|4}, {n1|4}, {n2|4}, {n3|4}]: mean {nmean|2}, "
-           "root mean square {nrms|4}. torch's layer_norm differs by {diff|2}.",
-           "均值 μ = {mean|6}，方差 σ² = {variance|6}，x̂ = [{n0|4}, {n1|4}, {n2|4}, {n3|4}]：均值 {nmean|2}，"
-           "均方根 {nrms|4}。与 torch 的 layer_norm 相差 {diff|2}。"),
-          {"mean": read(0, "mean"), "variance": read(0, "variance"),
-           **{f"n{i}": read(0, f"normalized[{i}]") for i in range(4)},
-           "nmean": read(0, "normalized_mean"), "nrms": read(0, "normalized_rms"),
-           "diff": read(0, "torch_check.max_abs_difference")},
-          [check("mean", "close", 4.0, abs=1e-12), check("variance", "close", 6.0, abs=1e-12),
-           *[check(f"n{i}", "close", HAND_NORMALIZED[i], abs=1e-9) for i in range(4)],
-           check("nmean", "close", 0.0, abs=1e-12), check("diff", "<", 1e-12)]),
+    (
+        "One token vector x = [8, 2, 2, 4]. Step 1: its mean. Step 2: its variance (divide by n). Step 3: subtract the "
+        "mean and divide by the standard deviation. The result has mean 0 and variance 1.",
+        "取一个词元向量 x = [8, 2, 2, 4]。第一步：求均值。第二步：求方差（除以 n）。第三步：减去均值、除以标准差。"
+        "结果的均值为 0、方差为 1。",
+    ),
+    (
+        "Ba et al. 2016. Do the arithmetic with the class: (8+2+2+4)/4 = 4; (16+4+4+0)/4 = 6; 4/√6 = 1.633. The ε = 1e-5 "
+        "under the square root only matters for a constant vector. Every token is normalized on its own, over its d "
+        "coordinates, so it works the same for any batch size.",
+        "Ba 等 2016。和学生一起算：(8+2+2+4)/4 = 4；(16+4+4+0)/4 = 6；4/√6 = 1.633。根号下的 ε = 1e-5 只在向量为常数时才起作用。"
+        "每个词元在自己的 d 个坐标上单独归一化，所以与批大小无关。",
+    ),
+    chart(
+        "layernorm",
+        ("x and its normalized x̂", "x 与归一化后的 x̂"),
+        [src.layernorm(x=X)],
+        "/layernorm",
+        bars=["x", "normalized"],
+    ),
+    claim(
+        (
+            "Mean μ = {mean|6}, variance σ² = {variance|6}, x̂ = [{n0|4}, {n1|4}, {n2|4}, {n3|4}]: mean {nmean|2}, "
+            "root mean square {nrms|4}. torch's layer_norm differs by {diff|2}.",
+            "均值 μ = {mean|6}，方差 σ² = {variance|6}，x̂ = [{n0|4}, {n1|4}, {n2|4}, {n3|4}]：均值 {nmean|2}，"
+            "均方根 {nrms|4}。与 torch 的 layer_norm 相差 {diff|2}。",
+        ),
+        {
+            "mean": read(0, "mean"),
+            "variance": read(0, "variance"),
+            **{f"n{i}": read(0, f"normalized[{i}]") for i in range(4)},
+            "nmean": read(0, "normalized_mean"),
+            "nrms": read(0, "normalized_rms"),
+            "diff": read(0, "torch_check.max_abs_difference"),
+        },
+        [
+            check("mean", "close", 4.0, abs=1e-12),
+            check("variance", "close", 6.0, abs=1e-12),
+            *[check(f"n{i}", "close", HAND_NORMALIZED[i], abs=1e-9) for i in range(4)],
+            check("nmean", "close", 0.0, abs=1e-12),
+            check("diff", "<", 1e-12),
+        ],
+    ),
     equation="x̂ = (x − μ) / √(σ² + ε)",
-    qa=qa(("The stream's size drifts from block to block.", "残差流的大小在块与块之间漂移。"),
-          ("Rescale every token vector to mean 0, variance 1, then γ and β.", "把每个词元向量缩放到均值 0、方差 1，再乘 γ 加 β。"),
-          "y = F.layer_norm(x, (d,), weight=gamma, bias=beta)",
-          ("A mean and a variance per token; 2·d parameters.", "每个词元算一次均值和方差；2·d 个参数。")),
+    qa=qa(
+        ("The stream's size drifts from block to block.", "残差流的大小在块与块之间漂移。"),
+        (
+            "Rescale every token vector to mean 0, variance 1, then γ and β.",
+            "把每个词元向量缩放到均值 0、方差 1，再乘 γ 加 β。",
+        ),
+        "y = F.layer_norm(x, (d,), weight=gamma, bias=beta)",
+        ("A mean and a variance per token; 2·d parameters.", "每个词元算一次均值和方差；2·d 个参数。"),
+    ),
 )
 
 GAMMA_BETA = slide(
     "gamma-beta",
     ("Then γ and β: a formatter with house rules", "然后是 γ 和 β：带团队规则的代码格式化"),
-    ("After normalizing, LayerNorm multiplies by a learned γ and adds a learned β, one of each per coordinate. Like a "
-     "code formatter: everyone's code is brought to one standard, and the team keeps its own settings.",
-     "归一化之后，LayerNorm 再乘以可学习的 γ、加上可学习的 β，每个坐标各一个。就像代码格式化工具：所有人的代码都被"
-     "统一成一个标准，而团队保留自己的配置。"),
-    ("γ = [2, 1, 1, 0.5] and β = [1, 0, 0, −1] here, chosen by hand; in a model they are learned, starting at γ = 1, "
-     "β = 0. With γ = σ and β = μ the layer could even undo the normalization: it costs the model nothing it cannot "
-     "learn back.",
-     "这里的 γ = [2, 1, 1, 0.5]、β = [1, 0, 0, −1] 是手选的；模型里它们是学出来的，从 γ = 1、β = 0 开始。"
-     "若 γ = σ、β = μ，这一层甚至可以撤销归一化：归一化不会让模型失去任何它学不回来的东西。"),
-    chart("layernorm", ("x̂ and y = γ·x̂ + β", "x̂ 与 y = γ·x̂ + β"),
-          [src.layernorm(x=X, gamma=GAMMA, beta=BETA)], "/layernorm", bars=["normalized", "output"]),
-    claim(("With γ = [2, 1, 1, 0.5] and β = [1, 0, 0, −1]: y = [{y0|4}, {y1|4}, {y2|4}, {y3|4}].",
-           "γ = [2, 1, 1, 0.5]、β = [1, 0, 0, −1] 时：y = [{y0|4}, {y1|4}, {y2|4}, {y3|4}]。"),
-          {f"y{i}": read(0, f"output[{i}]") for i in range(4)},
-          [check(f"y{i}", "close", HAND_OUTPUT[i], abs=1e-9) for i in range(4)]),
+    (
+        "After normalizing, LayerNorm multiplies by a learned γ and adds a learned β, one of each per coordinate. Like a "
+        "code formatter: everyone's code is brought to one standard, and the team keeps its own settings.",
+        "归一化之后，LayerNorm 再乘以可学习的 γ、加上可学习的 β，每个坐标各一个。就像代码格式化工具：所有人的代码都被"
+        "统一成一个标准，而团队保留自己的配置。",
+    ),
+    (
+        "γ = [2, 1, 1, 0.5] and β = [1, 0, 0, −1] here, chosen by hand; in a model they are learned, starting at γ = 1, "
+        "β = 0. With γ = σ and β = μ the layer could even undo the normalization: it costs the model nothing it cannot "
+        "learn back.",
+        "这里的 γ = [2, 1, 1, 0.5]、β = [1, 0, 0, −1] 是手选的；模型里它们是学出来的，从 γ = 1、β = 0 开始。"
+        "若 γ = σ、β = μ，这一层甚至可以撤销归一化：归一化不会让模型失去任何它学不回来的东西。",
+    ),
+    chart(
+        "layernorm",
+        ("x̂ and y = γ·x̂ + β", "x̂ 与 y = γ·x̂ + β"),
+        [src.layernorm(x=X, gamma=GAMMA, beta=BETA)],
+        "/layernorm",
+        bars=["normalized", "output"],
+    ),
+    claim(
+        (
+            "With γ = [2, 1, 1, 0.5] and β = [1, 0, 0, −1]: y = [{y0|4}, {y1|4}, {y2|4}, {y3|4}].",
+            "γ = [2, 1, 1, 0.5]、β = [1, 0, 0, −1] 时：y = [{y0|4}, {y1|4}, {y2|4}, {y3|4}]。",
+        ),
+        {f"y{i}": read(0, f"output[{i}]") for i in range(4)},
+        [check(f"y{i}", "close", HAND_OUTPUT[i], abs=1e-9) for i in range(4)],
+    ),
     equation="y = γ ⊙ x̂ + β",
-    aside=("Format after writing, or agree on the style first? Next slide.", "写完再格式化，还是先约定风格？见下一页。"),
+    aside=(
+        "Format after writing, or agree on the style first? Next slide.",
+        "写完再格式化，还是先约定风格？见下一页。",
+    ),
 )
 
 POST_96 = src.model("post_ln", depth=96)
@@ -77,110 +120,186 @@ PRE_SERIES = ("Pre-LN: x + f(LN(x))", "Pre-LN：x + f(LN(x))")
 POSITION = slide(
     "post-vs-pre",
     ("Post-LN or Pre-LN: where the norm sits", "Post-LN 还是 Pre-LN：归一化放在哪里"),
-    ("Post-LN (2017) normalizes after the add: format the code after writing it. Pre-LN normalizes only what enters "
-     "the branch: agree on the style before writing, and leave the shortcut untouched.",
-     "Post-LN（2017）在相加之后归一化：写完代码再格式化。Pre-LN 只归一化进入分支的部分：写代码前先约定风格，"
-     "捷径则原封不动。"),
-    ("Same 2017 recipe for both (Xavier, ReLU), 96 blocks: only the norm's position differs. Post-LN pins every token "
-     "vector to length √d_model = 8; Pre-LN lets the stream snowball like √l.",
-     "两者都用 2017 配方（Xavier、ReLU），96 块：只有归一化的位置不同。Post-LN 把每个词元向量的长度固定为 √d_model = 8；"
-     "Pre-LN 让残差流按 √l 滚雪球。"),
-    chart("layers", ("Stream length: Post-LN vs Pre-LN", "残差流长度：Post-LN 对比 Pre-LN"),
-          POST_PRE, POST_PRE_LINK, panels=[panel(("Stream length ‖x_l‖", "残差流长度 ‖x_l‖"))],
-          series=[series(0, "act_norm", POST_SERIES, "vermillion"), series(1, "act_norm", PRE_SERIES, "blue")],
-          overlays=[{"type": "hline", "value": 8.0, "label": {"key": "series.theory_post", "value": 8}, "below": True}]),
-    claim(("Post-LN: ‖x‖ is between {post_low|6} and {post_high|6} after every block, pinned at √64 = 8 (ε keeps it a "
-           "hair below). Pre-LN: {pre1|3} after block 1, {pre96|3} after block 96.",
-           "Post-LN：每块之后 ‖x‖ 都在 {post_low|6} 到 {post_high|6} 之间，固定在 √64 = 8（ε 让它略低一点）。"
-           "Pre-LN：第 1 块后为 {pre1|3}，第 96 块后为 {pre96|3}。"),
-          {"post": read(0, "layers[*].act_norm"), "post_low": op("min", "post"), "post_high": op("max", "post"),
-           "pre1": read(1, "layers[0].act_norm"), "pre96": read(1, "layers[-1].act_norm"),
-           "pre_growth": op("ratio", ["pre96", "pre1"])},
-          [check("post", "close", 8.0, rel=1e-3), check("pre_growth", ">", 3.0)]),
+    (
+        "Post-LN (2017) normalizes after the add: format the code after writing it. Pre-LN normalizes only what enters "
+        "the branch: agree on the style before writing, and leave the shortcut untouched.",
+        "Post-LN（2017）在相加之后归一化：写完代码再格式化。Pre-LN 只归一化进入分支的部分：写代码前先约定风格，"
+        "捷径则原封不动。",
+    ),
+    (
+        "Same 2017 recipe for both (Xavier, ReLU), 96 blocks: only the norm's position differs. Post-LN pins every token "
+        "vector to length √d_model = 8; Pre-LN lets the stream snowball like √l.",
+        "两者都用 2017 配方（Xavier、ReLU），96 块：只有归一化的位置不同。Post-LN 把每个词元向量的长度固定为 √d_model = 8；"
+        "Pre-LN 让残差流按 √l 滚雪球。",
+    ),
+    chart(
+        "layers",
+        ("Stream length: Post-LN vs Pre-LN", "残差流长度：Post-LN 对比 Pre-LN"),
+        POST_PRE,
+        POST_PRE_LINK,
+        panels=[panel(("Stream length ‖x_l‖", "残差流长度 ‖x_l‖"))],
+        series=[series(0, "act_norm", POST_SERIES, "vermillion"), series(1, "act_norm", PRE_SERIES, "blue")],
+        overlays=[{"type": "hline", "value": 8.0, "label": {"key": "series.theory_post", "value": 8}, "below": True}],
+    ),
+    claim(
+        (
+            "Post-LN: ‖x‖ is between {post_low|6} and {post_high|6} after every block, pinned at √64 = 8 (ε keeps it a "
+            "hair below). Pre-LN: {pre1|3} after block 1, {pre96|3} after block 96.",
+            "Post-LN：每块之后 ‖x‖ 都在 {post_low|6} 到 {post_high|6} 之间，固定在 √64 = 8（ε 让它略低一点）。"
+            "Pre-LN：第 1 块后为 {pre1|3}，第 96 块后为 {pre96|3}。",
+        ),
+        {
+            "post": read(0, "layers[*].act_norm"),
+            "post_low": op("min", "post"),
+            "post_high": op("max", "post"),
+            "pre1": read(1, "layers[0].act_norm"),
+            "pre96": read(1, "layers[-1].act_norm"),
+            "pre_growth": op("ratio", ["pre96", "pre1"]),
+        },
+        [check("post", "close", 8.0, rel=1e-3), check("pre_growth", ">", 3.0)],
+    ),
     equation="Post-LN: x ← LN(x + f(x))\nPre-LN:  x ← x + f(LN(x))",
 )
 
 POSITION_GRAD = slide(
     "post-vs-pre-grad",
     ("Their gradients", "它们的梯度"),
-    ("In Post-LN the gradient must pass through a norm at every block on its way down, and it fades toward the input. "
-     "In Pre-LN the shortcut carries it past every norm.",
-     "在 Post-LN 中，梯度往下传时每一块都要穿过一个归一化，越靠近输入越弱。在 Pre-LN 中，捷径带着它绕过所有归一化。"),
-    ("Xiong et al. 2020: at initialisation Post-LN's gradients near the output are large and those near the input "
-     "small, which is why it needs a learning-rate warm-up. Pre-LN's gradient reaching block 1 is even a little larger "
-     "than at the top.",
-     "Xiong 等 2020：初始化时 Post-LN 靠近输出的梯度大、靠近输入的梯度小，所以它需要学习率预热。"
-     "Pre-LN 传到第 1 块的梯度甚至比顶部还大一些。"),
-    chart("layers", ("Gradient per layer: Post-LN vs Pre-LN", "每层的梯度：Post-LN 对比 Pre-LN"),
-          POST_PRE, POST_PRE_LINK, panels=[panel(("‖∂loss/∂x_l‖", "‖∂loss/∂x_l‖"), log=True)],
-          series=[series(0, "grad_norm", POST_SERIES, "vermillion"), series(1, "grad_norm", PRE_SERIES, "blue")]),
-    claim(("Gradient at block 1 ÷ block 96: Post-LN {post|3}, Pre-LN {pre|3}.",
-           "第 1 块梯度 ÷ 第 96 块梯度：Post-LN 为 {post|3}，Pre-LN 为 {pre|3}。"),
-          {"post": read(0, "summary.grad_survival"), "pre": read(1, "summary.grad_survival")},
-          [check("post", "<", 0.2), check("pre", "between", [1.0, 10.0])]),
+    (
+        "In Post-LN the gradient must pass through a norm at every block on its way down, and it fades toward the input. "
+        "In Pre-LN the shortcut carries it past every norm.",
+        "在 Post-LN 中，梯度往下传时每一块都要穿过一个归一化，越靠近输入越弱。在 Pre-LN 中，捷径带着它绕过所有归一化。",
+    ),
+    (
+        "Xiong et al. 2020: at initialisation Post-LN's gradients near the output are large and those near the input "
+        "small, which is why it needs a learning-rate warm-up. Pre-LN's gradient reaching block 1 is even a little larger "
+        "than at the top.",
+        "Xiong 等 2020：初始化时 Post-LN 靠近输出的梯度大、靠近输入的梯度小，所以它需要学习率预热。"
+        "Pre-LN 传到第 1 块的梯度甚至比顶部还大一些。",
+    ),
+    chart(
+        "layers",
+        ("Gradient per layer: Post-LN vs Pre-LN", "每层的梯度：Post-LN 对比 Pre-LN"),
+        POST_PRE,
+        POST_PRE_LINK,
+        panels=[panel(("‖∂loss/∂x_l‖", "‖∂loss/∂x_l‖"), log=True)],
+        series=[series(0, "grad_norm", POST_SERIES, "vermillion"), series(1, "grad_norm", PRE_SERIES, "blue")],
+    ),
+    claim(
+        (
+            "Gradient at block 1 ÷ block 96: Post-LN {post|3}, Pre-LN {pre|3}.",
+            "第 1 块梯度 ÷ 第 96 块梯度：Post-LN 为 {post|3}，Pre-LN 为 {pre|3}。",
+        ),
+        {"post": read(0, "summary.grad_survival"), "pre": read(1, "summary.grad_survival")},
+        [check("post", "<", 0.2), check("pre", "between", [1.0, 10.0])],
+    ),
 )
 
 POST_KINDS = ["post_ln", "pre_ln_2017"]
 POSITION_TRAIN = slide(
     "post-vs-pre-train",
     ("Training Post-LN: warm-up helps, partly", "训练 Post-LN：预热有帮助，但不够"),
-    ("12 blocks, the same 2017 recipe, the same data. Without warm-up Post-LN does not learn at all; ramping the "
-     "learning rate up over 100 steps gets it moving, but it still lags far behind Pre-LN. Press T to train.",
-     "12 块、同样的 2017 配方、同样的数据。没有预热时 Post-LN 完全学不会；学习率在前 100 步线性升高后它动了起来，"
-     "但仍远远落后于 Pre-LN。按 T 开始训练。"),
-    ("Three runs, about half a minute. Adam at lr 1e-3 from step 1 is too much for Post-LN's large top-layer "
-     "gradients; warm-up (Goyal et al. 2017) tames the first steps. DeepNorm and ReZero (the alternatives slide) are "
-     "other ways to make Post-LN-like models train deep.",
-     "三个训练，约半分钟。从第 1 步起就用学习率 1e-3 的 Adam，对 Post-LN 顶层的大梯度来说太猛；预热（Goyal 等 2017）"
-     "驯服了最初几步。DeepNorm 和 ReZero（见“其他方案”一页）是让类 Post-LN 模型训练得很深的其他办法。"),
-    chart("train", ("Training loss, copy task, 12 blocks", "训练损失：复制任务，12 块"),
-          [src.train(POST_KINDS), src.train(["post_ln"], warmup_steps=100)], src.train_link(POST_KINDS, warmup_steps=100),
-          labels=[("Post-LN", "Post-LN"), ("Pre-LN", "Pre-LN"), ("Post-LN, 100 warm-up steps", "Post-LN，预热 100 步")]),
-    claim(("After 300 steps: Post-LN {post|3} (uniform guess {uniform|3}); with warm-up {warm|3}, {warm_whole|2} of "
-           "answers fully right; Pre-LN {pre|2}.",
-           "300 步之后：Post-LN 为 {post|3}（均匀猜测为 {uniform|3}）；预热后为 {warm|3}，完全正确的答案占 {warm_whole|2}；"
-           "Pre-LN 为 {pre|2}。"),
-          {"uniform": {"const": math.log(15)}, "post": read(0, "runs[0].done.final_loss"),
-           "pre": read(0, "runs[1].done.final_loss"), "warm": read(1, "runs[0].done.final_loss"),
-           "warm_whole": read(1, "runs[0].done.sequence_accuracy")},
-          [check("post", "close", math.log(15), abs=0.1), check("warm", "between", [0.3, math.log(15) - 0.4]),
-           check("warm_whole", "<", 0.5), check("pre", "<", 0.05)]),
+    (
+        "12 blocks, the same 2017 recipe, the same data. Without warm-up Post-LN does not learn at all; ramping the "
+        "learning rate up over 100 steps gets it moving, but it still lags far behind Pre-LN. Press T to train.",
+        "12 块、同样的 2017 配方、同样的数据。没有预热时 Post-LN 完全学不会；学习率在前 100 步线性升高后它动了起来，"
+        "但仍远远落后于 Pre-LN。按 T 开始训练。",
+    ),
+    (
+        "Three runs, about half a minute. Adam at lr 1e-3 from step 1 is too much for Post-LN's large top-layer "
+        "gradients; warm-up (Goyal et al. 2017) tames the first steps. DeepNorm and ReZero (the alternatives slide) are "
+        "other ways to make Post-LN-like models train deep.",
+        "三个训练，约半分钟。从第 1 步起就用学习率 1e-3 的 Adam，对 Post-LN 顶层的大梯度来说太猛；预热（Goyal 等 2017）"
+        "驯服了最初几步。DeepNorm 和 ReZero（见“其他方案”一页）是让类 Post-LN 模型训练得很深的其他办法。",
+    ),
+    chart(
+        "train",
+        ("Training loss, copy task, 12 blocks", "训练损失：复制任务，12 块"),
+        [src.train(POST_KINDS), src.train(["post_ln"], warmup_steps=100)],
+        src.train_link(POST_KINDS, warmup_steps=100),
+        labels=[("Post-LN", "Post-LN"), ("Pre-LN", "Pre-LN"), ("Post-LN, 100 warm-up steps", "Post-LN，预热 100 步")],
+    ),
+    claim(
+        (
+            "After 300 steps: Post-LN {post|3} (uniform guess {uniform|3}); with warm-up {warm|3}, {warm_whole|2} of "
+            "answers fully right; Pre-LN {pre|2}.",
+            "300 步之后：Post-LN 为 {post|3}（均匀猜测为 {uniform|3}）；预热后为 {warm|3}，完全正确的答案占 {warm_whole|2}；"
+            "Pre-LN 为 {pre|2}。",
+        ),
+        {
+            "uniform": {"const": math.log(15)},
+            "post": read(0, "runs[0].done.final_loss"),
+            "pre": read(0, "runs[1].done.final_loss"),
+            "warm": read(1, "runs[0].done.final_loss"),
+            "warm_whole": read(1, "runs[0].done.sequence_accuracy"),
+        },
+        [
+            check("post", "close", math.log(15), abs=0.1),
+            check("warm", "between", [0.3, math.log(15) - 0.4]),
+            check("warm_whole", "<", 0.5),
+            check("pre", "<", 0.05),
+        ],
+    ),
 )
 
 LN_96, RMS_96 = src.model("pre_ln", depth=96), src.model("llama", depth=96)
 RMSNORM = slide(
     "rmsnorm",
     ("RMSNorm: drop the mean", "RMSNorm：去掉均值"),
-    ("RMSNorm skips the mean: it divides by the root mean square and has no β. One parameter vector fewer, less "
-     "arithmetic, and in a deep Pre-norm stack the same outcome. LLaMA uses it.",
-     "RMSNorm 不减均值：只除以均方根，也没有 β。少一组参数向量、计算更少，在深层 Pre-norm 网络中效果相同。LLaMA 用的就是它。"),
-    ("Zhang & Sennrich 2019. On [8, 2, 2, 4] the output's mean is not 0: RMSNorm only fixes the scale. Same sizes, "
-     "seed and initialisation (GPT-2) for both stacks; only the norm differs.",
-     "Zhang 与 Sennrich 2019。对 [8, 2, 2, 4]，输出的均值不是 0：RMSNorm 只固定尺度。两个网络的尺寸、随机种子和初始化"
-     "（GPT-2）都相同，只有归一化不同。"),
-    chart("layers", ("Stream length and gradient", "残差流长度与梯度"),
-          [src.layernorm(x=X, kind="rmsnorm"), src.trace(LN_96), src.trace(RMS_96)],
-          src.compare_link(["pre_ln", "llama"], 96),
-          panels=[panel(("‖x_l‖", "‖x_l‖")), panel(("‖∂loss/∂x_l‖", "‖∂loss/∂x_l‖"), log=True)],
-          series=[series(1, "act_norm", ("LayerNorm", "LayerNorm"), "blue"),
-                  series(2, "act_norm", ("RMSNorm", "RMSNorm"), "orange", "dash"),
-                  series(1, "grad_norm", ("LayerNorm", "LayerNorm"), "blue", panel=1),
-                  series(2, "grad_norm", ("RMSNorm", "RMSNorm"), "orange", "dash", panel=1)]),
-    claim(("[8, 2, 2, 4]: RMS = {rms|5} (√22), output mean {out_mean|3}, not 0. In 96 blocks the stream grows ×{g_ln|3} "
-           "with LayerNorm and ×{g_rms|3} with RMSNorm; block 1 gets {s_ln|3}× and {s_rms|3}× block 96's gradient.",
-           "[8, 2, 2, 4]：RMS = {rms|5}（√22），输出均值 {out_mean|3}，不是 0。96 块中，残差流用 LayerNorm 变为 {g_ln|3} 倍，"
-           "用 RMSNorm 变为 {g_rms|3} 倍；第 1 块的梯度分别是第 96 块的 {s_ln|3} 倍和 {s_rms|3} 倍。"),
-          {"rms": read(0, "rms"), "out_mean": read(0, "normalized_mean"),
-           "g_ln": read(1, "summary.norm_growth"), "g_rms": read(2, "summary.norm_growth"),
-           "s_ln": read(1, "summary.grad_survival"), "s_rms": read(2, "summary.grad_survival"),
-           "same_growth": op("ratio", ["g_rms", "g_ln"]), "same_survival": op("ratio", ["s_rms", "s_ln"])},
-          [check("rms", "close", math.sqrt(22.0), rel=1e-9), check("out_mean", ">", 0.5),
-           check("same_growth", "between", [0.95, 1.05]), check("same_survival", "between", [0.95, 1.05])]),
+    (
+        "RMSNorm skips the mean: it divides by the root mean square and has no β. One parameter vector fewer, less "
+        "arithmetic, and in a deep Pre-norm stack the same outcome. LLaMA uses it.",
+        "RMSNorm 不减均值：只除以均方根，也没有 β。少一组参数向量、计算更少，在深层 Pre-norm 网络中效果相同。LLaMA 用的就是它。",
+    ),
+    (
+        "Zhang & Sennrich 2019. On [8, 2, 2, 4] the output's mean is not 0: RMSNorm only fixes the scale. Same sizes, "
+        "seed and initialisation (GPT-2) for both stacks; only the norm differs.",
+        "Zhang 与 Sennrich 2019。对 [8, 2, 2, 4]，输出的均值不是 0：RMSNorm 只固定尺度。两个网络的尺寸、随机种子和初始化"
+        "（GPT-2）都相同，只有归一化不同。",
+    ),
+    chart(
+        "layers",
+        ("Stream length and gradient", "残差流长度与梯度"),
+        [src.layernorm(x=X, kind="rmsnorm"), src.trace(LN_96), src.trace(RMS_96)],
+        src.compare_link(["pre_ln", "llama"], 96),
+        panels=[panel(("‖x_l‖", "‖x_l‖")), panel(("‖∂loss/∂x_l‖", "‖∂loss/∂x_l‖"), log=True)],
+        series=[
+            series(1, "act_norm", ("LayerNorm", "LayerNorm"), "blue"),
+            series(2, "act_norm", ("RMSNorm", "RMSNorm"), "orange", "dash"),
+            series(1, "grad_norm", ("LayerNorm", "LayerNorm"), "blue", panel=1),
+            series(2, "grad_norm", ("RMSNorm", "RMSNorm"), "orange", "dash", panel=1),
+        ],
+    ),
+    claim(
+        (
+            "[8, 2, 2, 4]: RMS = {rms|5} (√22), output mean {out_mean|3}, not 0. In 96 blocks the stream grows ×{g_ln|3} "
+            "with LayerNorm and ×{g_rms|3} with RMSNorm; block 1 gets {s_ln|3}× and {s_rms|3}× block 96's gradient.",
+            "[8, 2, 2, 4]：RMS = {rms|5}（√22），输出均值 {out_mean|3}，不是 0。96 块中，残差流用 LayerNorm 变为 {g_ln|3} 倍，"
+            "用 RMSNorm 变为 {g_rms|3} 倍；第 1 块的梯度分别是第 96 块的 {s_ln|3} 倍和 {s_rms|3} 倍。",
+        ),
+        {
+            "rms": read(0, "rms"),
+            "out_mean": read(0, "normalized_mean"),
+            "g_ln": read(1, "summary.norm_growth"),
+            "g_rms": read(2, "summary.norm_growth"),
+            "s_ln": read(1, "summary.grad_survival"),
+            "s_rms": read(2, "summary.grad_survival"),
+            "same_growth": op("ratio", ["g_rms", "g_ln"]),
+            "same_survival": op("ratio", ["s_rms", "s_ln"]),
+        },
+        [
+            check("rms", "close", math.sqrt(22.0), rel=1e-9),
+            check("out_mean", ">", 0.5),
+            check("same_growth", "between", [0.95, 1.05]),
+            check("same_survival", "between", [0.95, 1.05]),
+        ],
+    ),
     equation="RMSNorm(x) = γ ⊙ x / √(mean(x²) + ε)",
-    qa=qa(("LayerNorm's centring costs time and rarely matters.", "LayerNorm 的减均值费时，而且很少起作用。"),
-          ("Divide by the root mean square; keep γ, drop β.", "除以均方根；保留 γ，去掉 β。"),
-          "y = gamma * x / torch.sqrt(x.pow(2).mean(-1, keepdim=True) + eps)",
-          ("d parameters per norm instead of 2·d.", "每个归一化 d 个参数，而不是 2·d 个。")),
+    qa=qa(
+        ("LayerNorm's centring costs time and rarely matters.", "LayerNorm 的减均值费时，而且很少起作用。"),
+        ("Divide by the root mean square; keep γ, drop β.", "除以均方根；保留 γ，去掉 β。"),
+        "y = gamma * x / torch.sqrt(x.pow(2).mean(-1, keepdim=True) + eps)",
+        ("d parameters per norm instead of 2·d.", "每个归一化 d 个参数，而不是 2·d 个。"),
+    ),
 )
 
 SLIDES = [LAYERNORM, GAMMA_BETA, POSITION, POSITION_GRAD, POSITION_TRAIN, RMSNORM]

@@ -4,6 +4,7 @@ A source is {"api": name, "body"/"query": ...} for one of POST /api/trace, GET /
 POST /api/softmax, GET /api/precision or POST /api/train. Every config is validated here, when the deck is built,
 by the same request models the API uses, so a slide cannot ask for something the API would refuse.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -11,13 +12,13 @@ from urllib.parse import urlencode
 
 from pydantic import ValidationError
 
-from app.config import PRESETS, TraceConfig, preset_config
-from app.experiments.lessons.chain import ChainRequest
-from app.experiments.lessons.layernorm import LayerNormRequest
-from app.experiments.lessons.precision import PrecisionRequest
-from app.experiments.lessons.softmax import SoftmaxRequest
-from app.experiments.train import TrainRequest
-from app.experiments.train_presets import DEEP, SETTINGS, kind_config
+from ...config import PRESETS, TraceConfig, preset_config
+from ..lessons.chain import ChainRequest
+from ..lessons.layernorm import LayerNormRequest
+from ..lessons.precision import PrecisionRequest
+from ..lessons.softmax import SoftmaxRequest
+from ..train import TrainRequest
+from ..train_presets import DEEP, SETTINGS, kind_config
 
 TRACE_DEFAULTS = TraceConfig()
 
@@ -30,8 +31,16 @@ def model(preset: str | None = None, **fields: Any) -> TraceConfig:
     return TraceConfig(**{**cfg.model_dump(), **fields})
 
 
-_ARCH_FIELDS = ("norm", "norm_position", "residual", "residual_scale", "activation", "init", "final_norm",
-                "depth_scaled_norm")
+_ARCH_FIELDS = (
+    "norm",
+    "norm_position",
+    "residual",
+    "residual_scale",
+    "activation",
+    "init",
+    "final_norm",
+    "depth_scaled_norm",
+)
 
 
 def trace(cfg: TraceConfig) -> dict[str, Any]:
@@ -66,6 +75,7 @@ def train(kinds: list[str], base: dict[str, Any] | None = None, **settings: Any)
 
 
 # ---- "Open in explorer": the full page with the same settings ------------------------------------------------
+
 
 def trace_link(page: str, cfg: TraceConfig, **extra: Any) -> str:
     """/gradients?depth=96&norm=none...: only the fields that differ from the defaults, like the pages write them."""

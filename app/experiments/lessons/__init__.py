@@ -8,13 +8,14 @@ precision  float32 / bfloat16 / float16 limits, swamping, and where a float16 st
 Request models carry their bounds and English/Chinese labels (like app/config/request.py), so the API
 schema, the page controls and the error messages are derived from one place.
 """
+
 from __future__ import annotations
 
 from typing import Annotated, Any
 
 from pydantic import Field
 
-from app.config import labelled_field
+from ...config import labelled_field
 
 # A JSON number that is finite: Python's json parser accepts NaN/Infinity tokens, we do not.
 Finite = Annotated[float, Field(strict=True, allow_inf_nan=False)]

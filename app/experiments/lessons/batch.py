@@ -10,6 +10,7 @@ The layers are the engine's own (app.models.norms), run in float64 on synthetic 
 token = channel mean mu + sequence offset m_b + token noise, each N(0, 1) per channel and drawn once from `seed`
 (real embeddings have channel means and sentence-level offsets too).
 """
+
 from __future__ import annotations
 
 from types import SimpleNamespace
@@ -19,13 +20,13 @@ import torch
 import torch.nn.functional as F
 from pydantic import BaseModel, ConfigDict, model_validator
 
-from app.config import group_counts
-from app.experiments.lessons import lesson_field
-from app.models.norms import norm_from_config
+from ...config import group_counts
+from ...models.norms import norm_from_config
+from . import lesson_field
 
 BATCH_SWEEP = (2, 4, 8, 16, 32, 64)
 PAD_FRACTIONS = (0.0, 0.125, 0.25, 0.375, 0.5, 0.625, 0.75, 0.875)  # of each other sequence's positions
-WARMUP_BATCHES = 50   # training batches that fill BatchNorm's running averages (momentum 0.1: 0.9^50 < 1%)
+WARMUP_BATCHES = 50  # training batches that fill BatchNorm's running averages (momentum 0.1: 0.9^50 < 1%)
 BatchNormName = Literal["batchnorm", "layernorm", "rmsnorm", "groupnorm"]
 
 
@@ -33,29 +34,57 @@ class BatchDependenceRequest(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     norm: BatchNormName = lesson_field(
-        "batchnorm", "Normalization", "归一化", "The layer to test: batchnorm, layernorm, rmsnorm or groupnorm.",
-        "要检验的层：batchnorm、layernorm、rmsnorm 或 groupnorm。")
-    d_model: int = lesson_field(16, "Channels d", "通道数 d", "Width of each token vector.", "每个词元向量的宽度。",
-                                ge=4, le=64)
-    seq_len: int = lesson_field(16, "Sequence length", "序列长度", "Tokens per sequence.", "每个序列的词元数。",
-                                ge=2, le=64)
-    batch: int = lesson_field(8, "Batch size", "批大小", "Sequences per batch: the fixed one and its batch mates.",
-                              "每批的序列数：固定的那一个和它的同批序列。", ge=2, le=64)
-    groups: int = lesson_field(4, "GroupNorm groups", "GroupNorm 分组数",
-                               "Groups of channels for groupnorm; must divide d with at least 2 channels a group.",
-                               "groupnorm 的通道组数；必须整除 d，且每组至少 2 个通道。", ge=1, le=32)
-    trials: int = lesson_field(8, "Replacement batches", "替换的批数",
-                               "How many times the batch mates are replaced by fresh sequences.",
-                               "把同批序列换成新序列的次数。", ge=1, le=16)
-    seed: int = lesson_field(0, "Seed", "随机种子", "Seed of the synthetic tokens.", "合成词元的随机种子。",
-                             ge=0, le=2**31 - 1)
+        "batchnorm",
+        "Normalization",
+        "归一化",
+        "The layer to test: batchnorm, layernorm, rmsnorm or groupnorm.",
+        "要检验的层：batchnorm、layernorm、rmsnorm 或 groupnorm。",
+    )
+    d_model: int = lesson_field(
+        16, "Channels d", "通道数 d", "Width of each token vector.", "每个词元向量的宽度。", ge=4, le=64
+    )
+    seq_len: int = lesson_field(
+        16, "Sequence length", "序列长度", "Tokens per sequence.", "每个序列的词元数。", ge=2, le=64
+    )
+    batch: int = lesson_field(
+        8,
+        "Batch size",
+        "批大小",
+        "Sequences per batch: the fixed one and its batch mates.",
+        "每批的序列数：固定的那一个和它的同批序列。",
+        ge=2,
+        le=64,
+    )
+    groups: int = lesson_field(
+        4,
+        "GroupNorm groups",
+        "GroupNorm 分组数",
+        "Groups of channels for groupnorm; must divide d with at least 2 channels a group.",
+        "groupnorm 的通道组数；必须整除 d，且每组至少 2 个通道。",
+        ge=1,
+        le=32,
+    )
+    trials: int = lesson_field(
+        8,
+        "Replacement batches",
+        "替换的批数",
+        "How many times the batch mates are replaced by fresh sequences.",
+        "把同批序列换成新序列的次数。",
+        ge=1,
+        le=16,
+    )
+    seed: int = lesson_field(
+        0, "Seed", "随机种子", "Seed of the synthetic tokens.", "合成词元的随机种子。", ge=0, le=2**31 - 1
+    )
 
     @model_validator(mode="after")
-    def _check_groups(self) -> "BatchDependenceRequest":
+    def _check_groups(self) -> BatchDependenceRequest:
         allowed = group_counts(self.d_model)
         if self.groups not in allowed:
-            raise ValueError(f"groups: must divide d_model ({self.d_model}) with at least 2 channels a group; "
-                             f"got {self.groups} | allowed: {', '.join(map(str, allowed))}")
+            raise ValueError(
+                f"groups: must divide d_model ({self.d_model}) with at least 2 channels a group; "
+                f"got {self.groups} | allowed: {', '.join(map(str, allowed))}"
+            )
         return self
 
 
@@ -72,7 +101,7 @@ class TokenSource:
 
     def sequences(self, count: int) -> torch.Tensor:
         offsets = self._normal(count, 1, self.shape[1])
-        return self.channel_mean + offsets + self._normal(count, *self.shape)   # (B, T, C)
+        return self.channel_mean + offsets + self._normal(count, *self.shape)  # (B, T, C)
 
 
 def make_layer(req: BatchDependenceRequest) -> torch.nn.Module:
@@ -94,8 +123,12 @@ def dependence_at(req: BatchDependenceRequest, batch: int) -> dict[str, Any]:
     fixed = source.sequences(1)
     outputs = [layer(torch.cat([fixed, source.sequences(batch - 1)]))[0] for _ in range(req.trials + 1)]
     changes = [relative_change(out, outputs[0]) for out in outputs[1:]]
-    answer = {"batch": batch, "same_sequence_change": sum(changes) / len(changes),
-              "same_sequence_change_max": max(changes), "train_eval_change": None}
+    answer = {
+        "batch": batch,
+        "same_sequence_change": sum(changes) / len(changes),
+        "same_sequence_change_max": max(changes),
+        "train_eval_change": None,
+    }
     if req.norm == "batchnorm":
         for _ in range(WARMUP_BATCHES):
             layer(source.sequences(batch))
@@ -122,10 +155,15 @@ def padding_at(req: BatchDependenceRequest, batch: torch.Tensor, fraction: float
     other_length = max(1, round(req.seq_len * (1.0 - fraction)))
     real = torch.ones(req.batch, req.seq_len, dtype=torch.bool)
     real[1:, other_length:] = False
-    padded = batch * real.unsqueeze(-1)                                   # pads are zero vectors
-    reference = layer(batch[real].unsqueeze(0))[0, :req.seq_len]           # the fixed sequence's tokens come first
-    point = {"pad_fraction": 1.0 - real.double().mean().item(), "other_length": other_length,
-             "output_change": relative_change(layer(padded)[0], reference), "mean_shift": None, "std_ratio": None}
+    padded = batch * real.unsqueeze(-1)  # pads are zero vectors
+    reference = layer(batch[real].unsqueeze(0))[0, : req.seq_len]  # the fixed sequence's tokens come first
+    point = {
+        "pad_fraction": 1.0 - real.double().mean().item(),
+        "other_length": other_length,
+        "output_change": relative_change(layer(padded)[0], reference),
+        "mean_shift": None,
+        "std_ratio": None,
+    }
     if req.norm == "batchnorm":  # its per-channel statistics with the pads counted, against the real tokens' own
         flat, tokens = padded.reshape(-1, req.d_model), batch[real]
         spread = tokens.std(0, correction=0)
@@ -152,8 +190,13 @@ def torch_check(req: BatchDependenceRequest) -> dict[str, Any]:
 def batch_dependence_lesson(req: BatchDependenceRequest) -> dict[str, Any]:
     headline = dependence_at(req, req.batch)
     return {
-        "norm": req.norm, "d_model": req.d_model, "seq_len": req.seq_len, "batch": req.batch, "groups": req.groups,
-        "trials": req.trials, "dtype": "float64",
+        "norm": req.norm,
+        "d_model": req.d_model,
+        "seq_len": req.seq_len,
+        "batch": req.batch,
+        "groups": req.groups,
+        "trials": req.trials,
+        "dtype": "float64",
         "same_sequence_change": headline["same_sequence_change"],
         "same_sequence_change_max": headline["same_sequence_change_max"],
         "train_eval_change": headline["train_eval_change"],

@@ -4,6 +4,7 @@ A plain stack y = f(x) with per-layer derivative g passes g^l back through l lay
 y = f(x) + x turns each factor into 1 + g (He et al. 2016, "Identity Mappings in Deep Residual
 Networks", eq. 5), so the product starts at 1 instead of shrinking or exploding.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -11,7 +12,7 @@ from typing import Any
 import torch
 from pydantic import BaseModel, ConfigDict
 
-from app.experiments.lessons import lesson_field
+from . import lesson_field
 
 MAX_DEPTH = 1000
 
@@ -20,25 +21,52 @@ class ChainRequest(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     derivative: float = lesson_field(
-        0.9, "Per-layer derivative g", "每层导数 g",
+        0.9,
+        "Per-layer derivative g",
+        "每层导数 g",
         "The derivative of one layer's branch f; the plain stack multiplies g per layer, the shortcut 1 + g.",
-        "单层分支 f 的导数；普通堆叠每层乘以 g，有捷径时每层乘以 1 + g。", ge=0.0, le=10.0, allow_inf_nan=False)
+        "单层分支 f 的导数；普通堆叠每层乘以 g，有捷径时每层乘以 1 + g。",
+        ge=0.0,
+        le=10.0,
+        allow_inf_nan=False,
+    )
     depth: int = lesson_field(
-        96, "Depth L (layers)", "深度 L（层数）", "How many layers the gradient passes through.",
-        "梯度要穿过的层数。", ge=1, le=MAX_DEPTH)
+        96,
+        "Depth L (layers)",
+        "深度 L（层数）",
+        "How many layers the gradient passes through.",
+        "梯度要穿过的层数。",
+        ge=1,
+        le=MAX_DEPTH,
+    )
 
 
 # The worked cases of the teaching material: (g, L, which product the lesson is about).
 WORKED_CASES = (
-    {"key": "vanish", "derivative": 0.9, "depth": 96, "product": "plain",
-     "caption": "g = 0.9, no shortcut: after 96 layers the first layer hears almost nothing.",
-     "caption_zh": "g = 0.9，没有捷径：经过 96 层后，第一层几乎收不到梯度。"},
-    {"key": "explode", "derivative": 1.1, "depth": 96, "product": "plain",
-     "caption": "g = 1.1, no shortcut: a factor a little above 1 explodes over 96 layers.",
-     "caption_zh": "g = 1.1，没有捷径：略大于 1 的因子经过 96 层后会爆炸。"},
-    {"key": "shortcut", "derivative": 0.01, "depth": 96, "product": "residual",
-     "caption": "g = 0.01 with the shortcut: each factor is 1.01, so the product stays near 1.",
-     "caption_zh": "g = 0.01，有捷径：每个因子是 1.01，所以乘积保持在 1 附近。"},
+    {
+        "key": "vanish",
+        "derivative": 0.9,
+        "depth": 96,
+        "product": "plain",
+        "caption": "g = 0.9, no shortcut: after 96 layers the first layer hears almost nothing.",
+        "caption_zh": "g = 0.9，没有捷径：经过 96 层后，第一层几乎收不到梯度。",
+    },
+    {
+        "key": "explode",
+        "derivative": 1.1,
+        "depth": 96,
+        "product": "plain",
+        "caption": "g = 1.1, no shortcut: a factor a little above 1 explodes over 96 layers.",
+        "caption_zh": "g = 1.1，没有捷径：略大于 1 的因子经过 96 层后会爆炸。",
+    },
+    {
+        "key": "shortcut",
+        "derivative": 0.01,
+        "depth": 96,
+        "product": "residual",
+        "caption": "g = 0.01 with the shortcut: each factor is 1.01, so the product stays near 1.",
+        "caption_zh": "g = 0.01，有捷径：每个因子是 1.01，所以乘积保持在 1 附近。",
+    },
 )
 
 
@@ -57,11 +85,15 @@ def chain_lesson(req: ChainRequest) -> dict[str, Any]:
         residual_log10 = torch.cumsum(torch.log10(1.0 + g), dim=0)
     return {
         # headline numbers first: strict JSON lists the first 50 overflowed paths, these must be among them
-        "derivative": req.derivative, "depth": req.depth,
-        "plain_final": plain[-1].item(), "residual_final": residual[-1].item(),
+        "derivative": req.derivative,
+        "depth": req.depth,
+        "plain_final": plain[-1].item(),
+        "residual_final": residual[-1].item(),
         "layers": list(range(1, req.depth + 1)),
-        "plain": plain.tolist(), "residual": residual.tolist(),
-        "plain_log10": plain_log10.tolist(), "residual_log10": residual_log10.tolist(),
+        "plain": plain.tolist(),
+        "residual": residual.tolist(),
+        "plain_log10": plain_log10.tolist(),
+        "residual_log10": residual_log10.tolist(),
         "dtype": "float64",
         "worked_cases": worked_cases(),
     }

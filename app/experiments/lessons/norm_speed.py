@@ -13,23 +13,28 @@ of elementary ops (mean, subtract, variance, rsqrt, multiply, add: the same kind
 runs), separates what the formula costs from what the kernel costs; a dispatch mode counts the ATen operator
 calls of one forward + backward of each (views and allocations included), which shows fused against unfused.
 """
+
 from __future__ import annotations
 
 import statistics
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import torch
 import torch.nn.functional as F
 from torch.utils._python_dispatch import TorchDispatchMode
 
-WIDTHS = (64, 256, 1024, 4096)   # from this explorer's widths up to LLaMA-7B's
-TOKENS = 256                     # rows normalized per call (e.g. 8 sequences of 32 tokens)
+WIDTHS = (64, 256, 1024, 4096)  # from this explorer's widths up to LLaMA-7B's
+TOKENS = 256  # rows normalized per call (e.g. 8 sequences of 32 tokens)
 MIN_REPEATS, MAX_REPEATS = 7, 25
-BUDGET_S = 2.0                   # repeats stop once this much time has passed (at least MIN_REPEATS)
-SAMPLE_S = 0.002                 # each timed sample runs enough calls to last about this long
-KERNELS = {"layernorm": "torch.nn.functional.layer_norm", "rmsnorm": "torch.nn.functional.rms_norm",
-           "layernorm_composed": "(x - mean) * rsqrt(var + eps) * gain + shift, one torch op at a time"}
+BUDGET_S = 2.0  # repeats stop once this much time has passed (at least MIN_REPEATS)
+SAMPLE_S = 0.002  # each timed sample runs enough calls to last about this long
+KERNELS = {
+    "layernorm": "torch.nn.functional.layer_norm",
+    "rmsnorm": "torch.nn.functional.rms_norm",
+    "layernorm_composed": "(x - mean) * rsqrt(var + eps) * gain + shift, one torch op at a time",
+}
 
 
 def _composed_layernorm(x: torch.Tensor, gain: torch.Tensor, shift: torch.Tensor) -> torch.Tensor:
@@ -53,7 +58,7 @@ def _step(kind: str, width: int) -> Callable[[], None]:
 
 def _calls_per_sample(step: Callable[[], None]) -> int:
     step()  # warm-up: first-call allocations and dispatch caches are not what we measure
-    once = max(min(_sample(step, 1) for _ in range(3)), 0.1) * 1e-6   # the fastest of 3: a busy moment is no guide
+    once = max(min(_sample(step, 1) for _ in range(3)), 0.1) * 1e-6  # the fastest of 3: a busy moment is no guide
     return max(1, min(1000, round(SAMPLE_S / once)))
 
 
@@ -87,8 +92,13 @@ def _operator_calls(step: Callable[[], None]) -> int:
 
 def _spread(samples: list[float]) -> dict[str, float]:
     quartiles = statistics.quantiles(samples, n=4, method="inclusive")
-    return {"median_us": statistics.median(samples), "p25_us": quartiles[0], "p75_us": quartiles[2],
-            "min_us": min(samples), "max_us": max(samples)}
+    return {
+        "median_us": statistics.median(samples),
+        "p25_us": quartiles[0],
+        "p75_us": quartiles[2],
+        "min_us": min(samples),
+        "max_us": max(samples),
+    }
 
 
 def measure_norm_speed(budget_s: float | None = None, widths: tuple[int, ...] | None = None) -> dict[str, Any]:
@@ -100,7 +110,7 @@ def measure_norm_speed(budget_s: float | None = None, widths: tuple[int, ...] | 
     started = time.perf_counter()
     repeats = 0
     while repeats < MAX_REPEATS and (repeats < MIN_REPEATS or time.perf_counter() - started < budget_s):
-        order = list(KERNELS) if repeats % 2 == 0 else list(reversed(KERNELS))   # nobody always goes first
+        order = list(KERNELS) if repeats % 2 == 0 else list(reversed(KERNELS))  # nobody always goes first
         for width in widths:
             for kind in order:
                 samples[(kind, width)].append(_sample(steps[(kind, width)], calls[(kind, width)]))
@@ -108,12 +118,20 @@ def measure_norm_speed(budget_s: float | None = None, widths: tuple[int, ...] | 
     rows = []
     for width in widths:
         row: dict[str, Any] = {"width": width, **{kind: _spread(samples[(kind, width)]) for kind in KERNELS}}
-        row["ratio"] = row["rmsnorm"]["median_us"] / row["layernorm"]["median_us"]   # > 1: RMSNorm slower
+        row["ratio"] = row["rmsnorm"]["median_us"] / row["layernorm"]["median_us"]  # > 1: RMSNorm slower
         row["composed_ratio"] = row["layernorm_composed"]["median_us"] / row["rmsnorm"]["median_us"]
         row["ns_per_number"] = {kind: row[kind]["median_us"] * 1e3 / (TOKENS * width) for kind in KERNELS}
         rows.append(row)
-    return {"rows": rows, "widths": list(widths), "tokens": TOKENS, "dtype": "float32", "repeats": repeats,
-            "calls_per_sample": {f"{kind}@{width}": n for (kind, width), n in calls.items()},
-            "operator_calls": {kind: _operator_calls(steps[(kind, widths[0])]) for kind in KERNELS},
-            "threads": torch.get_num_threads(), "torch": torch.__version__, "kernels": KERNELS,
-            "elapsed_ms": round((time.perf_counter() - started) * 1000, 1)}
+    return {
+        "rows": rows,
+        "widths": list(widths),
+        "tokens": TOKENS,
+        "dtype": "float32",
+        "repeats": repeats,
+        "calls_per_sample": {f"{kind}@{width}": n for (kind, width), n in calls.items()},
+        "operator_calls": {kind: _operator_calls(steps[(kind, widths[0])]) for kind in KERNELS},
+        "threads": torch.get_num_threads(),
+        "torch": torch.__version__,
+        "kernels": KERNELS,
+        "elapsed_ms": round((time.perf_counter() - started) * 1000, 1),
+    }

@@ -4,6 +4,7 @@ and where a snowballing stack run in float16 first overflows.
 float16 has 5 exponent and 10 fraction bits (IEEE 754-2008), bfloat16 8 and 7 (Kalamkar et al. 2019),
 float32 8 and 23. Every limit below comes from torch.finfo and every sum from a real torch addition.
 """
+
 from __future__ import annotations
 
 import math
@@ -12,17 +13,22 @@ from typing import Any
 import torch
 from pydantic import BaseModel, ConfigDict
 
-from app.config import TraceConfig
-from app.experiments.lessons import lesson_field
-from app.models.stack import DTYPES
+from ...config import TraceConfig
+from ...models.stack import DTYPES
+from . import lesson_field
 
 FORMATS = ("float32", "bfloat16", "float16")
 VALUE_LIMIT = 1e300
 
 # The default snowballing stack: no norm and a plain identity shortcut, so every block adds to a stream
 # that nothing rescales; with Xavier weights its size grows about 1.3x per block (see tests/test_lessons.py).
-SNOWBALL_DEFAULTS: dict[str, Any] = {"arch": "transformer", "norm": "none", "residual": "identity",
-                                     "init": "xavier", "depth": 48}
+SNOWBALL_DEFAULTS: dict[str, Any] = {
+    "arch": "transformer",
+    "norm": "none",
+    "residual": "identity",
+    "init": "xavier",
+    "depth": 48,
+}
 # The TraceConfig fields the /precision page offers for its float16 stack.
 STACK_FIELDS = ("arch", "depth", "norm", "norm_position", "residual", "residual_scale", "init", "activation", "seed")
 
@@ -30,19 +36,35 @@ STACK_FIELDS = ("arch", "depth", "norm", "norm_position", "residual", "residual_
 def stack_schema() -> dict[str, Any]:
     """TraceConfig's schema for the fields the /precision page offers, with the snowballing stack's defaults."""
     props = TraceConfig.model_json_schema()["properties"]
-    return {name: {**props[name], "default": SNOWBALL_DEFAULTS.get(name, props[name].get("default"))} for name in STACK_FIELDS}
-
+    return {
+        name: {**props[name], "default": SNOWBALL_DEFAULTS.get(name, props[name].get("default"))}
+        for name in STACK_FIELDS
+    }
 
 
 class PrecisionRequest(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     big: float = lesson_field(
-        10000.0, "Large number a", "大数 a", "The running total, e.g. a weight or an activation that has grown large.",
-        "累加的总量，例如已经变大的权重或激活。", ge=-VALUE_LIMIT, le=VALUE_LIMIT, allow_inf_nan=False)
+        10000.0,
+        "Large number a",
+        "大数 a",
+        "The running total, e.g. a weight or an activation that has grown large.",
+        "累加的总量，例如已经变大的权重或激活。",
+        ge=-VALUE_LIMIT,
+        le=VALUE_LIMIT,
+        allow_inf_nan=False,
+    )
     small: float = lesson_field(
-        0.001, "Small update b", "小更新 b", "What gets added to it, e.g. one learning-rate-sized update.",
-        "加到它上面的量，例如一次学习率大小的更新。", ge=-VALUE_LIMIT, le=VALUE_LIMIT, allow_inf_nan=False)
+        0.001,
+        "Small update b",
+        "小更新 b",
+        "What gets added to it, e.g. one learning-rate-sized update.",
+        "加到它上面的量，例如一次学习率大小的更新。",
+        ge=-VALUE_LIMIT,
+        le=VALUE_LIMIT,
+        allow_inf_nan=False,
+    )
 
 
 def snowball_config(overrides: dict[str, str]) -> TraceConfig:
@@ -61,9 +83,15 @@ def _format_row(name: str, dtype: torch.dtype, big: float, small: float) -> dict
     total = a + b
     spacing = torch.nextafter(a.abs(), torch.tensor(math.inf, dtype=dtype)) - a.abs()  # one step (ulp) at |a|
     return {
-        "dtype": name, "bits": info.bits, "fraction_bits": round(-math.log2(info.eps)),
-        "max": info.max, "eps": info.eps, "tiny": info.tiny,
-        "stored_big": a.item(), "stored_small": b.item(), "sum": total.item(),
+        "dtype": name,
+        "bits": info.bits,
+        "fraction_bits": round(-math.log2(info.eps)),
+        "max": info.max,
+        "eps": info.eps,
+        "tiny": info.tiny,
+        "stored_big": a.item(),
+        "stored_small": b.item(),
+        "sum": total.item(),
         "spacing_at_big": spacing.item(),
         "overflowed": not math.isfinite(a.item()),
         "update_lost": math.isfinite(a.item()) and bool(total == a) and small != 0.0,
@@ -76,15 +104,19 @@ def overflow_summary(trace16: dict[str, Any], trace32: dict[str, Any]) -> dict[s
     f16_max = torch.finfo(torch.float16).max
     layers16, layers32 = trace16["layers"], trace32["layers"]
     overflow = next((l["layer"] for l in layers16 if not math.isfinite(l["act_max_abs"])), None)
-    overflow_sublayer = next((f"{s['layer']}.{s['sublayer']}" for s in trace16["sublayers"]
-                              if not math.isfinite(s["act_max_abs"])), None)
+    overflow_sublayer = next(
+        (f"{s['layer']}.{s['sublayer']}" for s in trace16["sublayers"] if not math.isfinite(s["act_max_abs"])), None
+    )
     beyond = next((l["layer"] for l in layers32 if l["act_max_abs"] > f16_max), None)
     return {  # headline numbers first: strict JSON lists only the first 50 overflowed paths
-        "overflow_layer": overflow, "overflow_sublayer": overflow_sublayer,
+        "overflow_layer": overflow,
+        "overflow_sublayer": overflow_sublayer,
         "float32_exceeds_float16_max_at": beyond,
-        "float16_loss": trace16["loss"], "float32_loss": trace32["loss"],
+        "float16_loss": trace16["loss"],
+        "float32_loss": trace32["loss"],
         "float16_nonfinite": trace16["summary"]["nonfinite"],
-        "config": trace16["config"], "float16_max": f16_max,
+        "config": trace16["config"],
+        "float16_max": f16_max,
         "layers": [l["layer"] for l in layers16],
         "float16_max_abs": [l["act_max_abs"] for l in layers16],
         "float32_max_abs": [l["act_max_abs"] for l in layers32],
@@ -94,5 +126,10 @@ def overflow_summary(trace16: dict[str, Any], trace32: dict[str, Any]) -> dict[s
 
 
 def precision_lesson(req: PrecisionRequest, trace16: dict[str, Any], trace32: dict[str, Any]) -> dict[str, Any]:
-    return {"big": req.big, "small": req.small, "float64_sum": req.big + req.small,
-            "formats": number_formats(req), "snowball": overflow_summary(trace16, trace32)}
+    return {
+        "big": req.big,
+        "small": req.small,
+        "float64_sum": req.big + req.small,
+        "formats": number_formats(req),
+        "snowball": overflow_summary(trace16, trace32),
+    }
