@@ -99,7 +99,8 @@ start_dockerd() {
     if [ "$rc" -eq 1 ]; then
         # Seen once on a CI machine: dockerd exited at start. Show why, then try the storage driver that needs
         # nothing from the kernel (vfs: slower, copies layers) on a fresh data root.
-        log "dockerd exited at start; its log (last 25 lines):"
+        log "dockerd exited at start; free space: $(df -h --output=avail "$ROOT" /tmp | tail -n +2 | xargs)"
+        log "its log (last 25 lines):"
         tail -n 25 "$WORK/dockerd.log" | sed 's/^/[dockerd] /'
         mv "$WORK/dockerd.log" "$WORK/dockerd-first.log"
         DATA_ROOT=$WORK/data-vfs
