@@ -20,7 +20,7 @@ read_only_msg = cannot create $(VENV): $(CURDIR) is read-only; copy the project 
 no_python_msg = ResNorm Explorer needs $(needs); none of $(PYTHON_CANDIDATES) is one: install one, or name it with make PYTHON=/path/to/python3.12
 bad_python_msg = PYTHON=$(PYTHON) is $(or $(call version_of,$(PYTHON)),not a Python that runs here); ResNorm Explorer needs $(needs)
 
-.PHONY: run test test-fast test-browser bench loadtest docker-test plotly-bundle clean
+.PHONY: run lint test test-fast test-browser bench loadtest docker-test plotly-bundle clean
 
 $(BIN)/python:
 	$(if $(shell test -w . && echo yes),,$(error $(read_only_msg)))
@@ -46,10 +46,25 @@ $(AXE): tests/browser/package-lock.json
 	cd tests/browser && npm ci --no-audit --no-fund
 	touch $@
 
+# ESLint for static/js (eslint.config.js), development-only, from the lock file at the top of the repo.
+ESLINT := node_modules/.installed
+no_npm_lint_msg = make lint checks static/js with ESLint, which needs npm (Debian/Ubuntu: apt install npm)
+$(ESLINT): package-lock.json
+	$(if $(shell command -v npm),,$(error $(no_npm_lint_msg)))
+	npm ci --no-audit --no-fund
+	touch $@
+
 run: $(VENV)/.installed
 	$(BIN)/resnorm-explorer --host $(HOST) --port $(PORT)
 
-test: $(VENV)/.installed-test $(AXE)
+# Lint and types, all clean (docs/development.md#lint-and-types): ruff and mypy read pyproject.toml, ESLint eslint.config.js.
+lint: $(VENV)/.installed-test $(ESLINT)
+	$(BIN)/ruff check
+	$(BIN)/ruff format --check
+	$(BIN)/mypy
+	node_modules/.bin/eslint static/js
+
+test: lint $(VENV)/.installed-test $(AXE)
 	$(BIN)/python -m pytest
 
 test-fast: $(VENV)/.installed-test
@@ -74,4 +89,4 @@ plotly-bundle:
 	cd tools/plotly_bundle && npm ci --no-audit --no-fund && node build.mjs
 
 clean:
-	rm -rf $(VENV) .pytest_cache artifacts
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache node_modules artifacts

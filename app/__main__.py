@@ -34,9 +34,12 @@ def _bounds(info: FieldInfo) -> str:
     return f", at least {low}" if low is not None else ""
 
 
+TYPE_METAVARS: dict[object, str] = {int: "INT", float: "FLOAT"}
+
+
 def _metavar(field: str, info: FieldInfo) -> str:
     allowed = choices(field)
-    return "|".join(allowed) if allowed else {int: "INT", float: "FLOAT"}.get(info.annotation, "TEXT")
+    return "|".join(allowed) if allowed else TYPE_METAVARS.get(info.annotation, "TEXT")
 
 
 def build_parser(prog: str = "python -m app") -> argparse.ArgumentParser:

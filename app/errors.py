@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import typing
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse
+from pydantic import BaseModel
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from .jsonsafe import StrictJSONResponse
@@ -58,7 +60,7 @@ NOT_JSON = "a JSON object sent with Content-Type: application/json"
 MAX_LISTED_ERRORS = 20
 
 
-def _allowed_for(leaf: str, ctx: dict[str, Any] | None, error_type: str, model: type | None) -> str:
+def _allowed_for(leaf: str, ctx: dict[str, Any] | None, error_type: str, model: type[BaseModel] | None) -> str:
     """The allowed range of `leaf`: from the model's schema when known, else from pydantic's error context,
     else the type the value should have had (never empty: a client must learn what to send instead)."""
     from .config import field_bounds
@@ -77,7 +79,7 @@ def _allowed_for(leaf: str, ctx: dict[str, Any] | None, error_type: str, model: 
     return next((expected for prefix, expected in _EXPECTED_TYPE if error_type.startswith(prefix)), "a valid value")
 
 
-def _model_at(model: type | None, parts: list[str]) -> type | None:
+def _model_at(model: type[BaseModel] | None, parts: list[str]) -> type[BaseModel] | None:
     """The request model that owns the last part of an error location (runs.0.depth -> TraceConfig)."""
     for part in parts[:-1]:
         field = getattr(model, "model_fields", {}).get(part)
@@ -88,14 +90,14 @@ def _model_at(model: type | None, parts: list[str]) -> type | None:
     return model
 
 
-def _inner_model(annotation: Any) -> type | None:
+def _inner_model(annotation: Any) -> type[BaseModel] | None:
     """The pydantic model inside an annotation such as TraceConfig, list[TraceConfig] or TraceConfig | None."""
-    if isinstance(annotation, type) and hasattr(annotation, "model_fields"):
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
         return annotation
     return next((m for arg in typing.get_args(annotation) if (m := _inner_model(arg)) is not None), None)
 
 
-def validation_errors(raw: list[dict[str, Any]], model: type | None = None) -> list[dict[str, Any]]:
+def validation_errors(raw: Sequence[Mapping[str, Any]], model: type[BaseModel] | None = None) -> list[dict[str, Any]]:
     """Pydantic errors -> [{field, message, allowed, input?}]. Model validators raise "field: why | allowed: range"."""
     out = []
     for err in raw:
@@ -117,7 +119,7 @@ def validation_errors(raw: list[dict[str, Any]], model: type | None = None) -> l
                 message, _, allowed = why.strip().partition(" | allowed: ")
         parts = field.split(".")
         allowed = allowed or _allowed_for(parts[-1], err.get("ctx"), err.get("type", ""), _model_at(model, parts))
-        entry = {"field": field, "message": message, "allowed": allowed}
+        entry: dict[str, Any] = {"field": field, "message": message, "allowed": allowed}
         if "input" in err and isinstance(err["input"], (int, float, str, bool)) and len(str(err["input"])) < 200:
             entry["input"] = err["input"]
         out.append(entry)

@@ -79,7 +79,7 @@ def float32_decimals(values: list[float]) -> list[float]:
         single = original.astype(np.float32)
     short = orjson.loads(orjson.dumps(single, option=orjson.OPT_SERIALIZE_NUMPY))  # float32's shortest reprs
     faithful = ((np.abs(single) >= FLOAT32_NORMAL) & np.isfinite(single)) | (original == 0)
-    return [s if keep else v for s, v, keep in zip(short, values, faithful.tolist())]
+    return [s if keep else v for s, v, keep in zip(short, values, faithful.tolist(), strict=True)]
 
 
 def strict_dumps(value: Any) -> str:

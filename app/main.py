@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, suppress
 
 from fastapi import FastAPI
 from fastapi.middleware.gzip import GZipMiddleware
@@ -20,10 +20,8 @@ def configure_torch() -> None:
     import torch
 
     torch.set_num_threads(get_settings().threads_per_run())
-    try:
-        torch.set_num_interop_threads(1)  # requests are our parallelism; only possible before torch's pools start
-    except RuntimeError:
-        pass
+    with suppress(RuntimeError):  # only possible before torch's pools start
+        torch.set_num_interop_threads(1)  # requests are our parallelism
 
 
 @asynccontextmanager

@@ -13,9 +13,10 @@ import sys
 from collections.abc import Mapping
 from functools import lru_cache
 from pathlib import Path
-from typing import Literal, get_args
+from typing import Any, Literal, get_args
 
 from pydantic import Field, ValidationError, field_validator
+from pydantic_core import ErrorDetails
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 ENV_PREFIX = "RESNORM_"
@@ -134,7 +135,7 @@ def choices(field: str) -> tuple[str, ...]:
     return get_args(annotation) if getattr(annotation, "__origin__", None) is Literal else ()
 
 
-def _problem(field: str, error: dict) -> str:
+def _problem(field: str, error: ErrorDetails) -> str:
     """One pydantic error as the sentence a lecturer reads: what the setting allows and what it got."""
     kind, ctx, got = error["type"], error.get("ctx", {}), error.get("input")
     if kind == "greater_than_equal":
@@ -155,7 +156,7 @@ def describe(exc: ValidationError) -> str:
     return "; ".join(f"{env_name(str(e['loc'][0]))}: {_problem(str(e['loc'][0]), e)}" for e in exc.errors())
 
 
-def load_settings(**overrides: object) -> Settings:
+def load_settings(**overrides: Any) -> Settings:
     """Settings from the environment, `overrides` (command-line options) winning; ValueError names the variable."""
     try:
         return Settings(**overrides)

@@ -56,12 +56,16 @@ def layernorm_by_hand(x, eps=1e-5, gamma=None, beta=None) -> tuple[float, float,
     mean = sum(x) / n
     variance = sum((v - mean) ** 2 for v in x) / n
     gamma, beta = gamma or [1.0] * n, beta or [0.0] * n
-    return mean, variance, [g * (v - mean) / math.sqrt(variance + eps) + b for v, g, b in zip(x, gamma, beta)]
+    return (
+        mean,
+        variance,
+        [g * (v - mean) / math.sqrt(variance + eps) + b for v, g, b in zip(x, gamma, beta, strict=True)],
+    )
 
 
 def rmsnorm_by_hand(x, eps=1e-5, gamma=None) -> list[float]:
     rms = math.sqrt(sum(v * v for v in x) / len(x) + eps)
-    return [g * v / rms for v, g in zip(x, gamma or [1.0] * len(x))]
+    return [g * v / rms for v, g in zip(x, gamma or [1.0] * len(x), strict=True)]
 
 
 _plain_response_json = httpx.Response.json
@@ -72,7 +76,8 @@ def _strict_response_json(self, **kwargs):
     return _plain_response_json(self, **kwargs)
 
 
-httpx.Response.json = _strict_response_json  # every response.json() in the suite checks strictness
+# every response.json() in the suite checks strictness (patched on the class, so mypy objects: on purpose here)
+httpx.Response.json = _strict_response_json  # type: ignore[method-assign]
 
 # Every test session starts with an empty cache of its own (servers started by tests inherit it) and no
 # background warm-up competing with the tests; tests/test_cache.py turns the warm-up on where it is the subject.

@@ -28,7 +28,9 @@ def covering(primary: tuple[str, ...], others: tuple[str, ...]) -> list[dict[str
     rows = []
     cycles = {field: itertools.cycle(choices(field)) for field in others}
     for combination in product(*primary):
-        rows.append({**dict(zip(primary, combination)), **{field: next(cycle) for field, cycle in cycles.items()}})
+        rows.append(
+            {**dict(zip(primary, combination, strict=True)), **{field: next(cycle) for field, cycle in cycles.items()}}
+        )
     return rows
 
 

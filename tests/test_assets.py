@@ -21,7 +21,7 @@ def page_paths() -> list[str]:
     from app.main import app  # noqa: F401  (every router registers its pages)
     from app.pages import PAGES
 
-    return sorted(page.path for page in PAGES.values()) + ["/embed/tour"]
+    return [*sorted(page.path for page in PAGES.values()), "/embed/tour"]
 
 
 def test_templates_link_static_files_only_through_the_versioned_helpers():

@@ -3,6 +3,8 @@ trends a reader would check, bad input named. The speed test checks the shape of
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 import pytest
 import torch
 from fastapi import FastAPI
@@ -55,7 +57,7 @@ def test_a_bigger_batch_shrinks_batchnorms_dependence_but_not_to_zero(answers):
     rows = answers["batchnorm"]["by_batch"]
     assert [row["batch"] for row in rows] == list(BATCH_SWEEP)
     changes = [row["same_sequence_change"] for row in rows]
-    assert all(a > b for a, b in zip(changes, changes[1:]))
+    assert all(a > b for a, b in pairwise(changes))
     assert changes[-1] > 0.05 and changes[0] > 2 * changes[-1]
 
 
@@ -80,10 +82,10 @@ def test_padding_moves_batchnorms_statistics_and_the_unpadded_sequence(answers):
     points = answers["batchnorm"]["padding"]
     assert points[0]["pad_fraction"] == 0.0 and points[0]["output_change"] < 1e-12 and points[0]["mean_shift"] < 1e-12
     fractions = [p["pad_fraction"] for p in points]
-    assert all(a < b for a, b in zip(fractions, fractions[1:])) and fractions[-1] > 0.6
+    assert all(a < b for a, b in pairwise(fractions)) and fractions[-1] > 0.6
     for field in ("output_change", "mean_shift"):
         values = [p[field] for p in points]
-        assert all(a < b for a, b in zip(values, values[1:])), field
+        assert all(a < b for a, b in pairwise(values)), field
     assert points[-1]["std_ratio"] < 0.9  # zero pads pull the channel spread in
     for norm in PER_TOKEN:
         assert all(p["output_change"] <= 1e-12 and p["mean_shift"] is None for p in answers[norm]["padding"])

@@ -43,9 +43,12 @@ def test_a_second_cache_on_the_same_folder_reads_what_the_first_wrote(tmp_path):
     first = ResultCache(tmp_path, 2**26, namespace="t")
     first.set("k", SMALL)
     second = ResultCache(tmp_path, 2**26, namespace="t")
-    value, source = second.get("k")
+    found = second.get("k")
+    assert found is not None
+    value, source = found
     assert source == "disk" and value["values"][1] == float("inf") and value["loss"] == 0.5
-    assert second.get("k")[1] == "memory"
+    again = second.get("k")
+    assert again is not None and again[1] == "memory"
     assert ResultCache(tmp_path, 2**26, namespace="other code").get("k") is None  # another code version
 
 

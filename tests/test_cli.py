@@ -41,6 +41,7 @@ def test_help_documents_every_variable():
     for name, info in Settings.model_fields.items():
         assert env_name(name) in text
         assert "--" + name.replace("_", "-") in text
+        assert info.description, name  # every setting explains itself in --help
         assert " ".join(info.description.split()) in text
     assert "RESNORM_PORT, default 8000, 1 to 65535" in text  # bounds come from the model's constraints
     assert "RESNORM_MAX_BODY_BYTES, default 262144, at least 1024" in text

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from app.config import PRESETS, TraceConfig
+from tests.grids import choices
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
@@ -25,7 +26,8 @@ TOP_FOLDERS = ("app", "tests", "static", "templates", "tools", "docs", "scripts"
 
 LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
 # A repo path: starts with a top-level folder, made of path characters; {a,b} alternatives are expanded.
-REPO_PATH = re.compile(r"(?<![\w./-])((?:%s)/[\w./{},*-]*[\w*}])" % "|".join(re.escape(f) for f in TOP_FOLDERS))
+TOP_FOLDER = "|".join(re.escape(f) for f in TOP_FOLDERS)
+REPO_PATH = re.compile(r"(?<![\w./-])((?:" + TOP_FOLDER + r")/[\w./{},*-]*[\w*}])")
 
 
 def text(path: Path) -> str:
@@ -99,3 +101,28 @@ def test_every_request_field_is_in_the_api_table(field):
 @pytest.mark.parametrize("key", list(PRESETS))
 def test_every_preset_is_documented(key):
     assert f"| `{key}` |" in text(API_DOC) and PRESETS[key]["name"] in text(API_DOC)
+
+
+VARIANTS_DOC = ROOT / "docs" / "variants.md"
+
+
+def _listed_values(doc: Path, field: str) -> list[str]:
+    """The values column of a field's row in a doc's table: `| `norm` ... | layernorm, rmsnorm, ... |`."""
+    row = next((line for line in text(doc).splitlines() if line.startswith(f"| `{field}`")), None)
+    assert row, f"{doc.name} has no row for {field}"
+    cells = [cell.strip() for cell in row.strip("|").split("|")]
+    return next(cell.split(", ") for cell in cells[1:] if ", " in cell)
+
+
+@pytest.mark.parametrize("field", ["norm", "norm_position", "block", "residual"])
+def test_every_variant_is_listed_in_variants_and_api_docs(field):
+    """A new norm, placement, block or residual kind fails here until both tables name it."""
+    assert _listed_values(VARIANTS_DOC, field) == list(choices(field))
+    assert _listed_values(API_DOC, field) == list(choices(field))
+
+
+def test_the_pages_doc_lists_every_url_key_of_the_model():
+    """docs/pages.md names the model's fields as the pages' URL keys, in the model's order."""
+    listed = re.search(r"Keys are the request model's field names \(`([^`]+)`\)", text(ROOT / "docs" / "pages.md"))
+    assert listed, "docs/pages.md no longer lists the URL keys"
+    assert [name.strip() for name in listed.group(1).split(",")] == list(TraceConfig.model_fields)

@@ -49,7 +49,7 @@ def test_float32_decimals_name_the_same_float32_in_fewer_digits():
     values = (rng.standard_normal(2000) * 10.0 ** rng.integers(-30, 30, 2000)).astype(np.float32).astype(float).tolist()
     short = float32_decimals(values)
     assert np.array_equal(np.asarray(short, dtype=np.float32), np.asarray(values, dtype=np.float32))  # same float32
-    assert all(len(repr(s)) <= len(repr(v)) for s, v in zip(short, values))
+    assert all(len(repr(s)) <= len(repr(v)) for s, v in zip(short, values, strict=True))
     assert sum(map(len, map(repr, short))) < 0.75 * sum(map(len, map(repr, values)))
     assert float32_decimals([8.000000953674316, 0.10000000149011612]) == [8.000001, 0.1]
 

@@ -6,6 +6,7 @@ import math
 import random
 import struct
 import typing
+from itertools import pairwise
 
 import pytest
 from fastapi import FastAPI
@@ -58,12 +59,12 @@ def test_worked_cases_are_not_the_loose_retellings(client):
 def test_every_layer_is_a_power(client, g):
     body = strict(client.get("/api/chain", params={"derivative": g, "depth": 40}))
     assert body["layers"] == list(range(1, 41))
-    for l, plain, residual in zip(body["layers"], body["plain"], body["residual"]):
+    for l, plain, residual in zip(body["layers"], body["plain"], body["residual"], strict=True):
         assert plain == pytest.approx(g**l, rel=1e-12, abs=0.0)
         assert residual == pytest.approx((1 + g) ** l, rel=1e-12)
     # the shortcut's product never shrinks: every factor 1 + g >= 1
-    assert all(b >= a for a, b in zip(body["residual"], body["residual"][1:]))
-    assert all(r >= p for p, r in zip(body["plain"], body["residual"]))
+    assert all(b >= a for a, b in pairwise(body["residual"]))
+    assert all(r >= p for p, r in zip(body["plain"], body["residual"], strict=True))
 
 
 def test_overflowing_product_is_null_and_flagged_but_its_log_is_finite(client):
@@ -129,7 +130,7 @@ def test_rmsnorm_divides_by_the_root_mean_square_without_centring(client):
     x, gamma = [3.0, 1.0, -2.0, 6.0], [1.0, 2.0, 1.0, 0.5]
     body = strict(client.post("/api/layernorm", json={"x": x, "kind": "rmsnorm", "gamma": gamma}))
     rms = math.sqrt(sum(v * v for v in x) / len(x) + 1e-5)
-    assert body["output"] == pytest.approx([g * v / rms for v, g in zip(x, gamma)], rel=1e-12)
+    assert body["output"] == pytest.approx([g * v / rms for v, g in zip(x, gamma, strict=True)], rel=1e-12)
     assert [s["key"] for s in body["steps"]] == ["mean_square", "rms", "normalized", "output"]
     assert body["torch_check"]["op"].endswith("rms_norm") and body["torch_check"]["max_abs_difference"] < 1e-12
     assert body["normalized_mean"] != pytest.approx(0.0, abs=1e-3)  # RMSNorm does not centre
@@ -234,11 +235,11 @@ def test_sweeping_the_scale_collapses_to_one_hot_and_kills_the_gradient(client):
     rows = body["sweep"]
     assert [r["scale"] for r in rows] == scales
     entropies, tops = [r["entropy"] for r in rows], [r["max_prob"] for r in rows]
-    assert all(b < a for a, b in zip(entropies, entropies[1:]))
-    assert all(b > a for a, b in zip(tops, tops[1:]))
+    assert all(b < a for a, b in pairwise(entropies))
+    assert all(b > a for a, b in pairwise(tops))
     # past the peak the Jacobian only shrinks, and at s = 1000 it has vanished
     norms = [r["jacobian_norm"] for r in rows]
-    assert all(b < a for a, b in zip(norms[3:], norms[4:]))
+    assert all(b < a for a, b in pairwise(norms[3:]))
     assert norms[-1] < 1e-50 and tops[-1] == pytest.approx(1.0)
 
 
@@ -434,7 +435,7 @@ def test_lesson_pages_have_no_inline_code_or_remote_hosts(site):
 
     for path in PAGES_AND_CHARTS:
         html = site.get(path).text
-        for attrs, body in re.findall(r"<script([^>]*)>(.*?)</script>", html, re.S):
+        for attrs, _body in re.findall(r"<script([^>]*)>(.*?)</script>", html, re.S):
             assert "src=" in attrs or 'type="application/json"' in attrs, (path, attrs)
         assert not re.search(r"\son[a-z]+=", html), path
         assert not re.search(r"(src|href)=\"(https?:)?//", html), path

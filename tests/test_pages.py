@@ -116,7 +116,9 @@ def test_language_follows_accept_language(header, expected):
 
 def test_language_switch_keeps_the_state():
     html = client.get("/norms", params={"depth": 48, "norm_position": "post"}).text
-    switch = re.search(r'id="lang-switch" href="([^"]+)"', html).group(1)
+    link = re.search(r'id="lang-switch" href="([^"]+)"', html)
+    assert link, "no language switch"
+    switch = link.group(1)
     assert "depth=48" in switch and "norm_position=post" in switch and "lang=zh" in switch
 
 

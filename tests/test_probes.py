@@ -10,6 +10,7 @@ import torch
 from app.config import TraceConfig
 from app.models.init import build_model
 from app.models.tree import parameters_with_owner, submodules
+from app.models.units import PostNormUnit, PreNormUnit, SandwichUnit
 from app.probes.recorder import parameter_grad_norms, stream_statistics
 from tests.grids import case_id, covering
 
@@ -75,7 +76,7 @@ def test_tree_walks_equal_the_torch_methods(row):
         parameters, owners = parameters_with_owner(model, groups)
         assert [id(p) for p in parameters] == [id(p) for p in model.parameters()]
         for index, group in enumerate(groups):
-            assert [id(p) for p, owner in zip(parameters, owners) if owner == index] == [
+            assert [id(p) for p, owner in zip(parameters, owners, strict=True) if owner == index] == [
                 id(p) for p in group.parameters()
             ]
 
@@ -95,7 +96,7 @@ def test_parameter_grad_norms_equal_one_norm_over_each_modules_gradients(setting
     from app.models.stack import make_batch
 
     model.loss(*make_batch(cfg)).backward()
-    groups = list(model.blocks) + [model.embed]
+    groups = [*model.blocks, model.embed]
     expected = [torch.cat([p.grad.double().flatten() for p in g.parameters()]).norm().item() for g in groups]
     assert all(value > 0 for value in expected)
     assert parameter_grad_norms(model, groups) == pytest.approx(expected, rel=1e-5)
@@ -111,9 +112,11 @@ def test_recorder_sees_each_unit_output_and_branch_and_leaves_no_hook_behind(pos
     cfg = TraceConfig(depth=3, norm_position=position, **TINY)
     model = build_model(cfg)
     inputs, targets = make_batch(cfg)
-    seen, handles = {}, []
+    seen: dict[str, torch.Tensor] = {}
+    handles = []
     for layer, block in enumerate(model.blocks, start=1):
         for name, unit in block.units.items():
+            assert isinstance(unit, (PreNormUnit, PostNormUnit, SandwichUnit))
             handles.append(
                 unit.register_forward_hook(lambda m, a, out, key=f"{layer}.{name}": seen.__setitem__(key, out.detach()))
             )

@@ -91,7 +91,7 @@ def test_switches_read_the_usual_spellings_and_redis_is_off_by_default(value, ex
         load_settings()
     monkeypatch.setenv("RESNORM_WARM", "1")
     monkeypatch.setenv("RESNORM_REDIS_URL", "localhost:6379")
-    with pytest.raises(ValueError, match="RESNORM_REDIS_URL.*redis://"):
+    with pytest.raises(ValueError, match=r"RESNORM_REDIS_URL.*redis://"):
         load_settings()
 
 

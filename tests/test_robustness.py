@@ -8,6 +8,8 @@ stack of tiny blocks passed the training budget yet trained for most of an hour)
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from app.config import MAX_PARAMETERS, TraceConfig, parameter_count
@@ -150,7 +152,23 @@ def test_type_errors_name_the_field_and_what_it_allows(client, method, url, body
 
 
 # Bodies are validated in strict JSON mode: true is not 1 and "12" is not 12 (only the GET forms convert text).
-JUNK = [None, "", "12", True, "🙂", "\u0000", [], {}, [[[[]]]], {"a": {"b": 1}}, -1, 2**64, 1e308, -1e308, 0.5]
+JUNK: list[Any] = [
+    None,
+    "",
+    "12",
+    True,
+    "🙂",
+    "\u0000",
+    [],
+    {},
+    [[[[]]]],
+    {"a": {"b": 1}},
+    -1,
+    2**64,
+    1e308,
+    -1e308,
+    0.5,
+]
 
 
 @pytest.mark.parametrize("name", list(TraceConfig.model_fields))
@@ -175,7 +193,7 @@ def test_every_trace_field_refuses_junk_with_a_strict_4xx(client, name):
     ],
 )
 def test_every_lesson_field_refuses_junk_with_a_strict_4xx(client, url, name):
-    for value in JUNK + [[1.0, "2"], [1.0, None], [1e308] * 5000]:
+    for value in [*JUNK, [1.0, "2"], [1.0, None], [1e308] * 5000]:
         if (value is None and name in ("gamma", "scales")) or (value == 0.5 and name in ("eps", "scale")):
             continue  # valid: null means "the default" for these
         error = assert_names_field(client.post(url, json={name: value}))

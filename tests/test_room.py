@@ -4,6 +4,7 @@ addresses phones can open (or says none can), and bad input is a 4xx naming `url
 from __future__ import annotations
 
 import re
+import socket
 
 import pytest
 import segno
@@ -20,10 +21,11 @@ ROOM_URL = "http://192.168.1.23:8000/norms?depth=24&norm_position=post&lang=zh"
 def svg_modules(svg: str) -> tuple[int, set[tuple[int, int]]]:
     """The side (in modules, quiet zone included) and the dark modules of segno's SVG: one path of horizontal
     strokes, 'M x y.5' then relative 'h length' and 'm dx dy' steps, one module per unit."""
-    side = int(re.search(r'viewBox="0 0 (\d+) \1"', svg).group(1))
-    path = re.search(r'stroke="#000" d="([^"]+)"', svg).group(1)
+    view_box, strokes = re.search(r'viewBox="0 0 (\d+) \1"', svg), re.search(r'stroke="#000" d="([^"]+)"', svg)
+    assert view_box and strokes, "not segno's square one-path SVG"
+    side, path = int(view_box.group(1)), strokes.group(1)
     x = y = 0.0
-    dark = set()
+    dark: set[tuple[int, int]] = set()
     for command, a, b in re.findall(r"([Mmh])(-?[\d.]+)(?: (-?[\d.]+))?", path):
         if command == "M":
             x, y = float(a), float(b)
@@ -47,6 +49,7 @@ def test_qr_svg_holds_the_qr_code_of_exactly_that_url():
     assert svg.startswith("<svg") and "<script" not in svg
     reference = segno.make_qr(ROOM_URL, error="m")
     modules = reference.symbol_size(border=0)[0]
+    assert isinstance(reference.version, int)  # a full QR code (a Micro QR's version is a string such as "M2")
     assert modules == 17 + 4 * reference.version  # ISO/IEC 18004: a version-v symbol has 17 + 4v modules
     side, dark = svg_modules(svg)
     assert side == modules + 2 * 4  # the 4-module quiet zone the standard asks for
@@ -137,9 +140,8 @@ def test_this_machines_lan_addresses_are_never_loopback():
 def test_finding_addresses_sends_nothing(monkeypatch):
     """The UDP connect only asks the routing table: no send, sendto or sendall on any socket."""
     sent = []
-    real = room.socket.socket
 
-    class Watched(real):
+    class Watched(socket.socket):  # room.socket.socket until the monkeypatch below
         def send(self, *args, **kwargs):
             sent.append(args)
             return super().send(*args, **kwargs)

@@ -66,7 +66,7 @@ def test_a_route_cannot_weaken_the_policy():
     messages = _call(SecurityMiddleware(app, max_body_bytes=1024), "/page", [b""])
     headers = messages[0]["headers"]
     assert [v for k, v in headers if k == b"x-frame-options"] == [b"DENY"]
-    assert [v for k, v in headers if k == b"content-security-policy"][0].startswith(b"default-src 'self'")
+    assert next(v for k, v in headers if k == b"content-security-policy").startswith(b"default-src 'self'")
 
 
 def test_body_over_the_limit_gets_413_naming_the_limit(client):

@@ -149,18 +149,20 @@ def _wait_for_idle(url: str, timeout: float = 20.0) -> int:
 def test_disconnect_stops_the_run_and_frees_the_slot(server_url):
     long_run = {"runs": [SMALL.model_dump()], "steps": 2000}
     assert _wait_for_idle(server_url) == 0
-    with httpx.Client(timeout=30) as http:
-        with http.stream("POST", f"{server_url}/api/train", json=long_run) as response:
-            assert response.status_code == 200
-            lines = response.iter_lines()
-            first = [strict_json(next(lines)) for _ in range(4)]
-            assert first[0]["type"] == "start" and first[1]["step"] == 1
-            assert httpx.get(f"{server_url}/api/train/status").json()["active"] == 1
-            steps_before = httpx.get(f"{server_url}/api/train/status").json()["steps"]
-            if httpx.get(f"{server_url}/api/train/status").json()["max"] == 1:  # the default: one stream per process
-                refused = httpx.post(f"{server_url}/api/train", json=long_run)
-                assert refused.status_code == 429 and int(refused.headers["retry-after"]) > 0
-                assert "error" in refused.json()
+    with (
+        httpx.Client(timeout=30) as http,
+        http.stream("POST", f"{server_url}/api/train", json=long_run) as response,
+    ):
+        assert response.status_code == 200
+        lines = response.iter_lines()
+        first = [strict_json(next(lines)) for _ in range(4)]
+        assert first[0]["type"] == "start" and first[1]["step"] == 1
+        assert httpx.get(f"{server_url}/api/train/status").json()["active"] == 1
+        steps_before = httpx.get(f"{server_url}/api/train/status").json()["steps"]
+        if httpx.get(f"{server_url}/api/train/status").json()["max"] == 1:  # the default: one stream per process
+            refused = httpx.post(f"{server_url}/api/train", json=long_run)
+            assert refused.status_code == 429 and int(refused.headers["retry-after"]) > 0
+            assert "error" in refused.json()
     # the client is gone: the thread must notice within a few steps, long before 2000 steps are done
     assert _wait_for_idle(server_url) == 0
     steps = httpx.get(f"{server_url}/api/train/status").json()["steps"]

@@ -11,9 +11,12 @@ import torch.nn.functional as F
 
 from app.config import TraceConfig, dense_weights, forward_macs, parameter_count
 from app.experiments.trace import run_trace
+from app.models.branches import ParallelBranches
 from app.models.init import build_model
 from app.models.norms import NORMS, GroupNorm, norm_from_config
+from app.models.residuals import DenseConnection, DepthWeightedAverage
 from app.models.stack import make_batch
+from app.models.units import PostNormUnit, PreNormUnit, SandwichUnit
 from tests.grids import choices
 
 BATCH_NORMS = {"batchnorm"}  # the only norm whose statistics span the batch
@@ -64,8 +67,8 @@ def test_batchnorm_is_the_per_channel_formula_over_batch_and_positions():
     assert torch.allclose(y, reference, atol=1e-12)
     assert torch.allclose(y.reshape(-1, 16).mean(0), torch.zeros(16, dtype=torch.float64), atol=1e-12)
     # running averages take 10% of this batch: the mean, and the unbiased variance (Ioffe & Szegedy 2015, Alg. 2)
-    assert torch.allclose(layer.running_mean, 0.1 * mean)
-    assert torch.allclose(layer.running_var, 0.9 + 0.1 * flat.var(0, correction=1))
+    assert torch.allclose(layer.get_buffer("running_mean"), 0.1 * mean)
+    assert torch.allclose(layer.get_buffer("running_var"), 0.9 + 0.1 * flat.var(0, correction=1))
 
 
 def test_groupnorm_with_one_group_is_layernorm_without_affine():
@@ -145,9 +148,13 @@ def test_parallel_block_is_its_equation(position):
         init="gpt2" if position == "pre" else "xavier",
     )
     unit = build_model(cfg).double().blocks[0].units["parallel"]
+    assert isinstance(unit, (PreNormUnit, PostNormUnit, SandwichUnit)) and isinstance(unit.branch, ParallelBranches)
     attn, ffn = unit.branch.attn, unit.branch.ffn
     x = torch.randn(5, 8, generator=torch.Generator().manual_seed(5), dtype=torch.float64)
-    both = lambda h: by_hand_attention(h, attn) + by_hand_ffn(h, ffn)
+
+    def both(h):
+        return by_hand_attention(h, attn) + by_hand_ffn(h, ffn)
+
     expected = {
         "pre": lambda: x + both(by_hand_layernorm(x, unit.norm)),
         "post": lambda: by_hand_layernorm(x + both(x), unit.norm),
@@ -164,6 +171,8 @@ def test_parallel_and_sequential_blocks_differ_on_the_same_weights():
     x = torch.randn(1, 5, 8, generator=torch.Generator().manual_seed(6), dtype=torch.float64)
     attn_unit, ffn_unit = sequential.blocks[0].units.values()
     shared = parallel.blocks[0].units["parallel"]
+    assert isinstance(attn_unit, PreNormUnit) and isinstance(ffn_unit, PreNormUnit) and isinstance(shared, PreNormUnit)
+    assert isinstance(shared.branch, ParallelBranches)
     with torch.no_grad():  # give the parallel block the sequential block's branches
         shared.branch.attn.load_state_dict(attn_unit.branch.state_dict())
         shared.branch.ffn.load_state_dict(ffn_unit.branch.state_dict())
@@ -188,15 +197,18 @@ def test_dense_connection_equals_the_residual_stack_at_initialisation(position, 
 def test_dense_connection_reads_a_weighted_average_of_every_earlier_output():
     cfg = TraceConfig(residual="dense", depth=3, **TINY)
     model = build_model(cfg).double()
+    assert isinstance(model.connect, DenseConnection)
+    averages = [average for average in model.connect.averages if isinstance(average, DepthWeightedAverage)]
+    assert len(averages) == cfg.depth
     generator = torch.Generator().manual_seed(7)
     with torch.no_grad():
-        for average in model.connect.averages:
+        for average in averages:
             average.weights.copy_(torch.randn(average.weights.shape, generator=generator))
     x0 = model.embed(make_batch(cfg)[0])
     history, y = [x0], x0
-    for block, average in zip(model.blocks, model.connect.averages):
+    for block, average in zip(model.blocks, averages, strict=True):
         history.append(block(y))  # X_l = block_l(y_{l-1})
-        y = sum(w * h for w, h in zip(average.weights, history))  # y_l = sum_j w_lj X_j
+        y = sum(w * h for w, h in zip(average.weights, history, strict=True))  # y_l = sum_j w_lj X_j
     assert torch.allclose(model.connect(x0, model.blocks), y, atol=1e-12)
 
 

@@ -179,5 +179,5 @@ def test_the_installed_server_computes_the_same_trace_as_the_checkout(installed_
     assert status == 200 and content_type.startswith("application/json")
     assert len(installed["layers"]) == 6 and math.isfinite(installed["loss"])
     assert installed["loss"] == pytest.approx(reference["loss"], rel=1e-6)
-    for ours, theirs in zip(installed["layers"], reference["layers"]):
+    for ours, theirs in zip(installed["layers"], reference["layers"], strict=True):
         assert ours["grad_norm"] == pytest.approx(theirs["grad_norm"], rel=1e-5)

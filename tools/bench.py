@@ -58,12 +58,14 @@ async def concurrent_identical(base: str, n: int) -> tuple[int, float]:
 def time_sweep(base: str, seed: int) -> tuple[float, float, int]:
     started, first = time.perf_counter(), None
     rows = 0
-    with httpx.Client(base_url=base, timeout=600) as client:
-        with client.stream("POST", "/api/sweep", json={"config": {"seed": seed}}) as response:
-            for line in response.iter_lines():
-                if '"type":"depth"' in line.replace(" ", ""):
-                    rows += 1
-                    first = first or time.perf_counter() - started
+    with (
+        httpx.Client(base_url=base, timeout=600) as client,
+        client.stream("POST", "/api/sweep", json={"config": {"seed": seed}}) as response,
+    ):
+        for line in response.iter_lines():
+            if '"type":"depth"' in line.replace(" ", ""):
+                rows += 1
+                first = first or time.perf_counter() - started
     return first or 0.0, time.perf_counter() - started, rows
 
 

@@ -111,7 +111,7 @@ def next_slide_ms(context, base: str) -> float:
 
 
 def main() -> None:
-    from playwright.sync_api import sync_playwright
+    from playwright.sync_api import ViewportSize, sync_playwright
 
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--repeats", type=int, default=5)
@@ -122,8 +122,8 @@ def main() -> None:
             executable_path=CHROMIUM, args=["--headless", "--no-sandbox", "--disable-gpu"]
         )
         print(f"server warm-up finished after {wait_for_warm_up(base):.0f} s")
-        size = {"viewport": {"width": 1280, "height": 720}}
-        lecturer = browser.new_context(**size)
+        size: ViewportSize = {"width": 1280, "height": 720}
+        lecturer = browser.new_context(viewport=size)
         print(
             f"{'slide':14s} {'first':>8s} {'warm median':>12s} {'warm max':>9s} {'fresh browser':>14s} {'driver: warm median':>20s}"
             "   (ms; target: warm < 1000)"
@@ -133,7 +133,7 @@ def main() -> None:
             DRIVER.clear()
             warm = [first_chart_ms(lecturer, base, slide_id, number) for _ in range(args.repeats)]
             driver_warm = statistics.median(DRIVER)
-            fresh = browser.new_context(**size)
+            fresh = browser.new_context(viewport=size)
             empty_cache = first_chart_ms(fresh, base, slide_id, number)
             fresh.close()
             print(

@@ -14,14 +14,18 @@ import socket
 import tempfile
 import threading
 import time
+from typing import TYPE_CHECKING
 
 import httpx
+
+if TYPE_CHECKING:
+    import uvicorn
 
 TARGET_TOTAL_S = 30.0
 TARGET_FIRST_S = 1.0
 
 
-def _serve() -> tuple[str, object]:
+def _serve() -> tuple[str, uvicorn.Server]:
     import uvicorn
 
     from app.main import app

@@ -13,6 +13,9 @@ import argparse
 import os
 import statistics
 import time
+from collections.abc import Callable
+from itertools import pairwise
+from typing import Any
 
 import torch
 import torch.nn.functional as F
@@ -41,7 +44,7 @@ def bare(seed: int) -> dict[str, float]:
     loss.backward()
     loss.item()
     stamps.append(clock())
-    return dict(zip(PHASES, (b - a for a, b in zip(stamps, stamps[1:]))))
+    return dict(zip(PHASES, (b - a for a, b in pairwise(stamps)), strict=True))
 
 
 def stack(seed: int, watched: bool) -> dict[str, float]:
@@ -60,14 +63,14 @@ def stack(seed: int, watched: bool) -> dict[str, float]:
     if recorder is not None:
         recorder.__exit__()
     stamps.append(clock())
-    parts = dict(zip(PHASES, (b - a for a, b in zip(stamps, stamps[1:]))))
-    return parts | (statistics_parts(cfg, model, recorder, value) if watched else {})
+    parts = dict(zip(PHASES, (b - a for a, b in pairwise(stamps)), strict=True))
+    return parts | (statistics_parts(cfg, model, recorder, value) if recorder is not None else {})
 
 
 def statistics_parts(cfg: TraceConfig, model: Stack, recorder: probes.StreamRecorder, loss: float) -> dict[str, float]:
     """Each statistic the trace computes, timed alone; `python` is what _assemble spends beyond them."""
     names, units = recorder.names, [u for block in model.blocks for u in block.units.values()]
-    steps = {
+    steps: dict[str, Callable[[], Any]] = {
         "stream snapshots (193)": lambda: probes.stream_statistics([recorder.acts[n] for n in names]),
         "stream gradients (193)": lambda: probes.token_norm_means([recorder.grads.get(n) for n in names]),
         "branch outputs (192)": lambda: probes.branch_norms([recorder.branches[n] for n in names[1:]], 2),
@@ -79,7 +82,8 @@ def statistics_parts(cfg: TraceConfig, model: Stack, recorder: probes.StreamReco
         found = step()
         parts[name] = clock() - started
     started = clock()
-    probes.grad_norms_by_owner(*found, len(units))
+    parameters, owners = found  # what the parameter walk returned
+    probes.grad_norms_by_owner(parameters, owners, len(units))
     parts["parameter-gradient norms"] = clock() - started
     started = clock()
     trace._assemble(cfg, model, recorder, loss)

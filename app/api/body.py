@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any, TypeVar
 
 from fastapi import Request
@@ -25,7 +26,7 @@ WRONG_TYPE_STATUS = 415
 class InvalidBody(RequestValidationError):
     """Validation errors of a body, with the request model that explains them and the status to answer."""
 
-    def __init__(self, errors: list[dict[str, Any]], model: type[BaseModel] | None, status: int = 422) -> None:
+    def __init__(self, errors: Sequence[Mapping[str, Any]], model: type[BaseModel] | None, status: int = 422) -> None:
         super().__init__(errors)
         self.model, self.status = model, status
 

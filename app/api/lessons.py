@@ -7,7 +7,7 @@ Thin: validate against the lesson's request model, compute off the event loop (c
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import Any, TypeVar
 
 from fastapi import APIRouter, Request
 from pydantic import BaseModel, ValidationError
@@ -135,7 +135,10 @@ async def _answer(name: str, req: BaseModel, lesson: Any) -> StrictJSONResponse:
     return StrictJSONResponse({**result, "cached": cached})
 
 
-def parse(model: type[BaseModel], data: Any, from_strings: bool = False) -> BaseModel:
+LessonRequest = TypeVar("LessonRequest", bound=BaseModel)
+
+
+def parse(model: type[LessonRequest], data: Any, from_strings: bool = False) -> LessonRequest:
     """Validate, or raise a 4xx naming the first bad field and the range this lesson allows."""
     try:
         return model.model_validate_strings(data) if from_strings else model.model_validate(data)

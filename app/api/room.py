@@ -64,7 +64,7 @@ def _hostname_addresses() -> list[str]:
         infos = socket.getaddrinfo(socket.gethostname(), None, proto=socket.IPPROTO_TCP)
     except (OSError, UnicodeError):
         return []
-    return [info[4][0] for info in infos]
+    return [str(info[4][0]) for info in infos]  # an IPv4 or IPv6 socket address starts with its host
 
 
 def lan_addresses() -> list[str]:

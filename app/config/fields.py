@@ -10,11 +10,12 @@ from functools import lru_cache
 from typing import Any
 
 from pydantic import BaseModel, Field
+from pydantic.json_schema import JsonDict
 
 
 def labelled_field(default: Any, label: str, label_zh: str, help: str, help_zh: str, group: str, **bounds: Any) -> Any:
     """A field whose English and Chinese labels travel with its bounds into the JSON schema."""
-    extra = {"label": label, "label_zh": label_zh, "help_zh": help_zh, "group": group}
+    extra: JsonDict = {"label": label, "label_zh": label_zh, "help_zh": help_zh, "group": group}
     return Field(default, description=help, json_schema_extra=extra, **bounds)
 
 

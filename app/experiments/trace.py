@@ -131,7 +131,6 @@ def summarise(layers: list[dict[str, Any]], loss: float, cfg: TraceConfig) -> di
         "first_nonfinite_layer": next(
             (l["layer"] for l in layers if not all(math.isfinite(v) for v in l.values() if isinstance(v, float))), None
         ),
-        "float16_max": float(torch.finfo(torch.float16).max),
         "dtype_max": float(torch.finfo(getattr(torch, cfg.dtype)).max),
         "depth": cfg.depth,
     }

@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ..config import TraceConfig, forward_macs
 from ..models.init import build_model
+from ..models.stack import Stack
 from ..probes.recorder import StreamRecorder, parameter_grad_norms, token_norm_means
 from .tasks import TASKS, TaskMismatch, TaskShape, eval_set, task_shape, train_batches
 
@@ -131,7 +132,7 @@ class Run:
     index: int
     cfg: TraceConfig
     shape: TaskShape
-    model: torch.nn.Module
+    model: Stack
     optimizer: torch.optim.Optimizer
     batches: Iterator
     loss: float = math.nan
@@ -185,10 +186,10 @@ def train_step(run: Run, step: int, request: TrainRequest, probe: bool) -> dict[
     return event
 
 
-def layer_profile(model: torch.nn.Module, recorder: StreamRecorder) -> dict[str, Any]:
+def layer_profile(model: Stack, recorder: StreamRecorder) -> dict[str, Any]:
     """Per block: stream norm after it, gradient norm of the loss w.r.t. that stream, and of its parameters."""
     block_outputs = [f"{layer}.{list(block.units)[-1]}" for layer, block in enumerate(model.blocks, start=1)]
-    names = ["embed"] + block_outputs
+    names = ["embed", *block_outputs]
     act = token_norm_means([recorder.acts[n] for n in names])
     grad = token_norm_means([recorder.grads.get(n) for n in names])
     block_norms = parameter_grad_norms(model, list(model.blocks))

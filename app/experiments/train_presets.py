@@ -309,7 +309,7 @@ def presets_payload() -> list[dict[str, Any]]:
                 "label_zh": RUN_KINDS[kind]["label_zh"],
                 "config": cfg.model_dump(),
             }
-            for kind, cfg in zip(preset["runs"], preset_runs(key))
+            for kind, cfg in zip(preset["runs"], preset_runs(key), strict=True)
         ]
         out.append(
             {
@@ -345,7 +345,8 @@ def measure(keys: list[str] | None = None) -> None:
     from .train import train_events
 
     for key in keys or list(TRAIN_PRESETS):
-        kinds, losses = TRAIN_PRESETS[key]["runs"], {}
+        kinds = TRAIN_PRESETS[key]["runs"]
+        losses: dict[int, list[float]] = {}
         for event in train_events(preset_request(key)):
             if event["type"] == "step":
                 losses.setdefault(event["run"], []).append(event["loss"])

@@ -26,8 +26,8 @@ def initialise(model: Stack, scheme: str, depth: int, generator: torch.Generator
             module.bias.fill_(-1.0)  # favour the carry path at init (Srivastava et al. 2015, sec. 2.2)
         elif isinstance(module, nn.Linear):
             _init_linear(module, scheme, generator)
-        elif not isinstance(module, nn.Embedding) and hasattr(type(module), "reset_parameters"):
-            module.reset_parameters()  # norms, gates: deterministic constants (asked of the class: a missing
+        elif not isinstance(module, nn.Embedding) and (reset := getattr(type(module), "reset_parameters", None)):
+            reset(module)  # norms, gates: deterministic constants (asked of the class: a missing
             # attribute on a module raises inside nn.Module.__getattr__, ~1,000 times a model)
     if scheme in ("gpt2", "deepnorm"):
         _scale_branch_outputs(model, scheme, depth, generator)

@@ -7,6 +7,7 @@ A norm with a setting of its own names it in `config_fields` (constructor argume
 from __future__ import annotations
 
 import math
+from typing import ClassVar
 
 import torch
 from torch import nn
@@ -84,7 +85,7 @@ class GroupNorm(nn.GroupNorm):
     """Per token: the C channels split into `groups` groups of C/groups, each centred and scaled by its own
     mean and variance, then a per-channel gamma and beta (Wu & He 2018, eq. 1-3). One group is LayerNorm."""
 
-    config_fields = {"groups": "norm_groups"}
+    config_fields: ClassVar[dict[str, str]] = {"groups": "norm_groups"}
 
     def __init__(self, d_model: int, groups: int = 8, eps: float = 1e-5) -> None:
         super().__init__(groups, d_model, eps=eps)

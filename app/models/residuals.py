@@ -102,7 +102,7 @@ class DepthWeightedAverage(nn.Module):
 
     def forward(self, history: list[torch.Tensor]) -> torch.Tensor:
         weights = self.weights.to(history[0].dtype)
-        return sum(w * x for w, x in zip(weights, history))
+        return sum(w * x for w, x in zip(weights, history, strict=True))
 
 
 class DenseConnection(nn.Module):
@@ -116,7 +116,7 @@ class DenseConnection(nn.Module):
 
     def forward(self, x: torch.Tensor, blocks: nn.ModuleList) -> torch.Tensor:
         history = [x]  # X_0 = the embedding
-        for block, average in zip(blocks, self.averages):
+        for block, average in zip(blocks, self.averages, strict=True):
             history.append(block(x))  # X_l = block_l(y_{l-1})
             x = average(history)  # y_l = sum_j w_lj X_j
         return x

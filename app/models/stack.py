@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
 import torch
 import torch.nn.functional as F
 from torch import nn
@@ -46,6 +49,16 @@ class Block(nn.Module):
         return x
 
 
+class Blocks(nn.ModuleList):
+    """The stack's blocks: an nn.ModuleList whose items type-check as Block (torch types them as nn.Module)."""
+
+    if TYPE_CHECKING:
+
+        def __iter__(self) -> Iterator[Block]: ...
+
+        def __getitem__(self, index: int) -> Block: ...  # type: ignore[override]  # nobody slices a stack
+
+
 class Stack(nn.Module):
     """embed -> blocks (chained, or densely connected) -> final norm -> head; `loss(batch)` is cross-entropy or MSE."""
 
@@ -58,7 +71,7 @@ class Stack(nn.Module):
             self.head: nn.Module = Linear(width, cfg.vocab_size)
         else:
             self.embed, self.head = InputStream(), nn.Identity()
-        self.blocks = nn.ModuleList(_build_block(cfg, layer) for layer in range(1, cfg.depth + 1))
+        self.blocks = Blocks(_build_block(cfg, layer) for layer in range(1, cfg.depth + 1))
         self.connect = CONNECTIONS.get(cfg.residual, Chain)(cfg.depth)
         uses_final_norm = cfg.final_norm and cfg.norm_position != "post"
         self.final_norm = norm_from_config(cfg, cfg.norm if uses_final_norm else "none")
@@ -90,10 +103,8 @@ BLOCKS = {"sequential": _sequential, "parallel": _parallel}
 
 def _build_block(cfg: TraceConfig, layer: int) -> Block:
     position = block_position(cfg.norm_position, layer, cfg.depth)
-    if cfg.arch == "transformer":
-        branches = BLOCKS[cfg.block](cfg)
-    else:  # one branch per block: parallel and sequential are the same block
-        branches = {"mlp": Dense(cfg.d_model, cfg.activation)}
+    # an MLP stack has one branch per block, so parallel and sequential are the same block
+    branches = BLOCKS[cfg.block](cfg) if cfg.arch == "transformer" else {"mlp": Dense(cfg.d_model, cfg.activation)}
     return Block({name: _build_unit(cfg, position, layer, branch) for name, branch in branches.items()})
 
 

@@ -4,6 +4,10 @@ lesson's request model; their charts call the lesson endpoints in app/api/lesson
 
 from __future__ import annotations
 
+from typing import Any
+
+from pydantic import BaseModel
+
 from .. import i18n
 from ..experiments.lessons.batch import BATCH_SWEEP, PAD_FRACTIONS, BatchDependenceRequest
 from ..experiments.lessons.chain import WORKED_CASES, ChainRequest
@@ -13,7 +17,7 @@ from ..experiments.lessons.softmax import SWEEP_SCALES, SoftmaxRequest
 from ..experiments.lessons.text import all_strings
 from .registry import Page, register_page
 
-MODELS = {
+MODELS: dict[str, type[BaseModel]] = {
     "chain": ChainRequest,
     "layernorm": LayerNormRequest,
     "softmax": SoftmaxRequest,
@@ -25,7 +29,7 @@ MODELS = {
 def _register_pages() -> None:
     """The four lesson pages (see docs/adding-a-page.md): controls are derived from each request model's schema."""
     i18n.register(all_strings(MODELS))
-    extras = {
+    extras: dict[str, dict[str, Any]] = {
         "chain": {"cases": [{k: c[k] for k in ("key", "derivative", "depth", "product")} for c in WORKED_CASES]},
         "layernorm": {},
         "softmax": {"sweep_scales": list(SWEEP_SCALES)},

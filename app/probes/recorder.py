@@ -13,7 +13,7 @@ from torch import nn
 
 from ..models.stack import Stack
 from ..models.tree import parameters_with_owner
-from ..models.units import PreNormUnit, SandwichUnit
+from ..models.units import PostNormUnit, PreNormUnit, SandwichUnit
 
 # Units whose forward returns combine(x, f) itself: a hook on the combine sees the branch output and the stream
 # at once (each forward hook puts a module on PyTorch's slower call path: one per unit instead of two, ~2 ms of a
@@ -46,6 +46,7 @@ class StreamRecorder:
                     self.names.append(name)
                     self._handles.append(unit.combine.register_forward_hook(self._combine_hook(name)))
                 else:
+                    assert isinstance(unit, PostNormUnit), f"the recorder does not know {type(unit).__name__}"
                     self._watch(name, unit)
                     self._handles.append(unit.combine.register_forward_pre_hook(self._branch_hook(name)))
         return self
@@ -101,7 +102,7 @@ def stream_statistics(tensors: list[torch.Tensor]) -> dict[str, list[float]]:
         ],
         dim=1,
     )  # (fields, N)
-    return dict(zip(STREAM_FIELDS, table.tolist()))
+    return dict(zip(STREAM_FIELDS, table.tolist(), strict=True))
 
 
 def _float32_or_float64(reduce, x: torch.Tensor) -> torch.Tensor:
@@ -181,8 +182,10 @@ def grad_norms_by_owner(parameters: list[nn.Parameter], owners: list[int], group
 
     The weights' norms in one fused call; the small gradients (biases, norm gains, scalar gates: ~800 of a depth-96
     model's ~1,150) stacked by shape, one norm per shape instead of one per tensor (~2 us each)."""
-    large, large_owner, small = [], [], {}
-    for p, index in zip(parameters, owners):
+    large: list[torch.Tensor] = []
+    large_owner: list[int] = []
+    small: dict[torch.Size, tuple[list[torch.Tensor], list[int]]] = {}
+    for p, index in zip(parameters, owners, strict=True):
         grad = p.grad
         if grad is None or index < 0:
             continue

@@ -83,10 +83,11 @@ class ComputePool:
 
     async def run_model(self, fn: Callable[..., Any], *args: Any) -> Any:
         """Like run, but in a compute process when there are any (fn and its arguments must pickle)."""
-        if self.processes is None:
+        processes = self.processes
+        if processes is None:
             return await self.run(fn, *args)
         await self._acquire()
-        return await self._start(lambda: self.processes.run(self.threads, fn, *args))
+        return await self._start(lambda: processes.run(self.threads, fn, *args))
 
     async def _acquire(self) -> None:
         sem = self._sem()

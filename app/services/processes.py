@@ -18,6 +18,7 @@ import os
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from contextlib import suppress
 from typing import Any
 
 logger = logging.getLogger(__name__)
@@ -32,10 +33,8 @@ def _child_start(nice: int) -> None:
     import torch
 
     torch.set_num_threads(1)
-    try:
+    with suppress(RuntimeError):  # only possible before torch's pools start
         torch.set_num_interop_threads(1)
-    except RuntimeError:
-        pass
     from ..experiments import trace as _trace  # noqa: F401  (the first job should not pay the imports)
 
     # The imports leave ~10^5 objects that live as long as the process; without this, every full collection of

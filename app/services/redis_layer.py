@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from typing import Any
+from typing import Any, cast
 from urllib.parse import urlsplit
 
 logger = logging.getLogger(__name__)
@@ -68,7 +68,7 @@ class RedisLayer:
             self._failed(exc)
             return None
         self._succeeded()
-        return value
+        return cast("bytes | None", value)  # the client is made without decode_responses: bytes, never str
 
     def set(self, key: str, data: bytes) -> None:
         if not self._available():

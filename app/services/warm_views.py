@@ -50,9 +50,11 @@ def lesson_views() -> list[WarmRequest]:
         req = LayerNormRequest(kind=kind)
         items.append(WarmRequest(lesson_key("layernorm", req), layernorm_lesson, (req,), f"lesson {kind}"))
     for norm in get_args(BatchNormName):  # /batchnorm asks for every norm with the same default sizes
-        req = BatchDependenceRequest(norm=norm)
+        batch_req = BatchDependenceRequest(norm=norm)
         items.append(
-            WarmRequest(lesson_key("batch_dependence", req), batch_dependence_lesson, (req,), f"lesson {norm}")
+            WarmRequest(
+                lesson_key("batch_dependence", batch_req), batch_dependence_lesson, (batch_req,), f"lesson {norm}"
+            )
         )
     softmax = SoftmaxRequest(scales=list(SWEEP_SCALES))
     items.append(WarmRequest(lesson_key("softmax", softmax), softmax_lesson, (softmax,), "lesson softmax"))

@@ -1,4 +1,4 @@
-// All Plotly drawing lives here: palette, themes, layouts, common marks, drawing and every export.
+// All Plotly drawing lives here: palette, themes, layouts, common marks and drawing (saving a chart: save.js).
 // Page modules only map API answers to series with these helpers.
 import { t, fmt } from './i18n.js';
 import { forScreen, touchScreen } from './fit.js';

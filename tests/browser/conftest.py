@@ -91,7 +91,7 @@ class PageWatch:
         self.errors: list[str] = []
         self.foreign: list[str] = []
         host = urlparse(base_url).netloc
-        page.on("console", lambda m: m.type == "error" and self.errors.append(f"console: {m.text}"))
+        page.on("console", self._on_console)
         page.on("pageerror", lambda e: self.errors.append(f"pageerror: {e}"))
 
         def on_request(request):
@@ -100,6 +100,10 @@ class PageWatch:
                 self.foreign.append(request.url)
 
         page.on("request", on_request)
+
+    def _on_console(self, message) -> None:
+        if message.type == "error":
+            self.errors.append(f"console: {message.text}")
 
     def open(self, path: str, charts: tuple[str, ...] = (), timeout: float = 60_000):
         """Go to path and wait until the page is ready and every named chart has been drawn."""

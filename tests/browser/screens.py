@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 # Screen sizes every page is checked at: a projector or laptop, a phone (iPhone 12-15 class), a tablet (iPad portrait).
-DEVICES = {
+DEVICES: dict[str, dict[str, Any]] = {
     "desktop": {"viewport": {"width": 1280, "height": 720}},
     "phone": {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True},
     "tablet": {"viewport": {"width": 768, "height": 1024}, "is_mobile": True, "has_touch": True},

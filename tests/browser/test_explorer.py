@@ -146,15 +146,15 @@ def _download(watch, chart: str, kind: str):
 
 def test_exports_produce_real_files(watch, tmp_path):
     watch.open("/norms?depth=6&lang=zh", ("norms",))
-    trace = json.loads(open(_download(watch, "norms", "json").path(), encoding="utf-8").read())
+    trace = json.loads(_download(watch, "norms", "json").path().read_text(encoding="utf-8"))
     assert trace["config"]["depth"] == 6 and len(trace["layers"]) == 6
-    csv = open(_download(watch, "norms", "csv").path(), encoding="utf-8").read().splitlines()
+    csv = _download(watch, "norms", "csv").path().read_text(encoding="utf-8").splitlines()
     assert csv[0].startswith("layer,act_norm") and len(csv) == 1 + 7
-    png = open(_download(watch, "norms", "png").path(), "rb").read()
+    png = _download(watch, "norms", "png").path().read_bytes()
     assert png[:8] == b"\x89PNG\r\n\x1a\n" and struct.unpack(">II", png[16:24]) == (1920, 1080)
-    svg = open(_download(watch, "norms", "svg").path(), encoding="utf-8").read()
+    svg = _download(watch, "norms", "svg").path().read_text(encoding="utf-8")
     assert "<svg" in svg[:400]
-    html = open(_download(watch, "norms", "html").path(), encoding="utf-8").read()
+    html = _download(watch, "norms", "html").path().read_text(encoding="utf-8")
     assert len(html) > 1_000_000 and "Plotly.newPlot" in html and "<script src" not in html
     assert "残差流" in html  # the chart's Chinese labels are baked in
     watch.page.click("[data-export='embed'][data-chart-key='norms']")

@@ -17,7 +17,12 @@ def test_embed_chart_draws_inside_another_sites_frame(page, live_server):
 
 def test_ordinary_pages_refuse_to_be_framed(page, live_server):
     refused: list[str] = []
-    page.on("console", lambda m: "frame" in m.text.lower() and refused.append(m.text))
+
+    def on_console(message) -> None:
+        if "frame" in message.text.lower():
+            refused.append(message.text)
+
+    page.on("console", on_console)
     _, frame = _framed(page, live_server + "/norms")
     page.wait_for_timeout(1000)
     assert frame.locator("[data-chart]").count() == 0  # the browser showed nothing of the page

@@ -212,6 +212,7 @@ def test_print_gives_one_landscape_page_per_slide(watch):
     pages = re.findall(rb"/Type\s*/Page(?![a-zA-Z])", pdf)
     assert len(pages) == len(DECK)
     size = re.search(rb"/MediaBox\s*\[\s*0\s+0\s+([\d.]+)\s+([\d.]+)\s*\]", pdf)
+    assert size, "the PDF states no page size"
     assert float(size.group(1)) > float(size.group(2))  # landscape, 16:9
     assert float(size.group(1)) / float(size.group(2)) == pytest.approx(16 / 9, rel=0.01)
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import math
 import urllib.request
+from itertools import pairwise
 
 import pytest
 
@@ -119,7 +120,7 @@ def test_softmax_scale_collapses_the_distribution(watch):
     assert probs == pytest.approx(expected, rel=1e-9)
     sweep = watch.figure("softmax-sweep")["data"]
     entropy, jacobian = sweep[0]["y"], sweep[2]["y"]
-    assert all(b < a for a, b in zip(entropy, entropy[1:]))
+    assert all(b < a for a, b in pairwise(entropy))
     assert jacobian[-1] < 1e-30 < jacobian[0]
     before = watch.drawn("softmax-probs")
     watch.page.fill("#ctl-scale", "20")
@@ -157,7 +158,7 @@ def test_chain_csv_export_holds_the_computed_products(watch):
     watch.open("/chain?derivative=1.1&depth=12", charts=("chain",))
     with watch.page.expect_download() as info:
         watch.page.click("[data-export='csv'][data-chart-key='chain']")
-    rows = open(info.value.path(), encoding="utf-8").read().strip().splitlines()
+    rows = info.value.path().read_text(encoding="utf-8").strip().splitlines()
     assert rows[0] == "layer,plain,residual" and len(rows) == 13
     layer, plain, residual = rows[-1].split(",")
     assert int(layer) == 12 and float(plain) == pytest.approx(1.1**12, rel=1e-12)

@@ -187,7 +187,12 @@ def test_charts_follow_the_window(open_device):
     page = watch.page
     drawn = watch.drawn("norms")
     asked = []
-    page.on("request", lambda request: "/api/" in request.url and asked.append(request.url))
+
+    def on_request(request) -> None:
+        if "/api/" in request.url:
+            asked.append(request.url)
+
+    page.on("request", on_request)
     plot_width = "() => document.querySelector('[data-chart=norms] .main-svg').getBoundingClientRect().width"
     wide = page.evaluate(plot_width)
     page.set_viewport_size({"width": 700, "height": 900})

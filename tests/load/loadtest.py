@@ -189,7 +189,7 @@ class Room:
         return self.tally
 
 
-def percentile(values: list[float], q: float) -> float:
+def percentile(values: list[float], q: int) -> float:
     if len(values) < 2:
         return values[0] if values else float("nan")
     return statistics.quantiles(values, n=100, method="inclusive")[q - 1]

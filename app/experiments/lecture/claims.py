@@ -81,7 +81,7 @@ def _divide(top: float | None, bottom: float | None) -> float | None:
 
 def _elementwise(fn, a: Any, b: Any) -> Any:
     if isinstance(a, list) and isinstance(b, list):
-        return [fn(x, y) for x, y in zip(a, b)]
+        return [fn(x, y) for x, y in zip(a, b, strict=True)]
     if isinstance(a, list):
         return [fn(x, b) for x in a]
     return fn(a, b)
@@ -99,7 +99,8 @@ def failures(claim: dict[str, Any], measured: dict[str, Any]) -> list[str]:
 
 
 def _passes(check: dict[str, Any], value: Any) -> bool:
-    op, bound = check["op"], check.get("bound")
+    op = check["op"]
+    bound: Any = check.get("bound")  # a number, a [low, high] pair, or absent
     if op == "null":
         return value is None
     if value is None or isinstance(value, bool) != isinstance(bound, bool) or not math.isfinite(float(value)):

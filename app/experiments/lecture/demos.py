@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 import anyio.to_thread
+from pydantic import BaseModel
 
 from ...config import TraceConfig
 from ...services.compute import get_cache, get_pool
@@ -25,7 +26,7 @@ from ..lessons.softmax import SoftmaxRequest, softmax_lesson
 from ..trace import run_trace
 from ..train import TrainRequest, train_events
 
-LESSONS: dict[str, tuple[type, Callable[..., dict[str, Any]]]] = {
+LESSONS: dict[str, tuple[type[BaseModel], Callable[..., dict[str, Any]]]] = {
     "chain": (ChainRequest, chain_lesson),
     "layernorm": (LayerNormRequest, layernorm_lesson),
     "softmax": (SoftmaxRequest, softmax_lesson),

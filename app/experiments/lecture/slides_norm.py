@@ -12,7 +12,7 @@ EPS = 1e-5
 # By hand, independently of torch: mean 4, biased variance (16 + 4 + 4 + 0) / 4 = 6.
 HAND_NORMALIZED = [(v - 4.0) / math.sqrt(6.0 + EPS) for v in X]
 GAMMA, BETA = [2.0, 1.0, 1.0, 0.5], [1.0, 0.0, 0.0, -1.0]
-HAND_OUTPUT = [g * v + b for g, v, b in zip(GAMMA, HAND_NORMALIZED, BETA)]
+HAND_OUTPUT = [g * v + b for g, v, b in zip(GAMMA, HAND_NORMALIZED, BETA, strict=True)]
 
 LAYERNORM = slide(
     "layernorm",

@@ -117,7 +117,7 @@ def alternatives_slide() -> dict[str, Any]:
     )
 
 
-SUMMARY_BASE = {"depth": 96, "activation": "tanh", "init": "xavier"}
+SUMMARY_BASE: dict[str, Any] = {"depth": 96, "activation": "tanh", "init": "xavier"}
 SUMMARY_ROWS = [
     (("Neither", "都没有"), {"norm": "none", "residual": "none"}),
     (("Shortcut only", "只有捷径"), {"norm": "none", "residual": "identity"}),

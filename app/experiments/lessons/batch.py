@@ -135,7 +135,7 @@ def dependence_at(req: BatchDependenceRequest, batch: int) -> dict[str, Any]:
         batches = [torch.cat([fixed, source.sequences(batch - 1)]) for _ in range(req.trials)]
         trained = [layer(b)[0] for b in batches]
         layer.eval()
-        gaps = [relative_change(out, layer(b)[0]) for out, b in zip(trained, batches)]
+        gaps = [relative_change(out, layer(b)[0]) for out, b in zip(trained, batches, strict=True)]
         answer["train_eval_change"] = sum(gaps) / len(gaps)
     return answer
 

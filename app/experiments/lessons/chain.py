@@ -42,7 +42,7 @@ class ChainRequest(BaseModel):
 
 
 # The worked cases of the teaching material: (g, L, which product the lesson is about).
-WORKED_CASES = (
+WORKED_CASES: tuple[dict[str, Any], ...] = (
     {
         "key": "vanish",
         "derivative": 0.9,
