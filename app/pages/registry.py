@@ -19,7 +19,7 @@ from fastapi.responses import HTMLResponse
 from fastapi.templating import Jinja2Templates
 
 from ..assets import plotly_url, static_url
-from ..config import MAX_DEPTH, TraceConfig, presets_payload
+from ..config import MAX_DEPTH, TraceConfig, presets_payload, variants_payload
 from ..experiments.requests import Computation, Part, computations
 from ..i18n import client_table, pick_lang, t
 from ..paths import asset_dir
@@ -134,6 +134,7 @@ def page_data(request: Request, page: Page, lang: str, embed_chart: str | None) 
         "strings": client_table(lang),
         "extra": page.extra,
         "defaults": page.defaults,
+        "variants": variants_payload(),  # physics per variant, e.g. variants.norm[key].pins_token (the √d line)
         "view_keys": list(VIEW_KEYS),
         "nav": {p.key: p.path for p in PAGES.values()},
     }
