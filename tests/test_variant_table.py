@@ -25,7 +25,9 @@ REGISTRIES: dict[str, typing.Mapping[str, object]] = {
     "residual": RESIDUALS,
     "block": BLOCKS,
 }
-DOC = (Path(__file__).resolve().parent.parent / "docs" / "variants.md").read_text(encoding="utf-8")
+DOCS = Path(__file__).resolve().parent.parent / "docs"
+DOC = (DOCS / "variants.md").read_text(encoding="utf-8")
+API_DOC = (DOCS / "api.md").read_text(encoding="utf-8")
 
 
 @pytest.mark.parametrize("axis", sorted(VARIANTS))
@@ -53,6 +55,13 @@ def test_every_variant_has_a_label_in_both_languages(axis, lang):
 def test_every_variant_is_in_the_docs_table(axis):
     row = re.search(rf"^\| `{axis}`[^|]*\| ([^|]+) \|", DOC, re.M)
     assert row, f"docs/variants.md has no row for {axis}"
+    assert [v.strip() for v in row.group(1).split(",")] == list(VARIANTS[axis])
+
+
+@pytest.mark.parametrize("axis", sorted(VARIANTS))
+def test_every_variant_is_in_the_api_field_table(axis):
+    row = re.search(rf"^\| `{axis}` \| `[^`]*` \| ([^|]+) \|", API_DOC, re.M)
+    assert row, f"docs/api.md has no row for {axis}"
     assert [v.strip() for v in row.group(1).split(",")] == list(VARIANTS[axis])
 
 
