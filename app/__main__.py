@@ -129,9 +129,10 @@ def main(argv: list[str] | None = None, prog: str = "python -m app") -> None:
         print(json.dumps({**settings.model_dump(), "threads_per_run": threads}, indent=2))
         return
     if args.warm_only:
+        from .pages import warm_computations
         from .services.warmup import warm_command
 
-        sys.exit(warm_command())
+        sys.exit(warm_command(warm_computations()))
     problem = listen_problem(settings.host, settings.port)
     if problem:
         sys.exit(f"{prog}: error: {problem}")

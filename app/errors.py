@@ -128,14 +128,11 @@ def validation_errors(raw: Sequence[Mapping[str, Any]], model: type[BaseModel] |
 
 def _model_for(path: str) -> type | None:
     """The request model whose field table explains a validation error on this path (None: pydantic's own context).
-    /api/presets' only key is TraceConfig's depth, with the same bounds."""
+    /api/presets' only key is TraceConfig's depth, with the same bounds. Bodies read by app/api/body.py bring their
+    own model (InvalidBody.model), so only FastAPI's own query validation lands here."""
     from .config import TraceConfig
-    from .experiments.sweep import SweepRequest
-    from .experiments.train import TrainRequest
 
-    if path.startswith(("/api/trace", "/api/presets")):
-        return TraceConfig
-    return {"/api/sweep": SweepRequest, "/api/train": TrainRequest}.get(path)
+    return TraceConfig if path.startswith(("/api/trace", "/api/presets")) else None
 
 
 NOT_FOUND_PAGE = """<!doctype html>

@@ -27,6 +27,7 @@ def configure_torch() -> None:
 @asynccontextmanager
 async def lifespan(app: FastAPI):
     from .experiments.train import warm_up_in_background
+    from .pages import warm_computations
     from .services.compute import get_pool
     from .services.warmup import warm_in_background
 
@@ -35,7 +36,11 @@ async def lifespan(app: FastAPI):
     if pool.processes is not None:
         pool.processes.start()  # children import torch while the server already answers
     warm_up_in_background()  # the first optimizer's imports, paid at start-up, not by the first training run
-    warming = asyncio.create_task(warm_in_background(pool, settings.compute_processes)) if settings.warm else None
+    warming = (
+        asyncio.create_task(warm_in_background(pool, warm_computations(), settings.compute_processes))
+        if settings.warm
+        else None
+    )
     yield
     if warming is not None:
         warming.cancel()

@@ -168,16 +168,14 @@ def test_a_stopped_training_run_is_not_replayed(client):
     assert get_pool().cache.get(cache_key(request)) is None
 
 
-def _tiny_warm_sources(monkeypatch, calls: list) -> None:
-    from app.services import warmup
+def _tiny_warm_items(calls: list) -> list:
+    from app.experiments.requests import Computation
 
     def square(x: int) -> int:
         calls.append(x)
         return x * x
 
-    items = [warmup.WarmRequest(f"warm-test:{i}", square, (i,), f"item {i}") for i in range(3)]
-    monkeypatch.setattr(warmup, "_SOURCES", [lambda: items])
-    monkeypatch.setattr(warmup, "_load_default_sources", lambda: None)
+    return [Computation(f"warm-test:{i}", square, (i,), f"item {i}") for i in range(3)]
 
 
 def test_the_warm_up_waits_for_idle_slots_and_takes_none(tmp_path, monkeypatch):
@@ -185,7 +183,7 @@ def test_the_warm_up_waits_for_idle_slots_and_takes_none(tmp_path, monkeypatch):
     from app.services import warmup
 
     calls: list = []
-    _tiny_warm_sources(monkeypatch, calls)
+    items = _tiny_warm_items(calls)
     monkeypatch.setattr(warmup, "PROGRESS", warmup.WarmProgress())
     pool = ComputePool(
         slots=1, cache_size=8, queue_timeout_s=5, threads=1, cache=ResultCache(tmp_path, 2**26, namespace="t")
@@ -195,7 +193,7 @@ def test_the_warm_up_waits_for_idle_slots_and_takes_none(tmp_path, monkeypatch):
     async def scenario() -> None:
         user = asyncio.create_task(pool.run(release.wait, 10))
         await asyncio.sleep(0.05)
-        warming = asyncio.create_task(warmup.warm_in_background(pool, use_processes=False))
+        warming = asyncio.create_task(warmup.warm_in_background(pool, items, use_processes=False))
         await asyncio.sleep(0.3)
         assert calls == [] and warmup.PROGRESS.total == 3 and warmup.PROGRESS.done == 0
         release.set()
@@ -211,20 +209,20 @@ def test_warm_all_fills_the_cache_that_a_server_then_reads(tmp_path, monkeypatch
     from app.services import warmup
 
     calls: list = []
-    _tiny_warm_sources(monkeypatch, calls)
+    items = _tiny_warm_items(calls)
     pool = ComputePool(
         slots=2, cache_size=8, queue_timeout_s=5, threads=1, cache=ResultCache(tmp_path, 2**26, namespace="t")
     )
     lines: list[str] = []
-    progress = asyncio.run(warmup.warm_all(pool, report=lines.append))
+    progress = asyncio.run(warmup.warm_all(pool, items, report=lines.append))
     assert progress.done == progress.total == 3 and progress.failed == 0 and len(lines) == 3
     assert ResultCache(tmp_path, 2**26, namespace="t").get("warm-test:1") == (1, "disk")
 
 
 def test_the_default_views_are_valid_requests_with_distinct_keys():
-    from app.services.warmup import warm_requests
+    from app.pages import warm_computations
 
-    items = warm_requests()
+    items = warm_computations()
     keys = [item.key for item in items]
     assert len(keys) == len(set(keys)) and len(items) > 96  # at least the default sweep's 96 depths
     assert all(item.fn.__module__.startswith("app.") and item.label for item in items)  # picklable by name
@@ -320,3 +318,58 @@ def test_two_server_processes_on_one_cache_folder_compute_a_trace_once(tmp_path)
     assert computed.headers["x-resnorm-cache"] == "computed" and waited.headers["x-resnorm-cache"] == "coalesced"
     assert waited.json()["layers"] == computed.json()["layers"]
     assert health["computed"] == 0 and health["coalesced"] == 1
+
+
+# --- the warm-up set: one list, derived from the page registry, for a running server and --warm-only alike -------
+
+_WARM_ONLY = """
+import json, sys
+import app.services.warmup as warmup
+warmup.warm_command = lambda items: print(json.dumps(sorted(i.key for i in items))) or 0
+from app.__main__ import main
+main(["--warm-only"])
+"""
+
+_SERVER = """
+import json
+import app.services.warmup as warmup
+seen = []
+async def record(pool, items, use_processes):
+    seen.extend(i.key for i in items)
+warmup.warm_in_background = record
+from fastapi.testclient import TestClient
+from app.main import app
+with TestClient(app):
+    pass
+print(json.dumps(sorted(seen)))
+"""
+
+
+def _warm_keys(script: str, tmp_path: Path) -> list[str]:
+    import json
+    import os
+    import subprocess
+    import sys
+
+    env = {
+        **os.environ,
+        "RESNORM_WARM": "1",
+        "RESNORM_COMPUTE_PROCESSES": "0",
+        "RESNORM_CACHE_DIR": str(tmp_path),
+    }
+    root = Path(__file__).resolve().parent.parent
+    done = subprocess.run(
+        [sys.executable, "-c", script], cwd=root, env=env, capture_output=True, text=True, timeout=300, check=True
+    )
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_warm_only_and_a_running_server_warm_the_same_set(tmp_path):
+    """Each in a fresh interpreter, so neither sees pages the other imported: the deck's charts are in both."""
+    from app.experiments.lecture import DECK
+    from app.services.deck import source_request
+
+    warm_only, server = _warm_keys(_WARM_ONLY, tmp_path), _warm_keys(_SERVER, tmp_path)
+    assert warm_only == server and len(server) == len(set(server))
+    deck_trace = next(s for slide in DECK if slide["chart"] for s in slide["chart"]["sources"] if s["api"] == "trace")
+    assert source_request(deck_trace)[1].cache_key() in server  # type: ignore[attr-defined]

@@ -13,9 +13,10 @@ import torch
 from app.config import TraceConfig
 from app.experiments.lecture import DECK, chart_key
 from app.experiments.lecture.claims import evaluate, failures, read_path
-from app.experiments.lecture.demos import recording_from_events, run_source
+from app.experiments.lecture.demos import recording_from_events
 from app.experiments.lecture.sources import ALTERNATIVE_AXES, EXTRA_ALTERNATIVES, alternatives
 from app.probes.recorder import stream_statistics
+from app.services.deck import run_source
 
 SLIDES = {slide["id"]: slide for slide in DECK}
 TRAINING = [s["id"] for s in DECK if s["chart"] and any(src["api"] == "train" for src in s["chart"]["sources"])]
@@ -258,15 +259,14 @@ def test_offline_file_is_self_contained_and_holds_every_answer(client, lang):
 
 def test_every_chart_of_the_deck_is_warmed_at_start():
     """The server computes each slide's requests in the background at start-up, under the keys the API looks up."""
-    from app.api.lessons import lesson_key
     from app.experiments.lessons.chain import ChainRequest
-    from app.main import app  # noqa: F401  (importing the app registers every warm-up source)
-    from app.services.warmup import warm_requests
+    from app.experiments.requests import REQUESTS
+    from app.pages import warm_computations
 
-    keys = {item.key for item in warm_requests()}
+    keys = {item.key for item in warm_computations()}
     for slide in DECK:
         for source in (slide["chart"] or {}).get("sources", []):
             if source["api"] == "trace":
                 assert TraceConfig(**source["body"]).cache_key() in keys, slide["id"]
             if source["api"] == "chain":
-                assert lesson_key("chain", ChainRequest(**source["query"])) in keys, slide["id"]
+                assert REQUESTS["chain"].cache_key(ChainRequest(**source["query"])) in keys, slide["id"]

@@ -148,3 +148,35 @@ def test_static_modules_exist_for_every_page():
         assert client.get(f"/static/js/pages/{page.module_name}.js").status_code == 200, page.key
     for module in ("state", "charts", "page", "controls", "api", "i18n", "presets"):
         assert client.get(f"/static/js/{module}.js").status_code == 200
+
+
+# --- the page registry is the one table of a page: defaults, URL keys, default requests ---------------------------
+
+
+@pytest.mark.parametrize("key", sorted(PAGES))
+def test_each_page_gets_its_defaults_and_the_variant_table_from_the_server(key):
+    from app.config import VARIANTS
+
+    data = page_data(client.get(PAGES[key].path).text)
+    assert data["defaults"] == PAGES[key].defaults
+    assert {k: v["pins_token"] for k, v in data["variants"]["norm"].items()} == {
+        k: v.pins_token for k, v in VARIANTS["norm"].items()
+    }
+
+
+@pytest.mark.parametrize("key", sorted(PAGES))
+def test_each_default_request_is_a_valid_request_of_a_known_kind(key):
+    from app.experiments.requests import REQUESTS
+
+    for kind, request in PAGES[key].default_requests():
+        assert kind in REQUESTS and isinstance(request, REQUESTS[kind].model), (key, kind)
+        assert REQUESTS[kind].model.model_validate(request.model_dump()) == request
+
+
+def test_a_page_url_key_is_never_a_request_field():
+    """A page's own URL keys are ignored by the API, so one that shadowed a model field would silently drop it."""
+    from app.experiments.requests import REQUESTS
+    from app.pages import url_state_keys
+
+    fields = {name for kind in REQUESTS.values() for name in kind.model.model_fields}
+    assert not url_state_keys() & fields

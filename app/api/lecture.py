@@ -7,8 +7,8 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
 
 from ..experiments.lecture import deck_payload
-from ..experiments.lecture.export import offline_html
 from ..jsonsafe import StrictJSONResponse
+from ..pages.lecture_offline import offline_html
 from ..pages.registry import request_lang
 
 router = APIRouter(tags=["lecture"])

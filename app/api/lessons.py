@@ -6,7 +6,6 @@ Thin: validate against the lesson's request model, compute off the event loop (c
 
 from __future__ import annotations
 
-import time
 from typing import Any, TypeVar
 
 from fastapi import APIRouter, Request
@@ -14,19 +13,19 @@ from pydantic import BaseModel, ValidationError
 
 from ..config import TraceConfig, field_bounds
 from ..errors import FieldError, validation_errors
-from ..experiments.lessons import norm_speed as norm_speed_lesson
-from ..experiments.lessons.batch import BatchDependenceRequest, batch_dependence_lesson
-from ..experiments.lessons.chain import ChainRequest, chain_lesson
-from ..experiments.lessons.layernorm import LayerNormRequest, layernorm_lesson
-from ..experiments.lessons.precision import PrecisionRequest, precision_lesson, snowball_config, stack_schema
-from ..experiments.lessons.softmax import SoftmaxRequest, softmax_lesson
+from ..experiments.lessons.batch import BatchDependenceRequest
+from ..experiments.lessons.chain import ChainRequest
+from ..experiments.lessons.layernorm import LayerNormRequest
+from ..experiments.lessons.norm_speed import NormSpeedRequest
+from ..experiments.lessons.precision import PrecisionRequest, PrecisionView, snowball_config, stack_schema
+from ..experiments.lessons.softmax import SoftmaxRequest
 from ..jsonsafe import StrictJSONResponse
-from ..services.compute import get_pool
+from ..pages.registry import url_state_keys
+from ..services.answers import answer
 from .body import json_body
 
 router = APIRouter(tags=["lessons"])
-
-PAGE_KEYS = ("lang", "hide", "theme", "format", "embed")  # URL-state keys of the pages, not inputs
+M = TypeVar("M", bound=BaseModel)
 
 
 def _body_doc(model: type[BaseModel]) -> dict[str, Any]:
@@ -60,21 +59,21 @@ def _query_doc(*schemas: dict[str, Any]) -> dict[str, Any]:
 async def chain(request: Request) -> StrictJSONResponse:
     """Cumulative products g^l and (1+g)^l for l = 1..depth, e.g. ?derivative=0.9&depth=96."""
     req = parse(ChainRequest, _query(request), from_strings=True)
-    return await _answer("chain", req, chain_lesson)
+    return await _answer("chain", req)
 
 
 @router.post("/api/layernorm", response_class=StrictJSONResponse, openapi_extra=_body_doc(LayerNormRequest))
 async def layernorm(request: Request) -> StrictJSONResponse:
     """LayerNorm or RMSNorm of `x`, step by step, checked against torch."""
     req = await json_body(request, LayerNormRequest)
-    return await _answer("layernorm", req, layernorm_lesson)
+    return await _answer("layernorm", req)
 
 
 @router.post("/api/softmax", response_class=StrictJSONResponse, openapi_extra=_body_doc(SoftmaxRequest))
 async def softmax(request: Request) -> StrictJSONResponse:
     """softmax(scale·logits): probabilities, entropy and the Jacobian's spectral norm (optionally per scale)."""
     req = await json_body(request, SoftmaxRequest)
-    return await _answer("softmax", req, softmax_lesson)
+    return await _answer("softmax", req)
 
 
 @router.get(
@@ -90,14 +89,9 @@ async def precision(request: Request) -> StrictJSONResponse:
     req = parse(PrecisionRequest, numbers, from_strings=True)
     if "dtype" in query:
         raise FieldError("dtype", "the overflow lesson always traces the stack in float16", "omit dtype (float16)")
-    cfg16 = _stack_config(query)
-    cfg32 = cfg16.model_copy(update={"dtype": "float32"})
-    pool = get_pool()
-    # Same keys as /api/trace: a stack traced here is a cache hit in the explorer and the other way round.
-    (trace16, source16), (trace32, source32) = await pool.trace(cfg16), await pool.trace(cfg32)
-    return StrictJSONResponse(
-        {**precision_lesson(req, trace16, trace32), "cached": source16 != "computed" and source32 != "computed"}
-    )
+    view = PrecisionView(numbers=req, stack=_stack_config(query))
+    # Its two traces have /api/trace's keys: a stack traced here is a cache hit in the explorer and the other way round.
+    return await _answer("precision", view)
 
 
 @router.post(
@@ -107,38 +101,22 @@ async def batch_dependence(request: Request) -> StrictJSONResponse:
     """How much one fixed sequence's normalized output changes when its batch mates are replaced, train vs eval
     mode (BatchNorm), and what padding does to BatchNorm's statistics."""
     req = await json_body(request, BatchDependenceRequest)
-    return await _answer("batch_dependence", req, batch_dependence_lesson)
+    return await _answer("batch_dependence", req)
 
 
 @router.get("/api/norm_speed", response_class=StrictJSONResponse)
 async def norm_speed() -> StrictJSONResponse:
     """LayerNorm vs RMSNorm, forward + backward with torch's own ops, timed on this server (about 2 s). Measured
     at most once an hour: later calls in that hour answer from the cache, and a busy moment is not kept for good."""
-    hour = int(time.time() // 3600)
-    # The key names what decides the measurement, so a shorter one (tests) is never served as the page's.
-    key = f"lesson:norm_speed:{hour}:{norm_speed_lesson.WIDTHS}:{norm_speed_lesson.BUDGET_S}"
-    result, cached = await get_pool().run_cached(key, _timed_norm_speed)
-    return StrictJSONResponse({**result, "cached": cached})
+    return await _answer("norm_speed", NormSpeedRequest())
 
 
-def _timed_norm_speed() -> dict[str, Any]:
-    return {**norm_speed_lesson.measure_norm_speed(), "measured_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+async def _answer(name: str, req: BaseModel) -> StrictJSONResponse:
+    result, source = await answer(name, req)
+    return StrictJSONResponse({**result, "cached": source != "computed"})
 
 
-def lesson_key(name: str, req: BaseModel) -> str:
-    """The cache key of a lesson's answer (the warm-up computes the default ones under the same keys)."""
-    return f"lesson:{name}:{req.model_dump_json()}"
-
-
-async def _answer(name: str, req: BaseModel, lesson: Any) -> StrictJSONResponse:
-    result, cached = await get_pool().run_cached(lesson_key(name, req), lesson, req)
-    return StrictJSONResponse({**result, "cached": cached})
-
-
-LessonRequest = TypeVar("LessonRequest", bound=BaseModel)
-
-
-def parse(model: type[LessonRequest], data: Any, from_strings: bool = False) -> LessonRequest:
+def parse(model: type[M], data: Any, from_strings: bool = False) -> M:
     """Validate, or raise a 4xx naming the first bad field and the range this lesson allows."""
     try:
         return model.model_validate_strings(data) if from_strings else model.model_validate(data)
@@ -155,7 +133,7 @@ def parse(model: type[LessonRequest], data: Any, from_strings: bool = False) -> 
         raise FieldError(first["field"], first["message"], allowed) from None
 
 
-def _stack_config(query: dict[str, str]):
+def _stack_config(query: dict[str, str]) -> TraceConfig:
     try:
         return snowball_config(query)
     except ValidationError as exc:
@@ -164,4 +142,5 @@ def _stack_config(query: dict[str, str]):
 
 
 def _query(request: Request) -> dict[str, str]:
-    return {k: v for k, v in request.query_params.items() if k not in PAGE_KEYS}
+    ignored = url_state_keys()
+    return {k: v for k, v in request.query_params.items() if k not in ignored}

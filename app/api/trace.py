@@ -9,6 +9,7 @@ from pydantic import ValidationError
 
 from ..config import TraceConfig
 from ..jsonsafe import StrictJSONResponse
+from ..pages.registry import url_state_keys
 from ..services.compute import get_pool
 from .body import InvalidBody, body_doc, json_body
 
@@ -46,10 +47,10 @@ async def trace_from_query(request: Request) -> StrictJSONResponse:
     return await traced(config_from_query(dict(request.query_params)))
 
 
-def config_from_query(
-    params: dict[str, str], ignore: tuple[str, ...] = ("lang", "hide", "theme", "format")
-) -> TraceConfig:
-    values = {k: v for k, v in params.items() if k not in ignore}
+def config_from_query(params: dict[str, str]) -> TraceConfig:
+    """A page's URL state as a TraceConfig: its view keys (app/pages/registry.py) are not model fields."""
+    ignored = url_state_keys()
+    values = {k: v for k, v in params.items() if k not in ignored}
     try:
         return TraceConfig.model_validate_strings(values) if values else TraceConfig()
     except ValidationError as exc:

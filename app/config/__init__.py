@@ -3,7 +3,8 @@
 - `request`: TraceConfig, the one source of truth (fields, bounds, labels, consistency checks);
 - `budget`: what a request may cost (multiply-adds, parameters, saved floats) and the depth limit;
 - `presets`: named architectures;
-- `fields`: bilingual schema fields and allowed ranges in words.
+- `fields`: bilingual schema fields and allowed ranges in words;
+- `variants`: every norm, norm position, residual and block once (labels, help, physics such as `pins_token`).
 """
 
 from .budget import (
@@ -21,6 +22,7 @@ from .budget import (
 from .fields import field_bounds, labelled_field
 from .presets import PRESETS, deepnorm_alpha, preset_config, presets_payload
 from .request import Activation, Arch, Block, DType, Init, Norm, NormPosition, Residual, TraceConfig, group_counts
+from .variants import VARIANTS, Variant, variants_payload
 
 __all__ = [
     "MAX_ACTIVATION_FLOATS",
@@ -28,6 +30,7 @@ __all__ = [
     "MAX_FORWARD_MACS",
     "MAX_PARAMETERS",
     "PRESETS",
+    "VARIANTS",
     "Activation",
     "Arch",
     "Block",
@@ -37,6 +40,7 @@ __all__ = [
     "NormPosition",
     "Residual",
     "TraceConfig",
+    "Variant",
     "activation_floats",
     "budget_problem",
     "deepnorm_alpha",
@@ -49,4 +53,5 @@ __all__ = [
     "preset_config",
     "presets_payload",
     "units_per_block",
+    "variants_payload",
 ]

@@ -6,10 +6,39 @@ keeps); tests/test_variants.py checks them against built models.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-if TYPE_CHECKING:
-    from .request import TraceConfig
+
+class Sizes(Protocol):
+    """What the budget reads of a request: TraceConfig has it (a Protocol, so this module needs no import of it)."""
+
+    @property
+    def arch(self) -> str: ...
+
+    @property
+    def block(self) -> str: ...
+
+    @property
+    def residual(self) -> str: ...
+
+    @property
+    def depth(self) -> int: ...
+
+    @property
+    def d_model(self) -> int: ...
+
+    @property
+    def n_heads(self) -> int: ...
+
+    @property
+    def seq_len(self) -> int: ...
+
+    @property
+    def batch(self) -> int: ...
+
+    @property
+    def vocab_size(self) -> int: ...
+
 
 # Units: multiply-accumulates of one forward pass, and parameters.
 MAX_FORWARD_MACS = 3.0e9
@@ -18,17 +47,17 @@ MAX_ACTIVATION_FLOATS = 100_000_000
 MAX_DEPTH = 128  # blocks; the sweep, the presets' depth query and the pages share it
 
 
-def units_per_block(cfg: TraceConfig) -> int:
+def units_per_block(cfg: Sizes) -> int:
     """Units (norm + branch + shortcut) per block: attention and FFN, or one parallel unit, or one MLP layer."""
     return 2 if cfg.arch == "transformer" and cfg.block == "sequential" else 1
 
 
-def dense_weights(cfg: TraceConfig) -> int:
+def dense_weights(cfg: Sizes) -> int:
     """DenseFormer's extra parameters: after block l, l + 1 weights (embedding and blocks 1..l); sum = L(L+3)/2."""
     return cfg.depth * (cfg.depth + 3) // 2 if cfg.residual == "dense" else 0
 
 
-def forward_macs(cfg: TraceConfig) -> float:
+def forward_macs(cfg: Sizes) -> float:
     """Multiply-accumulates of one forward pass (attention scores included). A highway gate is a d x d Linear per
     unit; DenseFormer's averages cost one multiply-add per weight and coordinate of every token."""
     tokens = cfg.batch * cfg.seq_len
@@ -40,7 +69,7 @@ def forward_macs(cfg: TraceConfig) -> float:
     return float(tokens * (cfg.depth * per_block + dense + cfg.d_model * cfg.vocab_size))
 
 
-def parameter_count(cfg: TraceConfig) -> float:
+def parameter_count(cfg: Sizes) -> float:
     gate = units_per_block(cfg) * (cfg.d_model**2 + cfg.d_model) if cfg.residual == "highway" else 0
     if cfg.arch == "mlp":
         return float(cfg.depth * (cfg.d_model**2 + 4 * cfg.d_model + gate) + dense_weights(cfg))
@@ -48,7 +77,7 @@ def parameter_count(cfg: TraceConfig) -> float:
     return float(cfg.depth * (12 * cfg.d_model**2 + gate) + dense_weights(cfg) + embeddings)
 
 
-def activation_floats(cfg: TraceConfig) -> float:
+def activation_floats(cfg: Sizes) -> float:
     """Floats autograd keeps for the backward pass (a generous estimate); DenseFormer keeps one average per block."""
     tokens = cfg.batch * cfg.seq_len
     dense = cfg.depth * cfg.d_model if cfg.residual == "dense" else 0
@@ -58,7 +87,7 @@ def activation_floats(cfg: TraceConfig) -> float:
     return float(tokens * (cfg.depth * per_block + dense + 3 * cfg.vocab_size))
 
 
-def budget_problem(cfg: TraceConfig) -> str | None:
+def budget_problem(cfg: Sizes) -> str | None:
     """Why `cfg` is too large for this server, in the error format of app/errors.py ("field: why | allowed: ..."),
     or None when it fits."""
     for value, limit in (

@@ -6,18 +6,26 @@ retyped in JavaScript (pages read the bounds from the schema they are handed).
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import TYPE_CHECKING, Literal, TypeAlias
 
 from pydantic import BaseModel, ConfigDict, model_validator
 
 from .budget import MAX_DEPTH, budget_problem
 from .fields import labelled_field
+from .variants import keys, listed_help
 
 Arch = Literal["transformer", "mlp"]
-Norm = Literal["layernorm", "rmsnorm", "scalenorm", "dyt", "batchnorm", "groupnorm", "none"]
-NormPosition = Literal["pre", "post", "sandwich", "mix"]
-Block = Literal["sequential", "parallel"]
-Residual = Literal["identity", "none", "rezero", "highway", "dense"]
+if TYPE_CHECKING:  # a type checker sees the names; pydantic validates against the variant table's keys
+    Norm: TypeAlias = str
+    NormPosition: TypeAlias = str
+    Block: TypeAlias = str
+    Residual: TypeAlias = str
+else:
+    Norm = Literal[keys("norm")]
+    NormPosition = Literal[keys("norm_position")]
+    Block = Literal[keys("block")]
+    Residual = Literal[keys("residual")]
+NORM_HELP = listed_help("norm", "Which normalization layer: ", "归一化层：")
 Activation = Literal["gelu", "relu", "tanh", "sigmoid"]
 Init = Literal["xavier", "gpt2", "deepnorm", "torch"]
 DType = Literal["float32", "bfloat16", "float16"]
@@ -49,17 +57,7 @@ class TraceConfig(BaseModel):
         "两个分支共用一个归一化（GPT-J、PaLM）。MLP 每块只有一个分支，两者相同。",
         "model",
     )
-    norm: Norm = labelled_field(
-        "layernorm",
-        "Normalization",
-        "归一化",
-        "Which normalization layer: LayerNorm, RMSNorm, ScaleNorm (g·x/‖x‖), DyT (γ·tanh(αx)+β), BatchNorm (statistics "
-        "per channel over the batch and every position; a trace uses the batch's own, as training does), "
-        "GroupNorm (per token, over groups of channels) or none.",
-        "归一化层：LayerNorm、RMSNorm、ScaleNorm（g·x/‖x‖）、DyT（γ·tanh(αx)+β）、BatchNorm（每个通道在整批和所有位置上"
-        "求统计量；追踪时与训练一样使用本批的统计量）、GroupNorm（每个词元内按通道分组）或不使用。",
-        "norm",
-    )
+    norm: Norm = labelled_field("layernorm", "Normalization", "归一化", *NORM_HELP, "norm")
     norm_groups: int = labelled_field(
         8,
         "GroupNorm groups",

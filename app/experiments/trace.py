@@ -13,7 +13,14 @@ from ..jsonsafe import float32_decimals
 from ..models.init import build_model
 from ..models.stack import Stack, make_batch
 from ..models.tree import parameters_with_owner
-from ..probes.recorder import StreamRecorder, branch_norms, grad_norms_by_owner, stream_statistics, token_norm_means
+from ..probes.recorder import (
+    STREAM_STATISTICS,
+    StreamRecorder,
+    branch_norms,
+    grad_norms_by_owner,
+    stream_statistics,
+    token_norm_means,
+)
 
 
 def run_trace(cfg: TraceConfig) -> dict[str, Any]:
@@ -37,17 +44,17 @@ def trace_and_model(cfg: TraceConfig) -> tuple[dict[str, Any], tuple[Stack, Stre
     return answer, (model, recorder)
 
 
-def _assemble(cfg: TraceConfig, model, recorder: StreamRecorder, loss: float) -> dict[str, Any]:
+def _assemble(cfg: TraceConfig, model: Stack, recorder: StreamRecorder, loss: float) -> dict[str, Any]:
     names = recorder.names
     acts = {
         field: float32_decimals(column)
         for field, column in stream_statistics([recorder.acts[n] for n in names]).items()
     }
     grads = float32_decimals(token_norm_means([recorder.grads.get(n) for n in names]))
-    units = names[1:]
+    units = recorder.snapshots[1:]
     per_block = len(model.blocks[0].units)
     unit_branches, block_branches = map(
-        float32_decimals, branch_norms([recorder.branches[n] for n in units], per_block)
+        float32_decimals, branch_norms([recorder.branches[s.name] for s in units], per_block)
     )
     unit_modules = [unit for block in model.blocks for unit in block.units.values()]
     parameters, owners = parameters_with_owner(model, unit_modules)  # one walk: the units' and the model's count
@@ -65,22 +72,21 @@ def _assemble(cfg: TraceConfig, model, recorder: StreamRecorder, loss: float) ->
         return snapshot_statistics(acts, grads, row[name])
 
     sublayers, layers = [], []
-    for i, name in enumerate(units):
-        layer, kind = name.split(".")
+    for i, snapshot in enumerate(units):
         sublayers.append(
             {
-                "layer": int(layer),
-                "sublayer": kind,
-                **stats(name),
+                "layer": snapshot.layer,
+                "sublayer": snapshot.unit,
+                **stats(snapshot.name),
                 "branch_norm": unit_branches[i],
                 "param_grad_norm": unit_param_grads[i],
             }
         )
-    for l, block in enumerate(model.blocks, start=1):
+    for l, output in enumerate(recorder.block_outputs()[1:], start=1):
         mine = sublayers[(l - 1) * per_block : l * per_block]
         entry = {
             "layer": l,
-            **stats(f"{l}.{list(block.units)[-1]}"),
+            **stats(output.name),
             "branch_norm": block_branches[l - 1],
             "param_grad_norm": block_param_grads[l - 1],
         }
@@ -107,15 +113,7 @@ def _assemble(cfg: TraceConfig, model, recorder: StreamRecorder, loss: float) ->
 def snapshot_statistics(acts: dict[str, list[float]], grads: list[float], i: int) -> dict[str, Any]:
     """What the trace reports for one stream snapshot: sizes, token similarity, the spread inside a token vector
     (token_max_abs / token_min_abs: mean over tokens of its largest and smallest |coordinate|) and the gradient."""
-    return {
-        "act_norm": acts["norm"][i],
-        "act_rms": acts["rms"][i],
-        "act_max_abs": acts["max_abs"][i],
-        "token_cosine": acts["cosine"][i],
-        "token_max_abs": acts["token_max_abs"][i],
-        "token_min_abs": acts["token_min_abs"][i],
-        "grad_norm": grads[i],
-    }
+    return {**{statistic.json_key: acts[statistic.name][i] for statistic in STREAM_STATISTICS}, "grad_norm": grads[i]}
 
 
 def summarise(layers: list[dict[str, Any]], loss: float, cfg: TraceConfig) -> dict[str, Any]:

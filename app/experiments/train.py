@@ -188,8 +188,7 @@ def train_step(run: Run, step: int, request: TrainRequest, probe: bool) -> dict[
 
 def layer_profile(model: Stack, recorder: StreamRecorder) -> dict[str, Any]:
     """Per block: stream norm after it, gradient norm of the loss w.r.t. that stream, and of its parameters."""
-    block_outputs = [f"{layer}.{list(block.units)[-1]}" for layer, block in enumerate(model.blocks, start=1)]
-    names = ["embed", *block_outputs]
+    names = [snapshot.name for snapshot in recorder.block_outputs()]
     act = token_norm_means([recorder.acts[n] for n in names])
     grad = token_norm_means([recorder.grads.get(n) for n in names])
     block_norms = parameter_grad_norms(model, list(model.blocks))

@@ -1,5 +1,7 @@
 """Normalization layers behind one interface: `NORMS[name](d_model)` -> nn.Module mapping (..., d) -> (..., d).
 
+Each key is a row of app/config/variants.py (labels, help, whether it pins the token at √d); tests check both agree.
+
 A norm with a setting of its own names it in `config_fields` (constructor argument -> TraceConfig field);
 `norm_from_config` passes it, so the builder never asks which norm it is.
 """
@@ -18,6 +20,14 @@ class LayerNorm(nn.LayerNorm):
 
     def __init__(self, d_model: int, eps: float = 1e-5) -> None:
         super().__init__(d_model, eps=eps)
+
+
+class LayerNormNoBias(nn.LayerNorm):
+    """(x - mean) / sqrt(var + eps) * gamma, no beta: PaLM drops the biases of every dense layer and layer norm for
+    training stability (Chowdhery et al. 2022, section 2). Still centred, so unlike RMSNorm it removes the mean."""
+
+    def __init__(self, d_model: int, eps: float = 1e-5) -> None:
+        super().__init__(d_model, eps=eps, bias=False)
 
 
 class RMSNorm(nn.RMSNorm):
@@ -115,6 +125,7 @@ class DepthScaled(nn.Module):
 
 NORMS: dict[str, type[nn.Module]] = {
     "layernorm": LayerNorm,
+    "layernorm_nobias": LayerNormNoBias,
     "rmsnorm": RMSNorm,
     "scalenorm": ScaleNorm,
     "dyt": DynamicTanh,

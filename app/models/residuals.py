@@ -8,6 +8,8 @@ from torch import nn
 
 from .linear import Linear
 
+BRANCH_ARG = 1  # every combine is called combine(x, f): the stream first, the branch output second
+
 
 class IdentityShortcut(nn.Module):
     """alpha * x + f (He et al. 2016; alpha > 1 is DeepNorm's up-weighted shortcut, Wang et al. 2022)."""

@@ -1,9 +1,13 @@
 """Where the norm sits around one branch. Each unit maps the stream x to the next stream.
 
 The equation of each placement is its `forward`; the placement is chosen once, in the stack's builder.
+Every unit has a `combine(x, f)`; `returns_combine` says whether the unit's output is that combine's output (so a
+watcher, app/probes/recorder.py, reads the stream, the branch output and the result from one place).
 """
 
 from __future__ import annotations
+
+from typing import ClassVar
 
 import torch
 from torch import nn
@@ -11,6 +15,8 @@ from torch import nn
 
 class PreNormUnit(nn.Module):
     """x + f(N(x)): the norm inside the branch, the shortcut untouched (Xiong et al. 2020, Pre-LN)."""
+
+    returns_combine: ClassVar[bool] = True
 
     def __init__(self, branch: nn.Module, norm: nn.Module, combine: nn.Module, out_norm: nn.Module) -> None:
         super().__init__()
@@ -23,6 +29,8 @@ class PreNormUnit(nn.Module):
 class PostNormUnit(nn.Module):
     """N(x + f(x)): the norm after the add, as in the 2017 Transformer (Vaswani et al. 2017, sec. 3.1)."""
 
+    returns_combine: ClassVar[bool] = False
+
     def __init__(self, branch: nn.Module, norm: nn.Module, combine: nn.Module, out_norm: nn.Module) -> None:
         super().__init__()
         self.branch, self.combine, self.norm = branch, combine, out_norm
@@ -33,6 +41,8 @@ class PostNormUnit(nn.Module):
 
 class SandwichUnit(nn.Module):
     """x + N_out(f(N_in(x))): norm on both sides of the branch (Ding et al. 2021 CogView; Kim et al. 2025 Peri-LN)."""
+
+    returns_combine: ClassVar[bool] = True
 
     def __init__(self, branch: nn.Module, norm: nn.Module, combine: nn.Module, out_norm: nn.Module) -> None:
         super().__init__()

@@ -4,6 +4,28 @@ so every page is on it.
 """
 
 from . import explorer, lecture, lessons, train  # noqa: F401  (importing registers the pages)
-from .registry import CHARTS, PAGES, Page, register_page, render_page, request_lang, router, templates
+from .registry import (
+    CHARTS,
+    PAGES,
+    Page,
+    register_page,
+    render_page,
+    request_lang,
+    router,
+    templates,
+    url_state_keys,
+    warm_computations,
+)
 
-__all__ = ["CHARTS", "PAGES", "Page", "register_page", "render_page", "request_lang", "router", "templates"]
+__all__ = [
+    "CHARTS",
+    "PAGES",
+    "Page",
+    "register_page",
+    "render_page",
+    "request_lang",
+    "router",
+    "templates",
+    "url_state_keys",
+    "warm_computations",
+]

@@ -5,8 +5,19 @@ Their controls come from TraceConfig (`model_controls`), their charts from /api/
 
 from __future__ import annotations
 
+from typing import Any
+
 from .. import i18n
+from ..config import PRESETS, TraceConfig, preset_config
+from ..experiments.requests import Part
+from ..experiments.sweep import SweepRequest
 from .registry import Page, register_page
+
+HOME: dict[str, Any] = {
+    "depth": 24,
+    "positions": ["post", "pre"],
+}  # the tour's thumbnail: Post-LN vs Pre-LN at depth 24
+GRADIENTS: dict[str, Any] = {"sweep_to": 96}  # the heatmap's default sweep: depths 1..96
 
 # The explorer pages' own words (key: (English, 中文)); words shared with other pages live in app/i18n.py.
 STRINGS: dict[str, tuple[str, str]] = {
@@ -159,6 +170,28 @@ STRINGS: dict[str, tuple[str, str]] = {
 }
 i18n.register(STRINGS)
 
+
+def home_requests() -> list[Part]:
+    return [("trace", TraceConfig(depth=HOME["depth"], norm_position=p)) for p in HOME["positions"]]
+
+
+def norms_requests() -> list[Part]:
+    return [("trace", TraceConfig())]
+
+
+def gradients_requests() -> list[Part]:
+    """The default, its counterpart without the residual (gradients.js, counterpart()) and the default sweep."""
+    base = TraceConfig()
+    plain = base.model_copy(update={"residual": "none", "residual_scale": 1.0})
+    sweep = SweepRequest(config=base, depths=list(range(1, GRADIENTS["sweep_to"] + 1)))
+    return [("trace", base), ("trace", plain), ("sweep", sweep)]
+
+
+def compare_requests() -> list[Part]:
+    """Every preset: the default pair and each other variant one click away (the presets menu of every page)."""
+    return [("trace", preset_config(key)) for key in PRESETS]
+
+
 register_page(
     Page(
         "home",
@@ -169,9 +202,22 @@ register_page(
         nav_key="nav.home",
         nav_order=0,
         model_controls=False,
+        defaults=HOME,
+        default_requests=home_requests,
     )
 )
-register_page(Page("norms", "/norms", "norms.title", charts=("norms",), nav_key="nav.norms", nav_order=10))
+register_page(
+    Page(
+        "norms",
+        "/norms",
+        "norms.title",
+        charts=("norms",),
+        nav_key="nav.norms",
+        nav_order=10,
+        url_keys=("norm_scale",),
+        default_requests=norms_requests,
+    )
+)
 register_page(
     Page(
         "gradients",
@@ -180,6 +226,20 @@ register_page(
         charts=("grad-profile", "grad-heatmap"),
         nav_key="nav.gradients",
         nav_order=20,
+        url_keys=("sweep_to", "heat", "grad_scale"),
+        defaults=GRADIENTS,
+        default_requests=gradients_requests,
     )
 )
-register_page(Page("compare", "/compare", "compare.title", charts=("compare",), nav_key="nav.compare", nav_order=30))
+register_page(
+    Page(
+        "compare",
+        "/compare",
+        "compare.title",
+        charts=("compare",),
+        nav_key="nav.compare",
+        nav_order=30,
+        url_keys=("variants", "changes_1", "changes_2", "changes_3", "changes_4"),
+        default_requests=compare_requests,
+    )
+)

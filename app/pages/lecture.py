@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from .. import i18n
 from ..experiments.lecture import DECK, chart_key
-from ..experiments.lecture.demos import warm_items
-from ..services.warmup import WarmRequest, register_warm_requests
+from ..services.deck import deck_requests
 from .registry import Page, register_page
 
 STRINGS = {
@@ -104,13 +103,6 @@ register_page(
         nav_order=5,
         model_controls=False,
         extra={"deck": DECK, "origin": ""},
+        default_requests=deck_requests,  # every chart of the deck: any slide opens warm
     )
 )
-
-
-@register_warm_requests
-def lecture_views() -> list[WarmRequest]:
-    """Every chart of the deck, computed at start-up like every page's default view: any slide opens warm."""
-    return [
-        item for slide in DECK if slide["chart"] for source in slide["chart"]["sources"] for item in warm_items(source)
-    ]

@@ -4,17 +4,20 @@ lesson's request model; their charts call the lesson endpoints in app/api/lesson
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, get_args
 
 from pydantic import BaseModel
 
 from .. import i18n
-from ..experiments.lessons.batch import BATCH_SWEEP, PAD_FRACTIONS, BatchDependenceRequest
+from ..experiments.lessons.batch import BATCH_SWEEP, PAD_FRACTIONS, BatchDependenceRequest, BatchNormName
 from ..experiments.lessons.chain import WORKED_CASES, ChainRequest
 from ..experiments.lessons.layernorm import LayerNormRequest
-from ..experiments.lessons.precision import PrecisionRequest, stack_schema
+from ..experiments.lessons.norm_speed import NormSpeedRequest
+from ..experiments.lessons.precision import PrecisionRequest, precision_view, stack_schema
 from ..experiments.lessons.softmax import SWEEP_SCALES, SoftmaxRequest
 from ..experiments.lessons.text import all_strings
+from ..experiments.requests import Part
 from .registry import Page, register_page
 
 MODELS: dict[str, type[BaseModel]] = {
@@ -24,6 +27,20 @@ MODELS: dict[str, type[BaseModel]] = {
     "precision": PrecisionRequest,
     "batchnorm": BatchDependenceRequest,
 }
+
+# The first requests of each lesson page opened without URL state (its script sends the request model's defaults).
+# /layernorm's speed measurement is listed but never warmed: a timing taken during start-up lies.
+DEFAULT_REQUESTS: dict[str, Callable[[], list[Part]]] = {
+    "chain": lambda: [("chain", ChainRequest())],
+    "layernorm": lambda: (
+        [("layernorm", LayerNormRequest(kind=kind)) for kind in ("layernorm", "rmsnorm")]
+        + [("norm_speed", NormSpeedRequest())]
+    ),
+    "softmax": lambda: [("softmax", SoftmaxRequest(scales=list(SWEEP_SCALES)))],
+    "precision": lambda: [("precision", precision_view({}))],
+    "batchnorm": lambda: [("batch_dependence", BatchDependenceRequest(norm=n)) for n in get_args(BatchNormName)],
+}
+URL_KEYS = {"chain": ("y_scale",)}  # view settings beyond each request model's fields
 
 
 def _register_pages() -> None:
@@ -59,6 +76,8 @@ def _register_pages() -> None:
                 nav_order=60 + order,
                 model_controls=False,
                 extra=extra,
+                url_keys=URL_KEYS.get(key, ()),
+                default_requests=DEFAULT_REQUESTS[key],
             )
         )
 

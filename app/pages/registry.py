@@ -1,12 +1,16 @@
 """The page registry and its HTML routes: every page and one embed route for every chart.
 
-A page is a `Page` in the `PAGES` registry: one template, one ES module under static/js/pages/, the charts
-it draws. Modules in app/pages/ add pages with `register_page(Page(...))` (see docs/adding-a-page.md);
-`/embed/{chart}` then works for their charts too, and the navigation lists them.
+A page is a `Page` in the `PAGES` registry, the one table of that page: its template, its ES module under
+static/js/pages/, the charts it draws, its URL keys beyond the request model's fields, its defaults (handed to its
+script, never retyped there) and the requests its default view makes (`default_requests`: what the warm-up
+computes, for a running server and `--warm-only` alike). Modules in app/pages/ add pages with
+`register_page(Page(...))` (see docs/adding-a-page.md); `/embed/{chart}` then works for their charts too, and the
+navigation lists them.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -15,7 +19,8 @@ from fastapi.responses import HTMLResponse
 from fastapi.templating import Jinja2Templates
 
 from ..assets import plotly_url, static_url
-from ..config import MAX_DEPTH, TraceConfig, presets_payload
+from ..config import MAX_DEPTH, TraceConfig, presets_payload, variants_payload
+from ..experiments.requests import Computation, Part, computations
 from ..i18n import client_table, pick_lang, t
 from ..paths import asset_dir
 from ..settings import get_settings
@@ -43,6 +48,9 @@ class Page:
     nav_order: int = 100
     model_controls: bool = True  # controls for every TraceConfig field (presets first)
     extra: dict[str, Any] = field(default_factory=dict)  # anything else the template or module needs
+    url_keys: tuple[str, ...] = ()  # its own URL keys beyond the request model's fields (view settings)
+    defaults: dict[str, Any] = field(default_factory=dict)  # its own default settings, read by its script
+    default_requests: Callable[[], list[Part]] = list  # (request kind, request) its default view makes
 
     @property
     def template_name(self) -> str:
@@ -52,6 +60,9 @@ class Page:
     def module_name(self) -> str:
         return self.module or self.key
 
+
+# URL keys every page understands and no request model has: language, hidden controls (classroom links), theme.
+VIEW_KEYS = ("lang", "hide", "theme")
 
 PAGES: dict[str, Page] = {}
 CHARTS: dict[str, str] = {}  # chart key -> page key, for /embed/{chart}
@@ -74,6 +85,22 @@ def register_page(page: Page) -> Page:
         page.path, show, methods=["GET"], response_class=HTMLResponse, include_in_schema=False, name=f"page_{page.key}"
     )
     return page
+
+
+def url_state_keys() -> frozenset[str]:
+    """Every URL key of a page that is not a request model's field: the API ignores these in a page's query."""
+    return frozenset(VIEW_KEYS).union(*(page.url_keys for page in PAGES.values()))
+
+
+def warm_computations() -> list[Computation]:
+    """Every page's default view as cached computations, each key once, in registration order: what the running
+    server warms in the background and `--warm-only` computes (both import app.pages, so every page is here)."""
+    seen: dict[str, Computation] = {}
+    for page in PAGES.values():
+        for kind, req in page.default_requests():
+            for item in computations(kind, req, f"{page.key} {kind}"):
+                seen.setdefault(item.key, item)
+    return list(seen.values())
 
 
 def request_lang(request: Request) -> str:
@@ -106,6 +133,9 @@ def page_data(request: Request, page: Page, lang: str, embed_chart: str | None) 
         else None,
         "strings": client_table(lang),
         "extra": page.extra,
+        "defaults": page.defaults,
+        "variants": variants_payload(),  # physics per variant, e.g. variants.norm[key].pins_token (the √d line)
+        "view_keys": list(VIEW_KEYS),
         "nav": {p.key: p.path for p in PAGES.values()},
     }
 

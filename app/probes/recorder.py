@@ -6,49 +6,68 @@ afterwards in a few vectorised ops, which keeps tracing nearly free. Every handl
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import torch
 from torch import nn
 
+from ..models.residuals import BRANCH_ARG
 from ..models.stack import Stack
 from ..models.tree import parameters_with_owner
-from ..models.units import PostNormUnit, PreNormUnit, SandwichUnit
-
-# Units whose forward returns combine(x, f) itself: a hook on the combine sees the branch output and the stream
-# at once (each forward hook puts a module on PyTorch's slower call path: one per unit instead of two, ~2 ms of a
-# depth-96 trace). The others (Post-LN: N(x + f)) get a hook on the unit and one on its combine.
-ENDS_WITH_COMBINE = (PreNormUnit, SandwichUnit)
 
 SMALL_GRADIENT = 4096  # numbers: gradients up to this size are stacked by shape before their norms are taken
 CHUNK_FLOATS = 2**18  # numbers reduced at once (1 MB in float32): the copies stay in the L2 cache and memory is bounded
 
 
+@dataclass(frozen=True)
+class Snapshot:
+    """One point where the recorder reads the residual stream: after the embedding, or after one unit of a block."""
+
+    name: str  # the key of acts, branches and grads: "embed", "1.attn", "1.ffn", ...
+    layer: int  # 0: the embedding; l: block l (1-based)
+    unit: str  # "embed", or the unit's key in its block: "attn", "ffn", "unit", "mlp"
+
+
 @dataclass
 class StreamRecorder:
     """Context manager: `with StreamRecorder(model) as rec: loss = model.loss(...); loss.backward()`; then read
-    `rec.acts`, `rec.branches` and `rec.grads` by snapshot name."""
+    `rec.acts`, `rec.branches` and `rec.grads` by snapshot name, in the order of `rec.snapshots`.
+
+    Hook points, as the models declare them: a unit whose output is its combine's (`returns_combine`, Pre-LN and
+    Sandwich) gets one hook on the combine, which sees the stream, the branch output (`args[BRANCH_ARG]`) and the
+    result at once (each forward hook puts a module on PyTorch's slower call path: one per unit instead of two,
+    ~2 ms of a depth-96 trace); the others (Post-LN: N(x + f)) get a hook on the unit and one on its combine."""
 
     model: Stack
-    names: list[str] = field(default_factory=list)  # "embed", "1.attn", "1.ffn", ...
+    snapshots: list[Snapshot] = field(default_factory=list)
     acts: dict[str, torch.Tensor] = field(default_factory=dict)
     branches: dict[str, torch.Tensor] = field(default_factory=dict)
     grads: dict[str, torch.Tensor] = field(default_factory=dict)  # d loss / d snapshot, read on exit
     _streams: dict[str, torch.Tensor] = field(default_factory=dict)  # the same snapshots, still in the graph
     _handles: list = field(default_factory=list)
 
+    @property
+    def names(self) -> list[str]:
+        return [snapshot.name for snapshot in self.snapshots]
+
+    def block_outputs(self) -> list[Snapshot]:
+        """The embedding and each block's last snapshot (the stream a block hands on), in order."""
+        last = {snapshot.layer: snapshot for snapshot in self.snapshots}  # later units overwrite earlier ones
+        return [last[layer] for layer in sorted(last)]
+
     def __enter__(self) -> StreamRecorder:
-        self._watch("embed", self.model.embed)
+        self._watch(Snapshot("embed", 0, "embed"), self.model.embed)
         for layer, block in enumerate(self.model.blocks, start=1):
             for unit_name, unit in block.units.items():
-                name = f"{layer}.{unit_name}"
-                if isinstance(unit, ENDS_WITH_COMBINE):  # one hook sees both: combine(x, f) is the unit's output
-                    self.names.append(name)
-                    self._handles.append(unit.combine.register_forward_hook(self._combine_hook(name)))
+                snapshot = Snapshot(f"{layer}.{unit_name}", layer, unit_name)
+                combine = unit.get_submodule("combine")  # every unit has one (app/models/units.py)
+                if unit.returns_combine:  # one hook sees both: combine(x, f) is the unit's output
+                    self.snapshots.append(snapshot)
+                    self._handles.append(combine.register_forward_hook(self._combine_hook(snapshot.name)))
                 else:
-                    assert isinstance(unit, PostNormUnit), f"the recorder does not know {type(unit).__name__}"
-                    self._watch(name, unit)
-                    self._handles.append(unit.combine.register_forward_pre_hook(self._branch_hook(name)))
+                    self._watch(snapshot, unit)
+                    self._handles.append(combine.register_forward_pre_hook(self._branch_hook(snapshot.name)))
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -59,9 +78,9 @@ class StreamRecorder:
         self.grads = {name: stream.grad for name, stream in self._streams.items() if stream.grad is not None}
         self._streams.clear()
 
-    def _watch(self, name: str, module: nn.Module) -> None:
-        self.names.append(name)
-        self._handles.append(module.register_forward_hook(self._output_hook(name)))
+    def _watch(self, snapshot: Snapshot, module: nn.Module) -> None:
+        self.snapshots.append(snapshot)
+        self._handles.append(module.register_forward_hook(self._output_hook(snapshot.name)))
 
     def _output_hook(self, name: str):
         def hook(module: nn.Module, args: tuple, output: torch.Tensor) -> None:
@@ -76,24 +95,53 @@ class StreamRecorder:
         output_hook = self._output_hook(name)
 
         def hook(module: nn.Module, args: tuple, output: torch.Tensor) -> None:
-            self.branches[name] = args[1].detach()
+            self.branches[name] = args[BRANCH_ARG].detach()
             output_hook(module, args, output)
 
         return hook
 
     def _branch_hook(self, name: str):
         def hook(module: nn.Module, args: tuple) -> None:
-            self.branches[name] = args[1].detach()
+            self.branches[name] = args[BRANCH_ARG].detach()
 
         return hook
 
 
-STREAM_FIELDS = ("norm", "rms", "max_abs", "cosine", "token_max_abs", "token_min_abs")
+@dataclass(frozen=True)
+class ChunkReductions:
+    """What every statistic of a chunk of snapshots (N, B, T, C) is reduced from, each computed once."""
+
+    x: torch.Tensor  # (N, B, T, C)
+    token_norm: torch.Tensor  # (N, B, T): each token vector's L2 norm
+    token_max_abs: torch.Tensor  # (N, B, T): each token vector's largest |coordinate|
+    token_min_abs: torch.Tensor  # (N, B, T): and its smallest
+
+
+@dataclass(frozen=True)
+class Statistic:
+    """One statistic of a stream snapshot, declared once: its name in stream_statistics' answer, its key in the
+    trace's JSON (app/experiments/trace.py) and its reduction to one number per snapshot."""
+
+    name: str
+    json_key: str
+    reduce: Callable[[ChunkReductions], torch.Tensor]  # -> (N,)
+
+
+STREAM_STATISTICS: tuple[Statistic, ...] = (
+    Statistic("norm", "act_norm", lambda r: r.token_norm.mean(dim=(1, 2))),  # mean token L2 norm
+    Statistic("rms", "act_rms", lambda r: (r.token_norm.pow(2).mean(dim=(1, 2)) / r.x.shape[-1]).sqrt()),
+    Statistic("max_abs", "act_max_abs", lambda r: r.token_max_abs.amax(dim=(1, 2))),  # what overflows
+    Statistic("cosine", "token_cosine", lambda r: _mean_pairwise_cosine(r.x, r.token_max_abs)),
+    Statistic("token_max_abs", "token_max_abs", lambda r: r.token_max_abs.mean(dim=(1, 2))),
+    Statistic("token_min_abs", "token_min_abs", lambda r: r.token_min_abs.mean(dim=(1, 2))),
+)
+STREAM_FIELDS = tuple(statistic.name for statistic in STREAM_STATISTICS)
 
 
 def stream_statistics(tensors: list[torch.Tensor]) -> dict[str, list[float]]:
-    """Per snapshot: mean token L2 norm, global RMS, max |x|, mean pairwise token cosine, and the mean over
-    tokens of each token vector's largest and smallest |coordinate| (how far apart one vector's entries drift)."""
+    """Per snapshot, every statistic of STREAM_STATISTICS: mean token L2 norm, global RMS, max |x|, mean pairwise
+    token cosine, and the mean over tokens of each token vector's largest and smallest |coordinate| (how far apart
+    one vector's entries drift)."""
     chunk = max(1, CHUNK_FLOATS // tensors[0].numel())  # 32 snapshots at the default sizes
     table = torch.cat(
         [
@@ -105,7 +153,7 @@ def stream_statistics(tensors: list[torch.Tensor]) -> dict[str, list[float]]:
     return dict(zip(STREAM_FIELDS, table.tolist(), strict=True))
 
 
-def _float32_or_float64(reduce, x: torch.Tensor) -> torch.Tensor:
+def _float32_or_float64(reduce: Callable[[torch.Tensor], torch.Tensor], x: torch.Tensor) -> torch.Tensor:
     """reduce(x) in float32; again in float64 when finite entries overflowed float32's sum of squares
     (bfloat16 and float32 streams reach 3e38)."""
     result = reduce(x.float())
@@ -117,18 +165,13 @@ def _float32_or_float64(reduce, x: torch.Tensor) -> torch.Tensor:
 def _chunk_statistics(x: torch.Tensor) -> torch.Tensor:
     """(N, B, T, C) -> (fields, N), in a few passes over x (each pass over all 193 snapshots costs ~0.5 ms)."""
     magnitude = x.abs()
-    token_max_abs, token_min_abs = magnitude.amax(dim=-1), magnitude.amin(dim=-1)  # (N, B, T); aminmax is 18x slower
-    token_norm = torch.linalg.vector_norm(x, dim=-1)  # (N, B, T)
-    return torch.stack(
-        [
-            token_norm.mean(dim=(1, 2)),
-            (token_norm.pow(2).mean(dim=(1, 2)) / x.shape[-1]).sqrt(),
-            token_max_abs.amax(dim=(1, 2)),
-            _mean_pairwise_cosine(x, token_max_abs),
-            token_max_abs.mean(dim=(1, 2)),
-            token_min_abs.mean(dim=(1, 2)),
-        ]
+    reductions = ChunkReductions(
+        x=x,
+        token_norm=torch.linalg.vector_norm(x, dim=-1),
+        token_max_abs=magnitude.amax(dim=-1),  # aminmax is 18x slower
+        token_min_abs=magnitude.amin(dim=-1),
     )
+    return torch.stack([statistic.reduce(reductions) for statistic in STREAM_STATISTICS])
 
 
 def _mean_pairwise_cosine(x: torch.Tensor, peak: torch.Tensor) -> torch.Tensor:

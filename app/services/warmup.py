@@ -1,11 +1,12 @@
 """Warm from the first click: every page's default view computed in the background once the server answers.
 
-Lowest priority: the next item starts only when no compute slot is taken and nobody queues, it takes no slot
-itself (a user's request never waits behind it), and it runs in one child process at the OS's lowest
+What to warm is the caller's list: app.pages.warm_computations(), derived from the page registry (each page's
+`default_requests`, keyed by the request table), so a running server and `resnorm-explorer --warm-only` warm the
+same set. Lowest priority: the next item starts only when no compute slot is taken and nobody queues, it takes no
+slot itself (a user's request never waits behind it), and it runs in one child process at the OS's lowest
 priority (nice 19), one torch thread. Worker processes of one server share the work through claims in the
-disk cache. Other modules add their default views with `register_warm_requests(fn)`; fn() returns a list of
-WarmRequest with the same cache keys their routes use. `python -m app warm` computes them all at once (the
-Docker image does this at build time and ships the warm cache). RESNORM_WARM=0 turns the background warm-up off.
+disk cache. `--warm-only` computes them all at once (the Docker image does this at build time and ships the warm
+cache). RESNORM_WARM=0 turns the background warm-up off.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from ..experiments.requests import Computation
 from .compute import ComputePool
 from .processes import ProcessRunner
 
@@ -24,39 +26,6 @@ logger = logging.getLogger(__name__)
 
 CLAIM_S = 300.0  # another worker computes a claimed item; after this long without a result, we do
 RECHECK_S = 1.0  # pause between passes over items other workers had claimed
-
-
-@dataclass(frozen=True)
-class WarmRequest:
-    key: str  # the cache key the route uses for the same request
-    fn: Callable[..., Any]  # a module-level function (it is pickled into a compute process)
-    args: tuple = ()
-    label: str = ""
-
-
-WarmSource = Callable[[], list[WarmRequest]]
-_SOURCES: list[WarmSource] = []
-
-
-def register_warm_requests(source: WarmSource) -> WarmSource:
-    """Add a page's default views; usable as a decorator. Called at import time by the module owning the page."""
-    if source not in _SOURCES:
-        _SOURCES.append(source)
-    return source
-
-
-def warm_requests() -> list[WarmRequest]:
-    """Every registered default view once (by key), in registration order."""
-    _load_default_sources()
-    seen: dict[str, WarmRequest] = {}
-    for source in _SOURCES:
-        for item in source():
-            seen.setdefault(item.key, item)
-    return list(seen.values())
-
-
-def _load_default_sources() -> None:
-    from . import warm_views  # noqa: F401  (registers the explorer's pages)
 
 
 @dataclass
@@ -79,9 +48,8 @@ class WarmProgress:
 PROGRESS = WarmProgress()
 
 
-async def warm_in_background(pool: ComputePool, use_processes: bool) -> None:
+async def warm_in_background(pool: ComputePool, items: list[Computation], use_processes: bool) -> None:
     """One pass over every default view at the lowest priority, then a pass over those others had claimed."""
-    items = warm_requests()
     PROGRESS.total, PROGRESS.running = len(items), True
     runner = ProcessRunner(1, nice=19) if use_processes else None
     run = (lambda fn, *args: runner.run(1, fn, *args)) if runner else None
@@ -97,7 +65,7 @@ async def warm_in_background(pool: ComputePool, use_processes: bool) -> None:
             runner.shutdown()
 
 
-async def _warm_one(pool: ComputePool, item: WarmRequest, run) -> bool:
+async def _warm_one(pool: ComputePool, item: Computation, run) -> bool:
     """True when the item is done (cached now, or failed for good); False if another worker is computing it."""
     await _wait_until_idle(pool)
     try:
@@ -125,13 +93,12 @@ async def _unslotted_thread(fn: Callable[..., Any], *args: Any) -> Any:
     return await asyncio.to_thread(fn, *args)
 
 
-async def warm_all(pool: ComputePool, report: Callable[[str], None] = print) -> WarmProgress:
-    """Everything at full speed, for `python -m app warm` (e.g. while building the Docker image)."""
-    items = warm_requests()
+async def warm_all(pool: ComputePool, items: list[Computation], report: Callable[[str], None] = print) -> WarmProgress:
+    """Everything at full speed, for `--warm-only` (e.g. while building the Docker image)."""
     progress = WarmProgress(total=len(items), running=True)
     turns = asyncio.Semaphore(pool.slots)  # no queue: the pool would answer Busy past 8 waiters a slot
 
-    async def one(item: WarmRequest) -> None:
+    async def one(item: Computation) -> None:
         try:
             async with turns:
                 _, source = await pool.run_sourced(item.key, item.fn, *item.args, runner=pool.run_model)
@@ -147,14 +114,14 @@ async def warm_all(pool: ComputePool, report: Callable[[str], None] = print) -> 
     return progress
 
 
-def warm_command() -> int:
-    """`python -m app warm`: compute every default view into the configured cache, using every compute slot."""
+def warm_command(items: list[Computation]) -> int:
+    """`--warm-only`: compute every default view into the configured cache, using every compute slot."""
     from ..settings import get_settings
     from .compute import get_pool
 
     pool, started = get_pool(), time.perf_counter()
     try:
-        progress = asyncio.run(warm_all(pool))
+        progress = asyncio.run(warm_all(pool, items))
     finally:
         if pool.processes is not None:
             pool.processes.shutdown()

@@ -1,7 +1,5 @@
-"""/lecture.html: the whole deck as one self-contained HTML file that presents offline from a USB stick.
-
-The page is the same template as /lecture, with its stylesheet, Plotly.js (once), the deck's ES modules (bundled
-below into one classic script) and every slide's answers inlined. Opened from file:// it makes no network request.
+"""/lecture.html's script: the deck's ES modules bundled into one classic script, so the offline file (rendered by
+app/pages/lecture_offline.py with every slide's answers from app/services/deck.py) makes no network request.
 """
 
 from __future__ import annotations
@@ -9,12 +7,8 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Any
 
-from ...jsonsafe import to_strict
 from ...paths import asset_dir
-from . import DECK, chart_key
-from .demos import run_source
 
 SCRIPTS = asset_dir("static") / "js"
 ENTRY = "pages/lecture.js"
@@ -25,24 +19,6 @@ IMPORT = re.compile(
 )
 EXPORTED = re.compile(r"^export\s+((?:async\s+)?function\*?\s+(\w+)|(?:const|let|class)\s+(\w+))", re.M)
 EXPORT_LIST = re.compile(r"^export\s*\{(?P<names>[^}]*)\};?[ \t]*$", re.M)
-
-
-async def bake() -> dict[str, Any]:
-    """Every slide's answers, each distinct request once: {"answers": [...], "slides": {id: [index, ...]}}."""
-    answers: list[Any] = []
-    index: dict[str, int] = {}
-    slides: dict[str, list[int]] = {}
-    for slide in DECK:
-        if not slide["chart"]:
-            continue
-        slides[slide["id"]] = []
-        for source in slide["chart"]["sources"]:
-            key = json.dumps(source, sort_keys=True)
-            if key not in index:  # one request after the other: an export must not flood the compute pool
-                index[key] = len(answers)
-                answers.append(await run_source(source))
-            slides[slide["id"]].append(index[key])
-    return to_strict({"answers": answers, "slides": slides})[0]
 
 
 def bundle(entry: str = ENTRY) -> str:
@@ -107,42 +83,3 @@ def _export_pair(name: str) -> str:
 def script_safe(text: str) -> str:
     """Inline script text must not close its own <script> element."""
     return re.sub(r"</(script)", r"<\\/\1", text, flags=re.I)
-
-
-def page_data(lang: str, origin: str, baked: dict[str, Any]) -> dict[str, Any]:
-    from ...i18n import client_table
-
-    return {
-        "page": "lecture",
-        "lang": lang,
-        "embed": None,
-        "charts": [chart_key(s) for s in DECK if s["chart"]],
-        "model_controls": False,
-        "schema": None,
-        "presets": None,
-        "strings": client_table(lang),
-        "extra": {"deck": DECK, "origin": origin, "baked": baked},
-        "nav": {},
-    }
-
-
-async def offline_html(lang: str, origin: str) -> str:
-    from ...assets import PLOTLY_JS
-    from ...i18n import t
-    from ...pages import PAGES, templates
-
-    inline = {
-        "css": STYLESHEET.read_text(encoding="utf-8"),
-        "js": script_safe(bundle()),
-        "plotly": script_safe(PLOTLY_JS.read_text(encoding="utf-8")),
-    }
-    context = {
-        "page": PAGES["lecture"],
-        "lang": lang,
-        "html_lang": "zh-CN" if lang == "zh" else "en",
-        "t": t,
-        "offline": True,
-        "inline": inline,
-        "data": page_data(lang, origin, await bake()),
-    }
-    return templates.env.get_template("lecture.html").render(**context)

@@ -23,6 +23,7 @@ from typing import Any
 
 import torch
 import torch.nn.functional as F
+from pydantic import BaseModel, ConfigDict
 from torch.utils._python_dispatch import TorchDispatchMode
 
 WIDTHS = (64, 256, 1024, 4096)  # from this explorer's widths up to LLaMA-7B's
@@ -135,3 +136,19 @@ def measure_norm_speed(budget_s: float | None = None, widths: tuple[int, ...] | 
         "kernels": KERNELS,
         "elapsed_ms": round((time.perf_counter() - started) * 1000, 1),
     }
+
+
+class NormSpeedRequest(BaseModel):
+    """GET /api/norm_speed takes no input: what decides the measurement is this server and the hour."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+def norm_speed_key(req: NormSpeedRequest) -> str:
+    """Measured at most once an hour; the key names what decides the measurement, so a shorter one (tests) is never
+    served as the page's."""
+    return f"lesson:norm_speed:{int(time.time() // 3600)}:{WIDTHS}:{BUDGET_S}"
+
+
+def timed_norm_speed(req: NormSpeedRequest) -> dict[str, Any]:
+    return {**measure_norm_speed(), "measured_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}

@@ -8,6 +8,7 @@ float32 8 and 23. Every limit below comes from torch.finfo and every sum from a 
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from typing import Any
 
 import torch
@@ -133,3 +134,27 @@ def precision_lesson(req: PrecisionRequest, trace16: dict[str, Any], trace32: di
         "formats": number_formats(req),
         "snowball": overflow_summary(trace16, trace32),
     }
+
+
+class PrecisionView(BaseModel):
+    """What GET /api/precision answers: the two numbers to add, and the float16 stack whose overflow it shows."""
+
+    model_config = ConfigDict(frozen=True)
+
+    numbers: PrecisionRequest = PrecisionRequest()
+    stack: TraceConfig  # float16 (snowball_config)
+
+    def traces(self) -> list[TraceConfig]:
+        """The stack in float16, then in float32 (the reference that does not overflow)."""
+        return [self.stack, self.stack.model_copy(update={"dtype": "float32"})]
+
+
+def precision_view(query: Mapping[str, Any]) -> PrecisionView:
+    """The view for a query: PrecisionRequest's fields are the numbers, every other key configures the stack."""
+    numbers = {k: v for k, v in query.items() if k in PrecisionRequest.model_fields}
+    stack = {k: str(v) for k, v in query.items() if k not in PrecisionRequest.model_fields}
+    return PrecisionView(numbers=PrecisionRequest.model_validate(numbers), stack=snowball_config(stack))
+
+
+def precision_view_lesson(view: PrecisionView, trace16: dict[str, Any], trace32: dict[str, Any]) -> dict[str, Any]:
+    return precision_lesson(view.numbers, trace16, trace32)

@@ -3,9 +3,11 @@
 import { runPage, traceRows } from '../page.js';
 import { fetchTrace } from '../api.js';
 import { layout, line, hline, SERIES, t, fmt } from '../charts.js';
+import { pageData } from '../i18n.js';
 
-const DEPTH = 24;
-const SHOWN = ['post', 'pre'];
+// The page's defaults come from its registry entry (app/pages/explorer.py), which the warm-up computes too.
+const DEPTH = pageData.defaults.depth;
+const SHOWN = pageData.defaults.positions;
 
 async function loadTour() {
   const traces = await Promise.all(SHOWN.map((position) => fetchTrace({ depth: DEPTH, norm_position: position })));

@@ -1,0 +1,116 @@
+"""Every API request kind once: its validated model, its cache key and the function that answers it.
+
+The routes (app/api), the warm-up (app/services/warmup.py), the page registry's default views and the offline deck
+(app/services/answers.py) all go through `REQUESTS`, so a key format or a lesson's function is written here only.
+A composite kind (precision, sweep) is answered by other kinds' requests (`parts`), each cached under its own key:
+a stack traced for /precision is a cache hit for /api/trace and the other way round.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel
+
+from ..config import TraceConfig
+from .lessons.batch import BatchDependenceRequest, batch_dependence_lesson
+from .lessons.chain import ChainRequest, chain_lesson
+from .lessons.layernorm import LayerNormRequest, layernorm_lesson
+from .lessons.norm_speed import NormSpeedRequest, norm_speed_key, timed_norm_speed
+from .lessons.precision import PrecisionView, precision_view, precision_view_lesson
+from .lessons.softmax import SoftmaxRequest, softmax_lesson
+from .sweep import SweepRequest
+from .trace import run_trace
+
+
+@dataclass(frozen=True)
+class Computation:
+    """One cached computation: the key its answer is stored under and the module-level function (picklable into a
+    compute process) that makes it."""
+
+    key: str
+    fn: Callable[..., Any]
+    args: tuple[Any, ...] = ()
+    label: str = ""
+
+
+Part = tuple[str, BaseModel]  # (kind name, its request)
+
+
+@dataclass(frozen=True)
+class RequestKind:
+    """One kind of API request. Either `compute(req)` answers it under `key(req)`, or it is composite: `parts(req)`
+    are answered first (each cached by its own kind) and `combine(req, *answers)` makes the answer (None: the route
+    streams the parts itself, as /api/sweep does)."""
+
+    name: str
+    model: type[BaseModel]
+    compute: Callable[..., Any] | None = None
+    key: Callable[[Any], str] | None = None
+    parts: Callable[[Any], list[Part]] | None = None
+    combine: Callable[..., Any] | None = None
+    from_query: Callable[[Mapping[str, Any]], BaseModel] | None = None  # default: model.model_validate
+    warm: bool = True  # False: never computed ahead (a timing taken during start-up lies)
+
+    def cache_key(self, req: BaseModel) -> str:
+        if self.key is None:
+            raise ValueError(f"request kind {self.name} is composite: its parts have the keys")
+        return self.key(req)
+
+    def validate(self, data: Mapping[str, Any]) -> BaseModel:
+        """A request of this kind from a deck source's body or query (the routes validate with their own errors)."""
+        return self.from_query(data) if self.from_query else self.model.model_validate(data)
+
+
+def lesson_key(name: str) -> Callable[[BaseModel], str]:
+    """Lessons are cached under their name and their request's JSON (defaults included, so equal requests match)."""
+    return lambda req: f"lesson:{name}:{req.model_dump_json()}"
+
+
+def _trace_key(cfg: TraceConfig) -> str:
+    return cfg.cache_key()
+
+
+def _precision_parts(view: PrecisionView) -> list[Part]:
+    return [("trace", cfg) for cfg in view.traces()]
+
+
+def _sweep_parts(req: SweepRequest) -> list[Part]:
+    return [("trace", req.config.with_depth(depth)) for depth in req.depths]
+
+
+def _lesson(name: str, model: type[BaseModel], fn: Callable[..., Any]) -> RequestKind:
+    return RequestKind(name, model, compute=fn, key=lesson_key(name))
+
+
+REQUESTS: dict[str, RequestKind] = {
+    kind.name: kind
+    for kind in (
+        RequestKind("trace", TraceConfig, compute=run_trace, key=_trace_key),
+        RequestKind("sweep", SweepRequest, parts=_sweep_parts),
+        _lesson("chain", ChainRequest, chain_lesson),
+        _lesson("layernorm", LayerNormRequest, layernorm_lesson),
+        _lesson("softmax", SoftmaxRequest, softmax_lesson),
+        _lesson("batch_dependence", BatchDependenceRequest, batch_dependence_lesson),
+        RequestKind(
+            "precision",
+            PrecisionView,
+            parts=_precision_parts,
+            combine=precision_view_lesson,
+            from_query=precision_view,
+        ),
+        RequestKind("norm_speed", NormSpeedRequest, compute=timed_norm_speed, key=norm_speed_key, warm=False),
+    )
+}
+
+
+def computations(name: str, req: BaseModel, label: str = "") -> list[Computation]:
+    """The cached computations behind one request, under the keys its route uses (a composite's: its parts')."""
+    kind = REQUESTS[name]
+    if kind.parts is not None:
+        return [c for part, sub in kind.parts(req) for c in computations(part, sub, label or name)]
+    if kind.compute is None or not kind.warm:
+        return []
+    return [Computation(kind.cache_key(req), kind.compute, (req,), label or name)]

@@ -1,0 +1,50 @@
+"""/lecture.html: the whole deck as one self-contained HTML file that presents offline from a USB stick.
+
+The page is the same template as /lecture, with its stylesheet, Plotly.js (once), the deck's ES modules (bundled by
+app/experiments/lecture/export.py into one classic script) and every slide's answers (app/services/deck.py) inlined.
+Opened from file:// it makes no network request.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..assets import PLOTLY_JS
+from ..experiments.lecture import DECK, chart_key
+from ..experiments.lecture.export import STYLESHEET, bundle, script_safe
+from ..i18n import client_table, t
+from ..services.deck import bake
+from .registry import PAGES, templates
+
+
+def page_data(lang: str, origin: str, baked: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "page": "lecture",
+        "lang": lang,
+        "embed": None,
+        "charts": [chart_key(s) for s in DECK if s["chart"]],
+        "model_controls": False,
+        "schema": None,
+        "presets": None,
+        "strings": client_table(lang),
+        "extra": {"deck": DECK, "origin": origin, "baked": baked},
+        "nav": {},
+    }
+
+
+async def offline_html(lang: str, origin: str) -> str:
+    inline = {
+        "css": STYLESHEET.read_text(encoding="utf-8"),
+        "js": script_safe(bundle()),
+        "plotly": script_safe(PLOTLY_JS.read_text(encoding="utf-8")),
+    }
+    context = {
+        "page": PAGES["lecture"],
+        "lang": lang,
+        "html_lang": "zh-CN" if lang == "zh" else "en",
+        "t": t,
+        "offline": True,
+        "inline": inline,
+        "data": page_data(lang, origin, await bake()),
+    }
+    return templates.env.get_template("lecture.html").render(**context)
