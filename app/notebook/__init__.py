@@ -1,0 +1,18 @@
+"""The Python API for notebooks and scripts, in this process, no server: `import resnorm_explorer as rx`.
+
+    t = rx.trace(depth=48, norm_position="post")   # TraceConfig's fields, validated as POST /api/trace does
+    t.summary, t.layers, t.to_pandas(), t.figure()
+    rx.compare(depth=24, norm_position=["post", "pre"]).figure()
+    rx.sweep(1, 96).figure()
+
+traces   trace(), compare(): Trace and Comparison objects
+sweep    sweep(): depth sweeps with a progress bar
+figures  the pages' charts as plotly figures
+"""
+
+from __future__ import annotations
+
+from .sweep import Sweep, sweep
+from .traces import Comparison, Trace, compare, trace
+
+__all__ = ["Comparison", "Sweep", "Trace", "compare", "sweep", "trace"]
