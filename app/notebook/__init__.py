@@ -6,13 +6,13 @@
     rx.sweep(1, 96).figure()
 
 traces   trace(), compare(): Trace and Comparison objects
-sweep    sweep(): depth sweeps with a progress bar
+sweeps   sweep(): depth sweeps with a progress bar
 figures  the pages' charts as plotly figures
 """
 
 from __future__ import annotations
 
-from .sweep import Sweep, sweep
+from .sweeps import Sweep, sweep
 from .traces import Comparison, Trace, compare, trace
 
 __all__ = ["Comparison", "Sweep", "Trace", "compare", "sweep", "trace"]
