@@ -57,7 +57,7 @@ def test_a_model_over_the_budget_says_why_before_computing(monkeypatch):
     from app.notebook import traces
 
     monkeypatch.setattr(traces, "run_trace", lambda cfg: pytest.fail("computed a model over the budget"))
-    with pytest.raises(ValidationError, match="budget|too large|multiply-adds|parameters"):
+    with pytest.raises(ValidationError, match="depth: the model is too large for this server"):
         rx.trace(depth=128, d_model=512, seq_len=256, batch=64)
 
 
