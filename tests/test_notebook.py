@@ -161,3 +161,47 @@ def test_importing_the_package_does_not_load_torch():
     torch_loaded, plotly_loaded, seconds = out.stdout.split()
     assert (torch_loaded, plotly_loaded) == ("False", "False"), out.stderr
     assert float(seconds) < 0.05  # measured ~0.3 ms: the API loads on first use
+
+
+SMALL = {"depth": 2, "d_model": 32, "n_heads": 2, "seq_len": 8, "vocab_size": 8, "batch": 16}
+
+
+def test_train_records_what_post_api_train_streams(client):
+    from tests.conftest import strict_lines
+
+    runs = [{**SMALL, "norm_position": "post"}, {**SMALL, "norm_position": "pre"}]
+    ours = rx.train(None, runs=runs, steps=3, live=False)
+    http = strict_lines(client.post("/api/train", json={"runs": runs, "steps": 3}).text)
+    steps = [(e["run"], e["step"], e["loss"]) for e in ours.events if e["type"] == "step"]
+    assert steps == [(e["run"], e["step"], e["loss"]) for e in http if e["type"] == "step"] and len(steps) == 6
+    assert not ours.interrupted and [run["done"]["steps_done"] for run in ours.runs] == [3, 3]
+    figure = ours.figure(lang="zh")
+    assert figure.layout.title.text == t("chart.train_loss.title", "zh") and len(figure.data) == 2
+    assert [list(s.y) for s in figure.data] == [run["loss"] for run in ours.runs]
+    chance = next(shape for shape in figure.layout.shapes if shape.y0 == shape.y1)
+    assert chance.y0 == pytest.approx(math.log(7))  # the uniform guess over the 7 data symbols
+
+
+def test_ctrl_c_stops_a_training_run_between_steps(monkeypatch):
+    from app.notebook import training
+
+    real = training.train_events
+
+    def interrupted_after_two_steps(request, cancel):
+        for event in real(request, cancel):
+            yield event
+            if event.get("type") == "step" and event["step"] == 2:
+                raise KeyboardInterrupt
+
+    monkeypatch.setattr(training, "train_events", interrupted_after_two_steps)
+    result = rx.train(None, runs=[SMALL], steps=50, live=False)
+    assert result.interrupted and result.runs[0]["steps"] == [1, 2] and result.runs[0]["done"] is None
+    assert len(result.figure().data[0].y) == 2
+
+
+def test_unknown_preset_or_bad_setting_is_refused_before_training():
+    with pytest.raises(ValueError, match="preset: one of post_vs_pre"):
+        rx.train("post_or_pre")
+    with pytest.raises(ValidationError) as caught:
+        rx.train("post_vs_pre", steps=0)
+    assert caught.value.errors()[0]["loc"] == ("steps",)

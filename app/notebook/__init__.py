@@ -14,5 +14,6 @@ from __future__ import annotations
 
 from .sweeps import Sweep, sweep
 from .traces import Comparison, Trace, compare, trace
+from .training import Training, train
 
-__all__ = ["Comparison", "Sweep", "Trace", "compare", "sweep", "trace"]
+__all__ = ["Comparison", "Sweep", "Trace", "Training", "compare", "sweep", "trace", "train"]
