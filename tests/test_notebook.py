@@ -205,3 +205,48 @@ def test_unknown_preset_or_bad_setting_is_refused_before_training():
     with pytest.raises(ValidationError) as caught:
         rx.train("post_vs_pre", steps=0)
     assert caught.value.errors()[0]["loc"] == ("steps",)
+
+
+def test_a_lecture_slide_is_computed_as_the_server_does_and_its_claim_checked(client):
+    snowball = rx.lecture.slide("snowball")
+    body = snowball.data["chart"]["sources"][0]["body"]
+    http = client.post("/api/trace", json=body).json()
+    assert without_timing(snowball.answers[0]) == without_timing(http)
+    assert snowball.holds and snowball.failed == []
+    growth = http["summary"]["norm_growth"]
+    assert snowball.measured["growth"] == growth and f"×{growth:.3g}" in snowball.statement()
+    figure = snowball.figure(lang="zh")
+    assert figure.layout.title.text == snowball.data["chart"]["title"]["zh"]
+    assert list(figure.data[0].y) == [http["embedding"]["act_norm"], *(l["act_norm"] for l in http["layers"])]
+    assert figure.data[1].name.startswith("理论 √(‖x₀‖² + c·l)")  # the fitted theory overlay
+    assert "√96 = 9.80" in snowball.statement() and "接近 √96 = 9.80" in snowball.statement("zh")
+
+
+def test_a_two_panel_slide_and_a_slide_drawn_only_by_the_deck():
+    collapse = rx.lecture.slide("norm-collapse")
+    assert collapse.holds, collapse.failed
+    figure = collapse.figure()
+    assert {s.yaxis or "y" for s in figure.data} == {"y", "y2"} and figure.layout.yaxis2.range == (0, 1.05)
+    chain = rx.lecture.slide("chain")
+    assert chain.holds, chain.failed
+    with pytest.raises(NotImplementedError, match="open it in the deck"):
+        chain.figure()
+
+
+def test_a_claim_that_does_not_hold_says_so(monkeypatch):
+    from app.notebook import lecture
+
+    real = lecture.answer
+
+    def shrunk(source):  # a stream that does not grow: the snowball claim must fail
+        result = real(source)
+        for layer in result["layers"]:
+            layer["act_norm"] = result["embedding"]["act_norm"]
+        result["summary"]["norm_growth"] = 1.0
+        return result
+
+    monkeypatch.setattr(lecture, "answer", shrunk)
+    slide = rx.lecture.slide("snowball")
+    assert not slide.holds and slide.failed and "does NOT hold" in slide._repr_html_()
+    with pytest.raises(ValueError, match="slide: one of title, model"):
+        rx.lecture.slide("snowbal")
