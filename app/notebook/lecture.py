@@ -12,7 +12,7 @@ import html
 import math
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import plotly.graph_objects as go
 from pydantic import BaseModel
@@ -95,8 +95,7 @@ def answer(source: dict[str, Any]) -> Any:
         result: Any = run_trace(TraceConfig(**source["body"]))
     elif api in LESSONS:
         model, lesson = LESSONS[api]
-        request: BaseModel = model.model_validate(source.get("body", source.get("query")))
-        result = lesson(request)
+        result = lesson(cast(type[BaseModel], model).model_validate(source.get("body", source.get("query"))))
     elif api == "precision":
         query = source["query"]
         numbers = {k: v for k, v in query.items() if k in PrecisionRequest.model_fields}
