@@ -256,15 +256,20 @@ def test_the_figures_use_the_pages_palette_limits_and_theme():
     """The pages draw in static/js/charts.js: the Python figures hold the same constants."""
     import re
 
+    def found(pattern: str) -> re.Match[str]:
+        match = re.search(pattern, charts)
+        assert match, pattern
+        return match
+
     charts = (ROOT / "static" / "js" / "charts.js").read_text(encoding="utf-8")
     palette = dict(
         re.findall(r"(\w+): '(#[0-9A-Fa-f]{6})'", charts.split("export const PALETTE = {")[1].split("};")[0])
     )
     assert palette == figures.PALETTE
-    order = re.search(r"export const SERIES = \[([^\]]*)\]", charts)[1]
+    order = found(r"export const SERIES = \[([^\]]*)\]")[1]
     assert [figures.PALETTE[name] for name in re.findall(r"PALETTE\.(\w+)", order)] == figures.SERIES
-    assert float(re.search(r"FLOAT16_MAX = (\d+)", charts)[1]) == figures.FLOAT16_MAX
-    normal = re.search(r"normal: \{ font: (\d+), title: \d+, line: ([\d.]+), marker: (\d+)", charts)
+    assert float(found(r"FLOAT16_MAX = (\d+)")[1]) == figures.FLOAT16_MAX
+    normal = found(r"normal: \{ font: (\d+), title: \d+, line: ([\d.]+), marker: (\d+)")
     assert (int(normal[1]), float(normal[2]), int(normal[3])) == (figures.FONT, figures.LINE, figures.MARKER)
     theory = (ROOT / "static" / "js" / "pages" / "norms.js").read_text(encoding="utf-8")
     assert "['pre', 'sandwich'].includes(cfg.norm_position)" in theory  # where figures.has_growth_theory comes from
