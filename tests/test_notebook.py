@@ -273,3 +273,17 @@ def test_the_figures_use_the_pages_palette_limits_and_theme():
     assert (int(normal[1]), float(normal[2]), int(normal[3])) == (figures.FONT, figures.LINE, figures.MARKER)
     theory = (ROOT / "static" / "js" / "pages" / "norms.js").read_text(encoding="utf-8")
     assert "['pre', 'sandwich'].includes(cfg.norm_position)" in theory  # where figures.has_growth_theory comes from
+
+
+def test_in_jupyter_training_draws_a_live_chart(monkeypatch):
+    """In a kernel (get_ipython() has a kernel) rx.train shows a FigureWidget and redraws it as the runs train."""
+    IPython = pytest.importorskip("IPython")
+    import IPython.display
+    import plotly.graph_objects as go
+
+    shown = []
+    monkeypatch.setattr(IPython, "get_ipython", lambda: type("Kernel", (), {"kernel": object()})())
+    monkeypatch.setattr(IPython.display, "display", shown.append)
+    result = rx.train(None, runs=[SMALL], steps=12)
+    assert len(shown) == 1 and isinstance(shown[0], go.FigureWidget)
+    assert list(shown[0].data[0].y) == result.runs[0]["loss"] and len(result.runs[0]["loss"]) == 12
