@@ -277,7 +277,7 @@ def test_the_figures_use_the_pages_palette_limits_and_theme():
 
 def test_in_jupyter_training_draws_a_live_chart(monkeypatch):
     """In a kernel (get_ipython() has a kernel) rx.train shows a FigureWidget and redraws it as the runs train."""
-    IPython = pytest.importorskip("IPython")
+    import IPython
     import IPython.display
     import plotly.graph_objects as go
 
