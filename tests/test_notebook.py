@@ -281,7 +281,7 @@ def test_in_jupyter_training_draws_a_live_chart(monkeypatch):
     import IPython.display
     import plotly.graph_objects as go
 
-    shown = []
+    shown: list[object] = []
     monkeypatch.setattr(IPython, "get_ipython", lambda: type("Kernel", (), {"kernel": object()})())
     monkeypatch.setattr(IPython.display, "display", shown.append)
     result = rx.train(None, runs=[SMALL], steps=12)
