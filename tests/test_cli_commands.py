@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[1]
 TIMING = ("elapsed_ms", "served_ms", "cached", "source")
 
 
-def run(argv: list[str], capsys) -> tuple[int, str, str]:
+def run(argv: list[str], capsys) -> tuple[int | str | None, str, str]:
     with pytest.raises(SystemExit) as exit_info:
         main(argv, prog="resnorm-explorer")
     out, err = capsys.readouterr()
@@ -123,3 +123,26 @@ def test_python_m_app_trace_in_a_fresh_process():
     assert result.returncode == 0, result.stderr
     answer = strict_json(result.stdout)
     assert answer["config"]["arch"] == "mlp" and len(answer["layers"]) == 3
+
+
+def test_lecture_writes_the_offline_deck_without_a_server(monkeypatch, tmp_path, capsys):
+    """The file GET /lecture.html serves, from the command line (answers stubbed here: computing and training every
+    slide takes minutes; tests/test_lecture.py checks the baked answers of the real export)."""
+    import re
+
+    from app.experiments.lecture import export
+
+    async def no_answers() -> dict:
+        return {"answers": [], "slides": {}}
+
+    monkeypatch.setattr(export, "bake", no_answers)
+    deck = tmp_path / "deck.html"
+    code, _, err = run(["lecture", "--lang", "zh", "-o", str(deck), "--origin", "http://10.0.0.5:8000/"], capsys)
+    html = deck.read_text(encoding="utf-8")
+    assert code == 0 and err.startswith(f"{deck}: ")
+    assert '<html lang="zh-CN"' in html and html.count("plotly.js v") == 1
+    assert not re.search(r"<(script|link|img)[^>]+(src|href)=\"(?!data:)", html)  # nothing to fetch
+    block = re.search(r'<script type="application/json" id="page-data">(.*?)</script>', html, re.S)
+    assert block
+    data = strict_json(block[1])
+    assert data["lang"] == "zh" and data["extra"]["origin"] == "http://10.0.0.5:8000"
