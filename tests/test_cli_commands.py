@@ -146,3 +146,9 @@ def test_lecture_writes_the_offline_deck_without_a_server(monkeypatch, tmp_path,
     assert block
     data = strict_json(block[1])
     assert data["lang"] == "zh" and data["extra"]["origin"] == "http://10.0.0.5:8000"
+
+
+def test_the_top_level_help_is_serves_and_names_the_other_commands(capsys):
+    code, out, _ = run(["--help"], capsys)
+    assert code == 0 and "--port" in out
+    assert "resnorm-explorer trace | sweep | lecture | warm" in " ".join(out.split())
