@@ -1,5 +1,6 @@
 """`rx.lecture.slide("snowball")`: a slide of the lecture deck (app/experiments/lecture) computed in this process,
-its claim checked on the numbers, and its chart as a plotly figure.
+its claim checked on the numbers, and its chart as a plotly figure (app/notebook/slide_figures.py: every chart kind
+the deck draws).
 
 The slide's sources are answered as app/experiments/lecture/demos.py answers them on the server (the same functions,
 without the compute pool), made strict as the browser receives them (inf/NaN as None); the claim is evaluated with
@@ -9,7 +10,6 @@ the deck's own claims.evaluate and claims.failures, so a slide that stopped bein
 from __future__ import annotations
 
 import html
-import math
 import re
 from dataclasses import dataclass
 from typing import Any, cast
@@ -27,13 +27,11 @@ from ..experiments.train import TrainRequest, train_events
 from ..i18n import t
 from ..jsonsafe import to_strict
 from ..pages import lecture as _lecture_strings  # noqa: F401  (registers the deck's strings)
-from . import figures
 from . import strings as _strings  # noqa: F401  (registers the API's words)
+from .slide_figures import KINDS, format_number
 
 SLIDES = {slide["id"]: slide for slide in DECK}
 PLACEHOLDER = re.compile(r"\{(\w+)(?:\|(\d+))?\}")
-SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
-DRAWN = ("layers",)  # chart kinds drawn here; the others are drawn by the deck itself (/lecture)
 
 
 @dataclass
@@ -62,11 +60,11 @@ class Slide:
         )
 
     def figure(self, lang: str | None = None) -> go.Figure:
+        """The slide's chart, as the deck draws it (static/js/lecture/figures.js)."""
         chart = self.data["chart"]
-        if not chart or chart["kind"] not in DRAWN:
-            kind = chart["kind"] if chart else "none"
-            raise NotImplementedError(f"slide {self.data['id']!r} has a {kind!r} chart: open it in the deck (/lecture)")
-        return layers_figure(chart, self.answers, lang or self.lang)
+        if not chart:
+            raise ValueError(f"slide {self.data['id']!r} has no chart (a title or text slide)")
+        return KINDS[chart["kind"]](chart, self.answers, lang or self.lang)
 
     def _repr_html_(self) -> str:
         verdict = t("nb.claim_holds" if self.holds else "nb.claim_fails", self.lang, why="; ".join(self.failed))
@@ -107,67 +105,3 @@ def answer(source: dict[str, Any]) -> Any:
     else:
         raise ValueError(f"unknown source api {api!r}")
     return to_strict(result)[0]
-
-
-def format_number(value: Any, digits: int, lang: str) -> str:
-    """claims.js's formatNumber: `digits` significant digits, ×10ⁿ for the very small and large, overflow named."""
-    if value is None or (isinstance(value, float) and not math.isfinite(value)):
-        return t("lecture.overflow", lang)
-    if isinstance(value, bool):
-        return str(value).lower()
-    if digits == 0 or value == 0:
-        return str(round(value))
-    if abs(value) < 1e-3 or abs(value) >= 1e5:
-        mantissa, exponent = f"{value:.{digits - 1}e}".split("e")
-        return f"{mantissa.replace('-', '−')}×10{str(int(exponent)).translate(SUPERSCRIPT)}"
-    return f"{value:#.{digits}g}".rstrip(".").replace("-", "−")
-
-
-def layers_figure(chart: dict[str, Any], answers: list[Any], lang: str) -> go.Figure:
-    """static/js/lecture/figures.js's layersFigure: one line per series over the layers, overlays on top."""
-    first = chart["panels"][0]
-    fig = figures.base_figure(chart["title"][lang], t("axis.layer", lang), first["y"][lang], ylog=first["log"])
-    if "range" in first:
-        fig.update_yaxes(range=first["range"])
-    if len(chart["panels"]) > 1:
-        second = chart["panels"][1]
-        fig.update_layout(
-            xaxis={"domain": [0, 0.42]},
-            xaxis2={"domain": [0.6, 1], "anchor": "y2", "title": {"text": t("axis.layer", lang)}},
-            yaxis2={"anchor": "x2", "title": {"text": second["y"][lang]}, "type": "log" if second["log"] else "linear"},
-        )
-        if "range" in second:
-            fig.update_layout(yaxis2={"range": second["range"]})
-    for series in chart["series"]:
-        x, y = per_layer(answers[series["source"]], series["field"])
-        color = figures.PALETTE[series["color"]]
-        name = series["label"][lang]
-        figures.add_line(fig, name, x, y, color, dash=series["dash"], markers=len(x) <= 30)
-        if series["panel"]:
-            fig.data[-1].update(xaxis="x2", yaxis="y2")
-        elif any(v is None for v in y):
-            figures.mark_overflow(fig, x, y, lang)
-    for overlay in chart.get("overlays", []):
-        _overlay(fig, chart, answers, overlay, lang)
-    return fig
-
-
-def per_layer(answer: dict[str, Any], field: str) -> tuple[list[int], list[float | None]]:
-    """A trace's values per layer (layer 0, the embedding, first), or a chain lesson's (layers 1..L)."""
-    if answer["layers"] and isinstance(answer["layers"][0], dict):
-        return figures.stream(answer, field)
-    return list(answer["layers"]), list(answer[field])
-
-
-def _overlay(fig: go.Figure, chart: dict[str, Any], answers: list[Any], overlay: dict[str, Any], lang: str) -> None:
-    if overlay["type"] == "hline":
-        spec = overlay["label"]
-        text = t(spec["key"], lang, value=spec.get("value")) if "key" in spec else spec[lang]
-        color = figures.PALETTE[overlay.get("color", "black")]
-        figures.add_hline(fig, overlay["value"], text, color, below=overlay.get("below", False))
-        return
-    series = chart["series"][overlay["series"]]  # "sqrt_fit": √(‖x₀‖² + c·l), c by least squares, as on /norms
-    x, y = per_layer(answers[series["source"]], series["field"])
-    c, curve = figures.fit_sqrt_growth(figures.finite(y))
-    name = t("series.theory_pre", lang, c=format_number(c, 3, lang))
-    figures.add_line(fig, name, x, curve, figures.PALETTE["black"], dash="dash", markers=False, width=0.6)
