@@ -160,7 +160,7 @@ def test_importing_the_package_does_not_load_torch():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, env=env, timeout=60)
     torch_loaded, plotly_loaded, seconds = out.stdout.split()
     assert (torch_loaded, plotly_loaded) == ("False", "False"), out.stderr
-    assert float(seconds) < 0.05  # measured ~0.3 ms: the API loads on first use
+    assert float(seconds) < 0.5  # measured 0.3 ms warm, 30 ms cold; torch alone takes about 3 s
 
 
 SMALL = {"depth": 2, "d_model": 32, "n_heads": 2, "seq_len": 8, "vocab_size": 8, "batch": 16}
