@@ -22,23 +22,25 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1 \
     PIP_ROOT_USER_ACTION=ignore
 
-# Dependencies (and the build backend for the next step) in a layer that changes only with pyproject.toml;
-# "wheel[s]" copies ./wheels/ when present.
-COPY pyproject.toml wheel[s] /tmp/deps/
+# Dependencies (and the build backend for the next step) in a layer that changes only with pyproject.toml and
+# constraints.txt (the exact torch CI tests with; the package itself accepts a range); "wheel[s]" copies ./wheels/
+# when present.
+COPY pyproject.toml constraints.txt wheel[s] /tmp/deps/
 RUN set -eu; cd /tmp/deps; \
     python -c "import tomllib; print('\n'.join(tomllib.load(open('pyproject.toml', 'rb'))['project']['dependencies']))" > requirements.txt; \
     python -c "import tomllib; print('\n'.join(tomllib.load(open('pyproject.toml', 'rb'))['build-system']['requires']))" > backend.txt; \
     if ls torch-*.whl >/dev/null 2>&1; then torch_source=""; \
     elif [ -n "$TORCH_INDEX_URL" ]; then torch_source="--extra-index-url $TORCH_INDEX_URL"; \
     else echo "error: no CPU torch source: put the torch CPU wheel in ./wheels/ or pass --build-arg TORCH_INDEX_URL=<PyTorch's CPU wheel index>" >&2; exit 1; fi; \
-    pip install --find-links /tmp/deps $torch_source $PIP_ARGS -r requirements.txt; \
+    pip install --find-links /tmp/deps $torch_source $PIP_ARGS -c constraints.txt -r requirements.txt; \
     python -c "import sys, torch; sys.exit('error: torch %s is a CUDA build; use a CPU wheel' % torch.__version__ if torch.version.cuda else 0)"; \
     pip download -q --dest /opt/build-backend --find-links /tmp/deps $PIP_ARGS -r backend.txt; \
     cd /; rm -rf /tmp/deps
 
-# The app itself: pip builds its wheel from these files (templates/ and static/ go inside the package) and
-# installs it with the `resnorm-explorer` command; the sources do not stay in the image.
-COPY pyproject.toml README.md /tmp/src/
+# The app itself: pip builds its wheel from these files (app/ becomes the package resnorm_explorer, templates/ and
+# static/ go inside it; hatch_build.py is the build hook pyproject.toml names) and installs it with the
+# `resnorm-explorer` command; the sources do not stay in the image.
+COPY pyproject.toml README.md hatch_build.py /tmp/src/
 COPY app /tmp/src/app
 COPY templates /tmp/src/templates
 COPY static /tmp/src/static

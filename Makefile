@@ -5,6 +5,8 @@ HOST   ?= 127.0.0.1
 PORT   ?= 8000
 # Extra pip arguments, e.g. PIP_ARGS="--extra-index-url <PyTorch CPU wheel index>"
 PIP_ARGS ?=
+# The development environment's exact torch (the package itself accepts a range): reproducible numbers in tests.
+CONSTRAINTS := -c constraints.txt
 
 # Which Python makes .venv: PYTHON=... if given, else the first of these in pyproject.toml's requires-python
 # (torch 2.13.0's own range). Checked before anything is created or downloaded, with one line if none fits.
@@ -30,12 +32,12 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV) || { rm -rf $(VENV); echo "could not create $(VENV) (Debian/Ubuntu: apt install python3-venv)" >&2; exit 1; }
 	$(BIN)/python -m pip install -q --upgrade pip
 
-$(VENV)/.installed: pyproject.toml | $(BIN)/python
-	$(BIN)/pip install -q $(PIP_ARGS) -e .
+$(VENV)/.installed: pyproject.toml constraints.txt | $(BIN)/python
+	$(BIN)/pip install -q $(PIP_ARGS) $(CONSTRAINTS) -e .
 	touch $@
 
-$(VENV)/.installed-test: pyproject.toml | $(BIN)/python
-	$(BIN)/pip install -q $(PIP_ARGS) -e '.[test]'
+$(VENV)/.installed-test: pyproject.toml constraints.txt | $(BIN)/python
+	$(BIN)/pip install -q $(PIP_ARGS) $(CONSTRAINTS) -e '.[test]'
 	touch $@ $(VENV)/.installed
 
 # axe-core for the accessibility checks (tests/browser/test_accessibility.py), test-only, from the lock file.

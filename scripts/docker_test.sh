@@ -24,6 +24,7 @@ IMAGE=${IMAGE:-resnorm-explorer:smoke}
 CACHE=$ROOT/.docker-cache
 BASE_TAR=$CACHE/python-3.11-slim-standin.tar
 SMOKE_PAGE=${SMOKE_PAGE:-/}
+TORCH_PIN=$(sed -n 's/^torch==//p' constraints.txt)   # the exact torch the image is built with
 # Always under /tmp, whatever TMPDIR says: the daemon's sockets live here and a Unix socket path may not exceed
 # 107 bytes (a long TMPDIR or checkout path makes containerd, and with it dockerd, exit at start).
 WORK=$(mktemp -d /tmp/resnorm-docker.XXXXXX)
@@ -165,22 +166,22 @@ fetch_wheels() {
     local python=python3
     [ -x .venv/bin/python ] && python=.venv/bin/python
     local pip=("$python" -m pip) stamp
-    stamp=$(sha256sum pyproject.toml | cut -c1-16)
+    stamp=$(cat pyproject.toml constraints.txt | sha256sum | cut -c1-16)
     if [ -f wheels/.pyproject-stamp ] && [ "$(cat wheels/.pyproject-stamp)" = "$stamp" ] \
-        && ls wheels/torch-2.13.0*.whl >/dev/null 2>&1; then
+        && ls wheels/torch-"$TORCH_PIN"*.whl >/dev/null 2>&1; then
         return  # already fetched for this pyproject.toml
     fi
     mkdir -p wheels
     "$python" -c "import tomllib; p = tomllib.load(open('pyproject.toml', 'rb')); \
 print('\n'.join(p['project']['dependencies'] + p['build-system']['requires']))" >"$WORK/requirements.txt"
     # async-timeout: redis requires it on Pythons before 3.11.3, as the stand-in's 3.11.2 (this host's pip skips it)
-    if ! { "${pip[@]}" download -q torch==2.13.0 --no-deps -d wheels/ \
-           && "${pip[@]}" download -q -d wheels/ -r "$WORK/requirements.txt" \
+    if ! { "${pip[@]}" download -q "torch==$TORCH_PIN" --no-deps -d wheels/ \
+           && "${pip[@]}" download -q -d wheels/ -c constraints.txt -r "$WORK/requirements.txt" \
            && "${pip[@]}" download -q -d wheels/ "async-timeout>=4.0.3"; } >"$WORK/pip.log" 2>&1; then
         grep -v "is ignored" "$WORK/pip.log" | tail -n 20  # (pip warns about local index folders lacking a package)
         fail "pip download failed"
     fi
-    ls wheels/torch-2.13.0*.whl >/dev/null 2>&1 || fail "no torch 2.13.0 wheel in wheels/"
+    ls wheels/torch-"$TORCH_PIN"*.whl >/dev/null 2>&1 || fail "no torch $TORCH_PIN wheel in wheels/"
     echo "$stamp" >wheels/.pyproject-stamp
     log "fetched $(ls wheels/*.whl | wc -l) wheels into wheels/"
 }
@@ -189,7 +190,7 @@ print('\n'.join(p['project']['dependencies'] + p['build-system']['requires']))" 
 check_refuses_without_torch_source() {
     local context=$WORK/no-torch-context
     mkdir -p "$context"
-    cp Dockerfile pyproject.toml "$context/"
+    cp Dockerfile pyproject.toml constraints.txt "$context/"
     if docker build --network host --build-arg TORCH_INDEX_URL= -t resnorm-explorer:refused "$context" \
         >"$WORK/refused.log" 2>&1; then
         fail "the image built with no CPU torch source"
@@ -236,9 +237,14 @@ print(f"POST /api/trace (the default view): answered from the cache built into t
 for path in ("/static/js/charts.js", "/vendor/plotly.min.js"):
     status, headers, body = get(path)
     assert status == 200 and "javascript" in headers["content-type"], (path, status)
-import app
-assert "site-packages" in app.__file__ or "dist-packages" in app.__file__, app.__file__
-print(f"scripts served; the app runs from the installed wheel ({app.__file__})")
+import importlib.util, subprocess
+import resnorm_explorer
+assert "site-packages" in resnorm_explorer.__file__ or "dist-packages" in resnorm_explorer.__file__, resnorm_explorer.__file__
+assert importlib.util.find_spec("app") is None, "the image installs a top-level package named app"
+print(f"scripts served; the app runs from the installed wheel ({resnorm_explorer.__file__})")
+out = subprocess.run(["resnorm-explorer", "trace", "--depth", "3", "--json"], capture_output=True, text=True, timeout=120)
+assert out.returncode == 0 and len(json.loads(out.stdout)["layers"]) == 3, out.stderr
+print("resnorm-explorer trace --depth 3 --json: 3 layers")
 '
 
 smoke_test() {

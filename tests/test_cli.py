@@ -172,13 +172,13 @@ def test_a_busy_port_is_one_line_not_a_traceback():
 
 @pytest.fixture
 def read_only_project(tmp_path):
-    """The project's Makefile and pyproject.toml in a folder nobody may write, root included (as in CI):
-    a read-only bind mount for root, mode 555 for anyone else."""
+    """The project's Makefile, pyproject.toml and constraints.txt in a folder nobody may write, root included (as
+    in CI): a read-only bind mount for root, mode 555 for anyone else."""
     if os.name == "nt":
         pytest.skip("read-only folders are made with POSIX calls here")
     source = tmp_path / "project"
     source.mkdir()
-    for name in ("Makefile", "pyproject.toml"):
+    for name in ("Makefile", "pyproject.toml", "constraints.txt"):
         shutil.copy(ROOT / name, source / name)
     if os.geteuid() != 0:
         source.chmod(0o555)

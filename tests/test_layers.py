@@ -15,14 +15,14 @@ APP = Path(__file__).resolve().parent.parent / "app"
 
 # Highest first. A module may import its own layer or any lower one, never a higher one.
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("app.main", "app.__main__"),
+    ("app", "app.main", "app.__main__", "app.cli", "app.notebook"),  # app: the public facade (rx.trace ...)
     ("app.api", "app.pages", "app.security"),
     ("app.services",),
     ("app.experiments",),
     ("app.probes",),
     ("app.models",),
     ("app.config", "app.errors"),
-    ("app.settings", "app.paths", "app.i18n", "app.jsonsafe", "app.assets", "app"),
+    ("app.settings", "app.paths", "app.i18n", "app.jsonsafe", "app.assets"),
 )
 
 

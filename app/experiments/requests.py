@@ -114,3 +114,13 @@ def computations(name: str, req: BaseModel, label: str = "") -> list[Computation
     if kind.compute is None or not kind.warm:
         return []
     return [Computation(kind.cache_key(req), kind.compute, (req,), label or name)]
+
+
+def answer_in_process(name: str, req: BaseModel) -> Any:
+    """The answer to one request computed here, uncached (the notebook API): the same functions the routes call."""
+    kind = REQUESTS[name]
+    if kind.compute is not None:
+        return kind.compute(req)
+    if kind.parts is None or kind.combine is None:
+        raise ValueError(f"request kind {name} is streamed by its route; ask for its parts")
+    return kind.combine(req, *(answer_in_process(part, sub) for part, sub in kind.parts(req)))

@@ -1,0 +1,135 @@
+"""The subcommands that compute: trace, sweep, lecture, warm. Each takes (argv, prog) and returns an exit code;
+app/cli/__init__.py turns a refused value into exit 2, Ctrl-C into 130 and any failure into one line and 1."""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import sys
+from pathlib import Path
+from typing import Any
+
+from ..config import TraceConfig
+from ..i18n import t
+from .options import OneLineParser, add_model_options, given_fields
+
+LANGS = ("en", "zh")
+
+
+def _parser(prog: str, description: str) -> OneLineParser:
+    return OneLineParser(prog=prog, description=description, formatter_class=argparse.RawDescriptionHelpFormatter)
+
+
+def _format_options(parser: argparse.ArgumentParser) -> None:
+    shape = parser.add_mutually_exclusive_group()
+    shape.add_argument("--json", action="store_true", help="print strict JSON (inf/NaN as null), as the HTTP API")
+    shape.add_argument("--csv", action="store_true", help="print one CSV row per layer")
+    parser.add_argument("--lang", choices=LANGS, default="en", help="language of the table's words [default en]")
+
+
+def _config(args: argparse.Namespace) -> TraceConfig:
+    """The model the options describe, validated as GET /api/trace validates its query."""
+    return TraceConfig.model_validate_strings(given_fields(args, TraceConfig))
+
+
+def trace(argv: list[str], prog: str) -> int:
+    parser = _parser(prog, "Trace one model: per-layer activation and gradient norms of one forward+backward pass.")
+    add_model_options(parser, TraceConfig)
+    _format_options(parser)
+    args = parser.parse_args(argv)
+    from ..notebook import Trace
+    from ..notebook.traces import label
+
+    cfg = _config(args)
+    result = Trace(_run_trace(cfg), args.lang)
+    if args.json:
+        print(result.to_json())
+    elif args.csv:
+        _write_csv([{"layer": 0, **result.result["embedding"]}, *result.layers])
+    else:
+        _print_table(label(cfg), result.result, args.lang)
+    return 0
+
+
+def _run_trace(cfg: TraceConfig) -> dict[str, Any]:
+    from ..experiments.trace import run_trace
+
+    return run_trace(cfg)
+
+
+def sweep(argv: list[str], prog: str) -> int:
+    parser = _parser(prog, "Trace one stack at every depth from --from to --to (the /gradients heatmap's data).")
+    add_model_options(parser, TraceConfig, skip=("depth",))
+    parser.add_argument("--from", dest="start", type=int, default=1, metavar="INT", help="first depth [default 1]")
+    parser.add_argument("--to", dest="stop", type=int, default=96, metavar="INT", help="last depth [default 96]")
+    _format_options(parser)
+    args = parser.parse_args(argv)
+    from ..notebook import sweep as run_sweep
+
+    fields = TraceConfig.model_validate_strings(given_fields(args, TraceConfig)).model_dump()
+    fields.pop("depth")
+    result = run_sweep(args.start, args.stop, lang=args.lang, progress=sys.stderr.isatty(), **fields)
+    if args.json:
+        from ..jsonsafe import strict_dumps
+
+        print(strict_dumps({"config": result.config.model_dump(), "depths": result.depths, "results": result.rows}))
+    elif args.csv:
+        _write_csv([{k: v for k, v in row.items() if not isinstance(v, list)} for row in result.rows])
+    else:
+        for row in result.rows:
+            print(f"L={row['depth']:4d}  {t('nb.grad_survival', args.lang)}: {row['grad_survival']:.4g}")
+    return 130 if result.interrupted else 0
+
+
+def lecture(argv: list[str], prog: str) -> int:
+    parser = _parser(prog, "Write the lecture deck as one self-contained HTML file that presents offline.")
+    parser.add_argument("--lang", choices=LANGS, default="en", help="the deck's language [default en]")
+    parser.add_argument("-o", "--output", required=True, metavar="FILE", help="where to write the deck (- for stdout)")
+    parser.add_argument(
+        "--origin",
+        default="http://127.0.0.1:8000",
+        metavar="URL",
+        help="the server the slides' 'open in the explorer' links point to [default http://127.0.0.1:8000]",
+    )
+    args = parser.parse_args(argv)
+    import asyncio
+
+    from ..pages.lecture_offline import offline_html
+
+    html = asyncio.run(offline_html(args.lang, origin=args.origin.rstrip("/")))
+    if args.output == "-":
+        sys.stdout.write(html)
+    else:
+        Path(args.output).write_text(html, encoding="utf-8")
+        print(f"{args.output}: {len(html.encode()) / 1e6:.1f} MB", file=sys.stderr)
+    return 0
+
+
+def warm(argv: list[str], prog: str) -> int:
+    _parser(prog, "Compute every page's default view into the cache (RESNORM_CACHE_DIR) and exit.").parse_args(argv)
+    from ..pages import warm_computations
+    from ..services.warmup import warm_command
+
+    return warm_command(warm_computations())
+
+
+def _write_csv(rows: list[dict[str, Any]]) -> None:
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=list(dict.fromkeys(k for row in rows for k in row)), lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    sys.stdout.write(out.getvalue())
+
+
+def _print_table(title: str, result: dict[str, Any], lang: str) -> None:
+    from ..notebook.figures import fmt
+
+    summary = result["summary"]
+    print(t("nb.summary", lang, model=title))
+    for key in ("grad_survival", "norm_growth"):
+        print(f"  {t('nb.' + key, lang)}: {fmt(summary[key])}")
+    print(f"  {t('nb.loss', lang)}: {fmt(result['loss'])}")
+    print(f"{'layer':>5} {'act_norm':>12} {'grad_norm':>12} {'branch_norm':>12}")
+    for row in [{"layer": 0, **result["embedding"], "branch_norm": None}, *result["layers"]]:
+        print(f"{row['layer']:>5} {fmt(row['act_norm']):>12} {fmt(row['grad_norm']):>12} {fmt(row['branch_norm']):>12}")

@@ -1,0 +1,93 @@
+"""`rx.lecture.slide("snowball")`: a slide of the lecture deck (app/experiments/lecture) computed in this process,
+its claim checked on the numbers, and its chart as a plotly figure (app/notebook/slide_figures.py: every chart kind
+the deck draws).
+
+The slide's sources are answered as app/experiments/lecture/demos.py answers them on the server (the same functions,
+without the compute pool), made strict as the browser receives them (inf/NaN as None); the claim is evaluated with
+the deck's own claims.evaluate and claims.failures, so a slide that stopped being true says so.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from dataclasses import dataclass
+from typing import Any
+
+import plotly.graph_objects as go
+
+from ..experiments.lecture import DECK
+from ..experiments.lecture.claims import evaluate, failures
+from ..experiments.lecture.demos import recording_from_events
+from ..experiments.requests import answer_in_process
+from ..experiments.train import TrainRequest, train_events
+from ..i18n import t
+from ..jsonsafe import to_strict
+from ..pages import lecture as _lecture_strings  # noqa: F401  (registers the deck's strings)
+from ..services.deck import source_request
+from . import strings as _strings  # noqa: F401  (registers the API's words)
+from .slide_figures import KINDS, format_number
+
+SLIDES = {slide["id"]: slide for slide in DECK}
+PLACEHOLDER = re.compile(r"\{(\w+)(?:\|(\d+))?\}")
+
+
+@dataclass
+class Slide:
+    data: dict[str, Any]
+    answers: list[Any]
+    measured: dict[str, Any]
+    failed: list[str]
+    lang: str = "en"
+
+    @property
+    def holds(self) -> bool:
+        """Every check of the slide's claim holds on these numbers."""
+        return not self.failed
+
+    @property
+    def title(self) -> str:
+        return self.data["title"][self.lang]
+
+    def statement(self, lang: str | None = None) -> str:
+        """The claim, its {name} placeholders filled with the measured values (as the deck's caption)."""
+        lang = lang or self.lang
+        return PLACEHOLDER.sub(
+            lambda m: format_number(self.measured[m[1]], int(m[2] or 3), lang) if m[1] in self.measured else m[0],
+            self.data["claim"]["statement"][lang],
+        )
+
+    def figure(self, lang: str | None = None) -> go.Figure:
+        """The slide's chart, as the deck draws it (static/js/lecture/figures.js)."""
+        chart = self.data["chart"]
+        if not chart:
+            raise ValueError(f"slide {self.data['id']!r} has no chart (a title or text slide)")
+        return KINDS[chart["kind"]](chart, self.answers, lang or self.lang)
+
+    def _repr_html_(self) -> str:
+        verdict = t("nb.claim_holds" if self.holds else "nb.claim_fails", self.lang, why="; ".join(self.failed))
+        return f"<h3>{html.escape(self.title)}</h3><p>{html.escape(self.statement())}</p><p><i>{html.escape(verdict)}</i></p>"
+
+
+def ids() -> list[str]:
+    """Every slide's id, in the deck's order."""
+    return list(SLIDES)
+
+
+def slide(slide_id: str, lang: str = "en") -> Slide:
+    """Compute slide `slide_id`'s sources and check its claim (training slides train for a minute or so)."""
+    if slide_id not in SLIDES:
+        raise ValueError(f"slide: one of {', '.join(SLIDES)}; got {slide_id!r}")
+    data = SLIDES[slide_id]
+    answers = [answer(source) for source in data["chart"]["sources"]] if data["chart"] else []
+    measured = evaluate(data["claim"], answers)
+    return Slide(data, answers, measured, failures(data["claim"], measured), lang)
+
+
+def answer(source: dict[str, Any]) -> Any:
+    """What the API answers for one source, strict as the browser gets it (a training run: its recording)."""
+    if source["api"] == "train":
+        result: Any = recording_from_events(to_strict(list(train_events(TrainRequest(**source["body"]))))[0])
+    else:
+        result = answer_in_process(*source_request(source))
+    return to_strict(result)[0]

@@ -1,0 +1,150 @@
+"""`rx.trace(...)` and `rx.compare(...)`: the HTTP API's traces, computed in this process, as objects a notebook shows.
+
+The fields are TraceConfig's, validated by the model itself: a bad value raises the pydantic ValidationError that
+POST /api/trace answers as a 422 (naming the field and what it allows), and a model over the compute budget says
+why before anything is built. The numbers are run_trace's, the very function the server runs.
+"""
+
+from __future__ import annotations
+
+import html
+import itertools
+from dataclasses import dataclass
+from typing import Any
+
+import plotly.graph_objects as go
+
+from ..config import TraceConfig
+from ..experiments.trace import run_trace
+from ..i18n import t
+from ..jsonsafe import strict_dumps
+from . import figures
+from . import strings as _strings  # noqa: F401  (registers the API's words)
+
+SUMMARY_ROWS = ("grad_survival", "norm_growth", "loss", "first_nonfinite_layer", "parameters")
+
+
+@dataclass
+class Trace:
+    """One traced forward+backward pass: `result` is exactly what POST /api/trace answers (less its timing)."""
+
+    result: dict[str, Any]
+    lang: str = "en"
+
+    @property
+    def config(self) -> TraceConfig:
+        return TraceConfig(**self.result["config"])
+
+    @property
+    def summary(self) -> dict[str, Any]:
+        return self.result["summary"]
+
+    @property
+    def layers(self) -> list[dict[str, Any]]:
+        return self.result["layers"]
+
+    @property
+    def loss(self) -> float:
+        return self.result["loss"]
+
+    def to_json(self) -> str:
+        """Strict JSON (inf/NaN as null, listed in nonfinite_fields), as the HTTP API writes it."""
+        return strict_dumps(self.result)
+
+    def to_pandas(self) -> Any:
+        """One row per block (layer 0, the embedding, first)."""
+        return _frame([{"layer": 0, **self.result["embedding"]}, *self.layers], self.lang)
+
+    def figure(self, kind: str = "norms", lang: str | None = None, log: bool | None = None) -> go.Figure:
+        """kind "norms": the /norms chart (the stream's size per layer); "gradients": the gradient per layer."""
+        lang = lang or self.lang
+        if kind == "gradients":
+            return figures.gradients_figure([(label(self.config), self.result)], lang, log=True if log is None else log)
+        if kind != "norms":
+            raise ValueError(f"kind: one of norms, gradients; got {kind!r}")
+        return figures.norms_figure(self.result, lang, log=bool(log))
+
+    def _repr_html_(self) -> str:
+        return summary_table(label(self.config), self.result, self.lang)
+
+
+@dataclass
+class Comparison:
+    """Several traces that differ in the fields given as lists."""
+
+    traces: list[Trace]
+    names: list[str]
+    lang: str = "en"
+
+    def figure(self, kind: str = "norms", lang: str | None = None, log: bool | None = None) -> go.Figure:
+        lang = lang or self.lang
+        named = [(name, tr.result) for name, tr in zip(self.names, self.traces, strict=True)]
+        if kind == "gradients":
+            return figures.gradients_figure(named, lang, log=True if log is None else log)
+        if kind != "norms":
+            raise ValueError(f"kind: one of norms, gradients; got {kind!r}")
+        return figures.compare_figure(named, lang, log=bool(log))
+
+    def to_pandas(self) -> Any:
+        rows = [{"variant": n, "layer": row.pop("layer"), **row} for n, tr in zip(self.names, self.traces, strict=True)
+                for row in [{"layer": 0, **tr.result["embedding"]}, *(dict(l) for l in tr.layers)]]  # fmt: skip
+        return _frame(rows, self.lang)
+
+    def _repr_html_(self) -> str:
+        return "".join(summary_table(n, tr.result, self.lang) for n, tr in zip(self.names, self.traces, strict=True))
+
+
+def trace(lang: str = "en", **fields: Any) -> Trace:
+    """Trace the model the fields describe (TraceConfig's fields; every one optional), e.g. depth=48."""
+    return Trace(run_trace(TraceConfig(**fields)), lang)
+
+
+def compare(lang: str = "en", **fields: Any) -> Comparison:
+    """Trace every combination of the fields given as lists, e.g. compare(depth=24, norm_position=["post", "pre"])."""
+    varied = {name: value for name, value in fields.items() if isinstance(value, (list, tuple))}
+    fixed = {name: value for name, value in fields.items() if name not in varied}
+    configs = [
+        TraceConfig(**fixed, **dict(zip(varied, combo, strict=True))) for combo in itertools.product(*varied.values())
+    ]
+    names = [variant_name(cfg, list(varied), lang) for cfg in configs]
+    return Comparison([Trace(run_trace(cfg), lang) for cfg in configs], names, lang)
+
+
+def variant_name(cfg: TraceConfig, varied: list[str], lang: str) -> str:
+    """The pages' series name where there is one (Post-LN: N(x + f(x))), else the varied fields' values."""
+    if varied == ["norm_position"] and cfg.norm_position in ("post", "pre"):
+        return t(f"series.{cfg.norm_position}_ln", lang)
+    return ", ".join(f"{name}={getattr(cfg, name)}" for name in varied) or label(cfg)
+
+
+def label(cfg: TraceConfig) -> str:
+    return f"{cfg.arch} L={cfg.depth} {cfg.norm_position}-{cfg.norm} residual={cfg.residual} {cfg.dtype}"
+
+
+def summary_table(title: str, result: dict[str, Any], lang: str) -> str:
+    summary = {**result["summary"], "loss": result["loss"]}
+    rows = "".join(
+        f"<tr><th style='text-align:left'>{html.escape(t('nb.' + _key(key), lang))}</th>"
+        f"<td>{html.escape(_cell(summary.get(key), lang))}</td></tr>"
+        for key in SUMMARY_ROWS
+    )
+    caption = html.escape(t("nb.summary", lang, model=title))
+    return f"<table><caption style='text-align:left'><b>{caption}</b></caption>{rows}</table>"
+
+
+def _key(name: str) -> str:
+    return "nonfinite" if name == "first_nonfinite_layer" else name
+
+
+def _cell(value: Any, lang: str) -> str:
+    if value is None:
+        return t("nb.none", lang)
+    return figures.fmt(value) if isinstance(value, float) else str(value)
+
+
+def _frame(rows: list[dict[str, Any]], lang: str) -> Any:
+    try:
+        import pandas
+    except ImportError:
+        raise ImportError(t("nb.no_pandas", lang)) from None
+    return pandas.DataFrame(rows)

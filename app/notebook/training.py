@@ -1,0 +1,136 @@
+"""`rx.train("post_vs_pre")`: a /train preset (or your own runs) trained in this process, as POST /api/train streams it.
+
+In Jupyter with plotly's FigureWidget available the loss chart draws itself while the runs train; elsewhere a
+progress bar counts the steps. Ctrl-C stops between two steps and keeps what was recorded.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+import threading
+from dataclasses import dataclass, field
+from typing import Any
+
+import plotly.graph_objects as go
+
+from ..experiments.train import TrainRequest, train_events
+from ..experiments.train_presets import RUN_KINDS, TRAIN_PRESETS, preset_request
+from ..i18n import t
+from ..pages import train as _train_strings  # noqa: F401  (registers the loss chart's strings)
+from . import figures
+from . import strings as _strings  # noqa: F401  (registers the API's words)
+
+REDRAW_EVERY = 10  # steps between two redraws of a live chart
+
+
+@dataclass
+class Training:
+    """Every event POST /api/train streams for this request (start, step, done, end), as they came."""
+
+    request: TrainRequest
+    labels: list[str]
+    events: list[dict[str, Any]] = field(default_factory=list)
+    interrupted: bool = False
+    lang: str = "en"
+
+    @property
+    def runs(self) -> list[dict[str, Any]]:
+        """Per run: its steps, losses and `done` event (None while it trains), as the /train page builds them."""
+        runs: list[dict[str, Any]] = [{"steps": [], "loss": [], "done": None} for _ in self.request.runs]
+        for event in self.events:
+            if event.get("type") == "step":
+                runs[event["run"]]["steps"].append(event["step"])
+                runs[event["run"]]["loss"].append(event["loss"])
+            elif event.get("type") == "done":
+                runs[event["run"]]["done"] = event
+        return runs
+
+    def figure(self, lang: str | None = None) -> go.Figure:
+        """The /train loss chart: one curve per run, the uniform guess ln(symbols) as a line, divergence marked."""
+        lang = lang or self.lang
+        fig = figures.base_figure(
+            t("chart.train_loss.title", lang), t("chart.train_loss.x", lang), t("chart.train_loss.y", lang)
+        )
+        for i, (name, run) in enumerate(zip(self.labels, self.runs, strict=True)):
+            color = figures.SERIES[i % len(figures.SERIES)]
+            figures.add_line(fig, f"{i + 1}. {name}", run["steps"], run["loss"], color, markers=False)
+        symbols = self.request.runs[0].vocab_size - 1
+        chance = math.log(symbols)
+        label = t("chart.train_loss.chance", lang, symbols=symbols, value=figures.fmt(chance))
+        figures.add_hline(fig, chance, label)
+        fig.update_xaxes(range=[0, self.request.steps])
+        return fig
+
+    def _repr_html_(self) -> str:
+        done = [run["done"] for run in self.runs]
+        rows = "".join(
+            f"<tr><td>{i + 1}. {name}</td><td>{figures.fmt(d['final_loss']) if d else '…'}</td></tr>"
+            for i, (name, d) in enumerate(zip(self.labels, done, strict=True))
+        )
+        return f"<table><caption><b>{t('chart.train_loss.title', self.lang)}</b></caption>{rows}</table>"
+
+
+def train(preset: str | None = "post_vs_pre", lang: str = "en", live: bool = True, **fields: Any) -> Training:
+    """Train a /train preset (post_vs_pre, warmup, ...), its settings overridden by TrainRequest's fields
+    (steps=100, lr=3e-4, ...), or with preset=None your own runs=[TraceConfig or dict, ...]."""
+    if preset is not None and preset not in TRAIN_PRESETS:
+        raise ValueError(f"preset: one of {', '.join(TRAIN_PRESETS)}; got {preset!r}")
+    base = preset_request(preset).model_dump() if preset else {}
+    request = TrainRequest(**{**base, **fields})
+    labels = _labels(preset, request, lang)
+    result = Training(request, labels, lang=lang)
+    cancel = threading.Event()
+    widget = _live_widget(result) if live else None
+    bar = _progress(request.steps * len(request.runs), t("nb.train_progress", lang), shown=widget is None)
+    try:
+        for event in train_events(request, cancel):
+            result.events.append(event)
+            if event.get("type") == "step":
+                bar.update(1)
+                if widget is not None and event["run"] == len(request.runs) - 1 and event["step"] % REDRAW_EVERY == 0:
+                    _redraw(widget, result)
+    except KeyboardInterrupt:
+        cancel.set()
+        result.interrupted = True
+        steps = sum(1 for e in result.events if e.get("type") == "step")
+        print(t("nb.interrupted", lang, done=steps, total=request.steps * len(request.runs)), file=sys.stderr)
+    finally:
+        bar.close()
+    if widget is not None:
+        _redraw(widget, result)
+    return result
+
+
+def _labels(preset: str | None, request: TrainRequest, lang: str) -> list[str]:
+    kinds = TRAIN_PRESETS[preset]["runs"] if preset and len(request.runs) == len(TRAIN_PRESETS[preset]["runs"]) else []
+    if kinds:
+        return [RUN_KINDS[k]["label_zh" if lang == "zh" else "label"] for k in kinds]
+    return [f"{cfg.norm_position}-{cfg.norm}, L={cfg.depth}" for cfg in request.runs]
+
+
+def _live_widget(result: Training) -> Any:
+    """A FigureWidget shown in the running Jupyter kernel, or None (a script, a terminal, no widget support)."""
+    try:
+        from IPython import get_ipython
+        from IPython.display import display
+
+        if get_ipython() is None or not hasattr(get_ipython(), "kernel"):
+            return None
+        widget = go.FigureWidget(result.figure())
+        display(widget)
+        return widget
+    except Exception:  # no IPython, no ipywidgets/anywidget: a progress bar instead
+        return None
+
+
+def _redraw(widget: Any, result: Training) -> None:
+    with widget.batch_update():
+        for series, run in zip(widget.data, result.runs, strict=False):
+            series.x, series.y = run["steps"], figures.finite(run["loss"])
+
+
+def _progress(total: int, description: str, shown: bool) -> Any:
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, desc=description, disable=not shown, leave=False)

@@ -1,0 +1,154 @@
+"""`resnorm-explorer trace | sweep | lecture | warm` (app/cli/): the HTTP API's numbers on stdout, options derived from
+the request model, one-line errors and exit codes a script can rely on (0 ok, 1 failure, 2 usage, 130 Ctrl-C)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from app.cli import main
+from app.config import TraceConfig
+from tests.conftest import strict_json
+
+ROOT = Path(__file__).resolve().parents[1]
+TIMING = ("elapsed_ms", "served_ms", "cached", "source")
+
+
+def run(argv: list[str], capsys) -> tuple[int | str | None, str, str]:
+    with pytest.raises(SystemExit) as exit_info:
+        main(argv, prog="resnorm-explorer")
+    out, err = capsys.readouterr()
+    return exit_info.value.code, out, err
+
+
+def without_timing(answer: dict) -> dict:
+    return {**answer, "summary": {k: v for k, v in answer["summary"].items() if k not in TIMING}}
+
+
+def test_trace_json_prints_the_numbers_of_post_api_trace(client, capsys):
+    code, out, err = run(["trace", "--depth", "7", "--norm-position", "post", "--json"], capsys)
+    assert code == 0 and err == ""
+    printed = strict_json(out)
+    http = client.post("/api/trace", json={"depth": 7, "norm_position": "post"}).json()
+    assert without_timing(printed) == without_timing(http)
+    assert len(printed["layers"]) == 7
+
+
+def test_trace_csv_has_one_row_per_layer_with_the_same_numbers(client, capsys):
+    code, out, _ = run(["trace", "--depth", "3", "--csv"], capsys)
+    rows = list(csv.DictReader(io.StringIO(out)))
+    http = client.post("/api/trace", json={"depth": 3}).json()
+    assert code == 0 and [r["layer"] for r in rows] == ["0", "1", "2", "3"]
+    assert [float(r["grad_norm"]) for r in rows[1:]] == [l["grad_norm"] for l in http["layers"]]
+
+
+def test_the_table_speaks_chinese(capsys):
+    code, out, _ = run(["trace", "--depth", "2", "--lang", "zh"], capsys)
+    assert code == 0 and "梯度存活率" in out and out.count("\n") == 8  # title, 3 summary lines, header, 3 layers
+
+
+def test_sweep_json_is_the_http_sweep(client, capsys):
+    code, out, _ = run(["sweep", "--from", "2", "--to", "4", "--norm-position", "post", "--json"], capsys)
+    ours = strict_json(out)
+    http = client.post(
+        "/api/sweep?stream=false", json={"config": {"norm_position": "post"}, "depths": [2, 3, 4]}
+    ).json()
+    assert code == 0 and ours["depths"] == http["depths"] == [2, 3, 4] and ours["config"] == http["config"]
+    assert ours["results"] == [{k: v for k, v in row.items() if k not in TIMING} for row in http["results"]]
+
+
+def test_every_field_of_the_request_model_is_an_option(capsys):
+    code, out, _ = run(["trace", "--help"], capsys)
+    assert code == 0
+    for name, info in TraceConfig.model_fields.items():
+        assert "--" + name.replace("_", "-") in out
+        assert " ".join(str(info.description).split())[:40] in " ".join(out.split())
+    for command in ("sweep", "lecture", "warm", "serve"):
+        assert run([command, "--help"], capsys)[0] == 0
+
+
+@pytest.mark.parametrize(
+    "argv, says",
+    [
+        (["trace", "--depth", "500"], "--depth: Input should be less than or equal to 128"),
+        (["trace", "--norm", "weird"], "--norm: Input should be"),
+        (["trace", "--n-heads", "3"], "--n-heads: must divide d_model (64)"),
+        (["trace", "--depth", "12", "--d-model", "512", "--seq-len", "256", "--batch", "64"], "too large"),
+        (["trace", "--json", "--csv"], "not allowed with argument"),
+        (["trace", "--depht", "4"], "unrecognized arguments: --depht"),
+        (["sweep", "--to", "130"], "--from/--to"),
+        (["lecture"], "the following arguments are required: -o/--output"),
+    ],
+)
+def test_bad_usage_is_one_line_and_exit_2(argv, says, capsys):
+    code, out, err = run(argv, capsys)
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and err.startswith(f"resnorm-explorer {argv[0]}: error: ") and says in err, err
+
+
+def test_a_failure_is_one_line_and_exit_1_and_ctrl_c_is_130(monkeypatch, capsys):
+    from app.cli import commands
+
+    def broken(cfg):
+        raise RuntimeError("disk full")
+
+    monkeypatch.setattr(commands, "_run_trace", broken)
+    code, _, err = run(["trace", "--depth", "2"], capsys)
+    assert code == 1 and err == "resnorm-explorer trace: error: RuntimeError: disk full\n"
+
+    def interrupted(cfg):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(commands, "_run_trace", interrupted)
+    code, _, err = run(["trace", "--depth", "2"], capsys)
+    assert code == 130 and err == "resnorm-explorer trace: interrupted\n"
+
+
+def test_python_m_app_trace_in_a_fresh_process():
+    env = {k: v for k, v in os.environ.items() if not k.startswith("RESNORM_")}
+    result = subprocess.run(
+        [sys.executable, "-m", "app", "trace", "--depth", "3", "--arch", "mlp", "--json"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={**env, "RESNORM_TORCH_THREADS": "1"},
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    answer = strict_json(result.stdout)
+    assert answer["config"]["arch"] == "mlp" and len(answer["layers"]) == 3
+
+
+def test_lecture_writes_the_offline_deck_without_a_server(monkeypatch, tmp_path, capsys):
+    """The file GET /lecture.html serves, from the command line (answers stubbed here: computing and training every
+    slide takes minutes; tests/test_lecture.py checks the baked answers of the real export)."""
+    import re
+
+    from app.experiments.lecture import export
+
+    async def no_answers() -> dict:
+        return {"answers": [], "slides": {}}
+
+    monkeypatch.setattr(export, "bake", no_answers)
+    deck = tmp_path / "deck.html"
+    code, _, err = run(["lecture", "--lang", "zh", "-o", str(deck), "--origin", "http://10.0.0.5:8000/"], capsys)
+    html = deck.read_text(encoding="utf-8")
+    assert code == 0 and err.startswith(f"{deck}: ")
+    assert '<html lang="zh-CN"' in html and html.count("plotly.js v") == 1
+    assert not re.search(r"<(script|link|img)[^>]+(src|href)=\"(?!data:)", html)  # nothing to fetch
+    block = re.search(r'<script type="application/json" id="page-data">(.*?)</script>', html, re.S)
+    assert block
+    data = strict_json(block[1])
+    assert data["lang"] == "zh" and data["extra"]["origin"] == "http://10.0.0.5:8000"
+
+
+def test_the_top_level_help_is_serves_and_names_the_other_commands(capsys):
+    code, out, _ = run(["--help"], capsys)
+    assert code == 0 and "--port" in out
+    assert "resnorm-explorer trace | sweep | lecture | warm" in " ".join(out.split())

@@ -1,0 +1,319 @@
+"""The Python API (app/notebook/, `import resnorm_explorer as rx`): the HTTP API's numbers, its validation, the pages'
+charts as plotly figures in both languages, and an import that does not load torch."""
+
+from __future__ import annotations
+
+import math
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from pydantic import ValidationError
+
+import app as rx
+from app.i18n import t
+from app.notebook import figures
+
+ROOT = Path(__file__).resolve().parents[1]
+TIMING = ("elapsed_ms", "served_ms", "cached", "source")
+
+
+def without_timing(answer: dict) -> dict:
+    """An answer less what differs between two runs of the same computation: how long it took, where it came from."""
+    return {**answer, "summary": {k: v for k, v in answer["summary"].items() if k not in TIMING}}
+
+
+def test_trace_is_the_http_answer_number_for_number(client):
+    ours = rx.trace(depth=6, norm_position="post")
+    http = client.post("/api/trace", json={"depth": 6, "norm_position": "post"}).json()
+    assert without_timing(ours.result) == without_timing(http)
+    assert ours.layers == http["layers"] and len(ours.layers) == 6
+    assert ours.summary["grad_survival"] == http["summary"]["grad_survival"] > 0
+
+
+@pytest.mark.parametrize(
+    "fields, field, words",
+    [
+        ({"depth": 500}, "depth", "less than or equal to 128"),
+        ({"norm_position": "sideways"}, "norm_position", "'pre', 'post', 'sandwich' or 'mix'"),
+        ({"n_heads": 3}, None, "n_heads: must divide d_model"),
+        ({"depht": 4}, "depht", "Extra inputs are not permitted"),
+    ],
+)
+def test_bad_fields_raise_the_http_apis_validation_error(fields, field, words, client):
+    with pytest.raises(ValidationError) as caught:
+        rx.trace(**fields)
+    error = caught.value.errors()[0]
+    assert words in error["msg"]
+    if field:
+        assert error["loc"] == (field,)
+    http = client.post("/api/trace", json=fields)
+    assert http.status_code == 422 and words in http.text
+
+
+def test_a_model_over_the_budget_says_why_before_computing(monkeypatch):
+    from app.notebook import traces
+
+    monkeypatch.setattr(traces, "run_trace", lambda cfg: pytest.fail("computed a model over the budget"))
+    with pytest.raises(ValidationError, match="depth: the model is too large for this server"):
+        rx.trace(depth=128, d_model=512, seq_len=256, batch=64)
+
+
+def test_compare_traces_each_variant_as_the_http_api_does(client):
+    pair = rx.compare(depth=5, norm_position=["post", "pre"])
+    assert pair.names == [t("series.post_ln"), t("series.pre_ln")]
+    for position, trace in zip(["post", "pre"], pair.traces, strict=True):
+        http = client.post("/api/trace", json={"depth": 5, "norm_position": position}).json()
+        assert without_timing(trace.result) == without_timing(http)
+    figure = pair.figure()
+    assert [s.name for s in figure.data] == pair.names
+    for series, trace in zip(figure.data, pair.traces, strict=True):  # the plotted values are the trace's
+        assert list(series.y) == [trace.result["embedding"]["act_norm"], *(l["act_norm"] for l in trace.layers)]
+        assert list(series.x) == list(range(6))
+    # Post-LN pins the stream at √d_model: the theory line is drawn there and the measured points sit on it
+    line = next(shape for shape in figure.layout.shapes if shape.y0 == shape.y1)
+    assert line.y0 == pytest.approx(math.sqrt(64))
+    assert all(abs(l["act_norm"] - 8.0) < 0.01 for l in pair.traces[0].layers)
+
+
+def test_sweep_rows_are_the_http_sweeps_rows(client):
+    ours = rx.sweep(1, 4, progress=False)
+    http = client.post("/api/sweep?stream=false", json={"depths": [1, 2, 3, 4]}).json()["results"]
+    assert [row["depth"] for row in ours.rows] == [1, 2, 3, 4] and not ours.interrupted
+    assert ours.rows == [{k: v for k, v in row.items() if k not in TIMING} for row in http]
+    heatmap = ours.figure().data[0]
+    last = ours.rows[-1]  # relative: each row ÷ its last layer, on a log10 colour scale
+    assert heatmap.z[-1][-1] == pytest.approx(0.0)
+    assert heatmap.z[-1][1] == pytest.approx(math.log10(last["grad_norm"][0] / last["grad_norm"][-1]))
+
+
+def test_sweep_refuses_an_unaffordable_sweep_before_the_first_depth(monkeypatch):
+    from app.notebook import sweeps as sweep_module
+
+    monkeypatch.setattr(sweep_module, "run_trace", lambda cfg: pytest.fail("computed a depth of a refused sweep"))
+    with pytest.raises(ValidationError, match="depths: the sweep is too large"):  # each depth fits, all 128 do not
+        rx.sweep(1, 128, dtype="float16")
+
+
+def test_ctrl_c_keeps_the_depths_already_done(monkeypatch):
+    from app.notebook import sweeps as sweep_module
+
+    real, calls = sweep_module.run_trace, []
+
+    def interrupted_at_three(cfg):
+        calls.append(cfg.depth)
+        if cfg.depth == 3:
+            raise KeyboardInterrupt
+        return real(cfg)
+
+    monkeypatch.setattr(sweep_module, "run_trace", interrupted_at_three)
+    result = rx.sweep(1, 6, progress=False)
+    assert result.interrupted and [row["depth"] for row in result.rows] == [1, 2] and calls == [1, 2, 3]
+
+
+def test_the_norms_figure_is_the_pages_chart_in_either_language():
+    trace = rx.trace(depth=8, norm_position="pre")
+    english, chinese = trace.figure(), trace.figure(lang="zh")
+    assert english.layout.title.text == t("chart.norms.title") and chinese.layout.title.text == t(
+        "chart.norms.title", "zh"
+    )
+    assert chinese.layout.xaxis.title.text == "层 l（0 = 嵌入层）"
+    assert [s.line.color for s in english.data[:2]] == [figures.PALETTE["blue"], figures.PALETTE["vermillion"]]
+    # Pre-LN grows like √(‖x₀‖² + c·l) (Xiong et al. 2020): the fitted theory curve is drawn and follows the points
+    theory = english.data[2]
+    assert theory.name.startswith("Theory √(‖x₀‖² + c·l)")
+    measured = [trace.result["embedding"]["act_norm"], *(l["act_norm"] for l in trace.layers)]
+    assert max(abs(a - b) / b for a, b in zip(theory.y, measured, strict=True)) < 0.25
+
+
+def test_float16_overflow_is_marked_on_the_figure():
+    trace = rx.trace(depth=48, dtype="float16", residual_scale=4.0)
+    assert trace.summary["nonfinite"]
+    figure = trace.figure()
+    assert figures.FLOAT16_MAX in [shape.y0 for shape in figure.layout.shapes]
+    labels = [a.text for a in figure.layout.annotations]
+    assert any("overflow (inf/NaN)" in text for text in labels), labels
+    assert None in figure.data[0].y  # overflowed values are gaps, as strict JSON's null on the pages
+
+
+def test_to_pandas_and_the_notebook_display():
+    pandas = pytest.importorskip("pandas")
+    trace = rx.trace(depth=3)
+    frame = trace.to_pandas()
+    assert isinstance(frame, pandas.DataFrame) and list(frame["layer"]) == [0, 1, 2, 3]
+    assert list(frame["grad_norm"][1:]) == [l["grad_norm"] for l in trace.layers]
+    shown = trace._repr_html_()
+    assert (
+        "<table>" in shown and t("nb.grad_survival") in shown and figures.fmt(trace.summary["grad_survival"]) in shown
+    )
+    assert t("nb.grad_survival", "zh") in rx.trace(depth=3, lang="zh")._repr_html_()
+
+
+def test_importing_the_package_does_not_load_torch():
+    code = (
+        "import sys, time; s = time.perf_counter(); import app; took = time.perf_counter() - s; "
+        "print('torch' in sys.modules, 'plotly' in sys.modules, took)"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, env=env, timeout=60)
+    torch_loaded, plotly_loaded, seconds = out.stdout.split()
+    assert (torch_loaded, plotly_loaded) == ("False", "False"), out.stderr
+    assert float(seconds) < 0.5  # measured 0.3 ms warm, 30 ms cold; torch alone takes about 3 s
+
+
+SMALL = {"depth": 2, "d_model": 32, "n_heads": 2, "seq_len": 8, "vocab_size": 8, "batch": 16}
+
+
+def test_train_records_what_post_api_train_streams(client):
+    from tests.conftest import strict_lines
+
+    runs = [{**SMALL, "norm_position": "post"}, {**SMALL, "norm_position": "pre"}]
+    ours = rx.train(None, runs=runs, steps=3, live=False)
+    http = strict_lines(client.post("/api/train", json={"runs": runs, "steps": 3}).text)
+    steps = [(e["run"], e["step"], e["loss"]) for e in ours.events if e["type"] == "step"]
+    assert steps == [(e["run"], e["step"], e["loss"]) for e in http if e["type"] == "step"] and len(steps) == 6
+    assert not ours.interrupted and [run["done"]["steps_done"] for run in ours.runs] == [3, 3]
+    figure = ours.figure(lang="zh")
+    assert figure.layout.title.text == t("chart.train_loss.title", "zh") and len(figure.data) == 2
+    assert [list(s.y) for s in figure.data] == [run["loss"] for run in ours.runs]
+    chance = next(shape for shape in figure.layout.shapes if shape.y0 == shape.y1)
+    assert chance.y0 == pytest.approx(math.log(7))  # the uniform guess over the 7 data symbols
+
+
+def test_ctrl_c_stops_a_training_run_between_steps(monkeypatch):
+    from app.notebook import training
+
+    real = training.train_events
+
+    def interrupted_after_two_steps(request, cancel):
+        for event in real(request, cancel):
+            yield event
+            if event.get("type") == "step" and event["step"] == 2:
+                raise KeyboardInterrupt
+
+    monkeypatch.setattr(training, "train_events", interrupted_after_two_steps)
+    result = rx.train(None, runs=[SMALL], steps=50, live=False)
+    assert result.interrupted and result.runs[0]["steps"] == [1, 2] and result.runs[0]["done"] is None
+    assert len(result.figure().data[0].y) == 2
+
+
+def test_unknown_preset_or_bad_setting_is_refused_before_training():
+    with pytest.raises(ValueError, match="preset: one of post_vs_pre"):
+        rx.train("post_or_pre")
+    with pytest.raises(ValidationError) as caught:
+        rx.train("post_vs_pre", steps=0)
+    assert caught.value.errors()[0]["loc"] == ("steps",)
+
+
+def test_a_lecture_slide_is_computed_as_the_server_does_and_its_claim_checked(client):
+    snowball = rx.lecture.slide("snowball")
+    body = snowball.data["chart"]["sources"][0]["body"]
+    http = client.post("/api/trace", json=body).json()
+    assert without_timing(snowball.answers[0]) == without_timing(http)
+    assert snowball.holds and snowball.failed == []
+    growth = http["summary"]["norm_growth"]
+    assert snowball.measured["growth"] == growth and f"×{growth:.3g}" in snowball.statement()
+    figure = snowball.figure(lang="zh")
+    assert figure.layout.title.text == snowball.data["chart"]["title"]["zh"]
+    assert list(figure.data[0].y) == [http["embedding"]["act_norm"], *(l["act_norm"] for l in http["layers"])]
+    assert figure.data[1].name.startswith("理论 √(‖x₀‖² + c·l)")  # the fitted theory overlay
+    assert "√96 = 9.80" in snowball.statement() and "接近 √96 = 9.80" in snowball.statement("zh")
+
+
+def test_a_two_panel_slide_and_a_slide_drawn_only_by_the_deck():
+    collapse = rx.lecture.slide("norm-collapse")
+    assert collapse.holds, collapse.failed
+    figure = collapse.figure()
+    assert {s.yaxis or "y" for s in figure.data} == {"y", "y2"} and figure.layout.yaxis2.range == (0, 1.05)
+    chain = rx.lecture.slide("chain")
+    assert chain.holds, chain.failed
+    drawn = chain.figure()
+    assert [s.name for s in drawn.data] == [s["label"]["en"] for s in chain.data["chart"]["series"]]
+    assert list(drawn.data[0].y) == chain.answers[0][chain.data["chart"]["series"][0]["field"]]
+    with pytest.raises(ValueError, match="has no chart"):
+        rx.lecture.slide("title").figure()
+
+
+COMPUTED_SLIDES = [s["id"] for s in rx.lecture.DECK if s["chart"] and s["chart"]["kind"] != "train"]
+
+
+@pytest.mark.parametrize("slide_id", COMPUTED_SLIDES)
+def test_every_slide_draws_and_its_claim_holds(slide_id):
+    slide = rx.lecture.slide(slide_id, lang="zh")
+    assert slide.holds, slide.failed
+    figure = slide.figure()
+    assert figure.layout.title.text == slide.data["chart"]["title"]["zh"] and figure.data
+    assert "{" not in slide.statement()  # every placeholder filled with a measured value
+
+
+def test_a_training_slide_draws_its_recorded_runs():
+    """The deck's training slides train 2 runs x 300 steps (tests/test_lecture.py checks their claims through the
+    API); here the same runs train 3 steps, and the slide's chart draws what they recorded."""
+    from app.experiments.lecture.demos import recording_from_events
+    from app.experiments.train import TrainRequest, train_events
+    from app.notebook.slide_figures import train_figure
+
+    chart = next(s for s in rx.lecture.DECK if s["chart"] and s["chart"]["kind"] == "train")["chart"]
+    body = {**chart["sources"][0]["body"], "steps": 3}
+    recording = recording_from_events(list(train_events(TrainRequest(**body))))
+    figure = train_figure({**chart, "sources": [{**chart["sources"][0], "body": body}]}, [recording], "en")
+    assert [list(s.y) for s in figure.data] == [run["loss"] for run in recording["runs"]]
+    assert [s.name for s in figure.data] == [label["en"] for label in chart["labels"]]
+
+
+def test_a_claim_that_does_not_hold_says_so(monkeypatch):
+    from app.notebook import lecture
+
+    real = lecture.answer
+
+    def shrunk(source):  # a stream that does not grow: the snowball claim must fail
+        result = real(source)
+        for layer in result["layers"]:
+            layer["act_norm"] = result["embedding"]["act_norm"]
+        result["summary"]["norm_growth"] = 1.0
+        return result
+
+    monkeypatch.setattr(lecture, "answer", shrunk)
+    slide = rx.lecture.slide("snowball")
+    assert not slide.holds and slide.failed and "does NOT hold" in slide._repr_html_()
+    with pytest.raises(ValueError, match="slide: one of title, model"):
+        rx.lecture.slide("snowbal")
+
+
+def test_the_figures_use_the_pages_palette_limits_and_theme():
+    """The pages draw in static/js/charts.js: the Python figures hold the same constants."""
+    import re
+
+    def found(pattern: str) -> re.Match[str]:
+        match = re.search(pattern, charts)
+        assert match, pattern
+        return match
+
+    charts = (ROOT / "static" / "js" / "charts.js").read_text(encoding="utf-8")
+    palette = dict(
+        re.findall(r"(\w+): '(#[0-9A-Fa-f]{6})'", charts.split("export const PALETTE = {")[1].split("};")[0])
+    )
+    assert palette == figures.PALETTE
+    order = found(r"export const SERIES = \[([^\]]*)\]")[1]
+    assert [figures.PALETTE[name] for name in re.findall(r"PALETTE\.(\w+)", order)] == figures.SERIES
+    assert float(found(r"FLOAT16_MAX = (\d+)")[1]) == figures.FLOAT16_MAX
+    normal = found(r"normal: \{ font: (\d+), title: \d+, line: ([\d.]+), marker: (\d+)")
+    assert (int(normal[1]), float(normal[2]), int(normal[3])) == (figures.FONT, figures.LINE, figures.MARKER)
+    theory = (ROOT / "static" / "js" / "pages" / "norms.js").read_text(encoding="utf-8")
+    assert "['pre', 'sandwich'].includes(cfg.norm_position)" in theory  # where figures.has_growth_theory comes from
+
+
+def test_in_jupyter_training_draws_a_live_chart(monkeypatch):
+    """In a kernel (get_ipython() has a kernel) rx.train shows a FigureWidget and redraws it as the runs train."""
+    import IPython
+    import IPython.display
+    import plotly.graph_objects as go
+
+    shown: list[object] = []
+    monkeypatch.setattr(IPython, "get_ipython", lambda: type("Kernel", (), {"kernel": object()})())
+    monkeypatch.setattr(IPython.display, "display", shown.append)
+    result = rx.train(None, runs=[SMALL], steps=12)
+    assert len(shown) == 1 and isinstance(shown[0], go.FigureWidget)
+    assert list(shown[0].data[0].y) == result.runs[0]["loss"] and len(result.runs[0]["loss"]) == 12
