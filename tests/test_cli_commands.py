@@ -59,7 +59,9 @@ def test_sweep_json_is_the_http_sweep(client, capsys):
     http = client.post(
         "/api/sweep?stream=false", json={"config": {"norm_position": "post"}, "depths": [2, 3, 4]}
     ).json()
-    assert code == 0 and ours["depths"] == http["depths"] == [2, 3, 4] and ours["config"] == http["config"]
+    assert code == 0 and ours["depths"] == http["depths"] == [2, 3, 4]
+    # the base model: its depth is replaced by every swept depth (here the shallowest; the HTTP body's default 12)
+    assert {**ours["config"], "depth": 12} == http["config"] and ours["config"]["depth"] == 2
     assert ours["results"] == [{k: v for k, v in row.items() if k not in TIMING} for row in http["results"]]
 
 
@@ -152,3 +154,12 @@ def test_the_top_level_help_is_serves_and_names_the_other_commands(capsys):
     code, out, _ = run(["--help"], capsys)
     assert code == 0 and "--port" in out
     assert "resnorm-explorer trace | sweep | lecture | warm" in " ".join(out.split())
+
+
+def test_sweep_checks_the_budget_at_its_own_depths(capsys):
+    """A model too big at the default depth 12 may still be swept at shallow depths; too deep, it is refused."""
+    wide = ["--d-model", "512", "--seq-len", "64", "--batch", "8"]
+    code, out, err = run(["sweep", "--from", "1", "--to", "1", *wide, "--csv"], capsys)
+    assert code == 0 and [row["depth"] for row in csv.DictReader(io.StringIO(out))] == ["1"], err
+    code, _, err = run(["sweep", "--from", "1", "--to", "40", *wide], capsys)
+    assert code == 2 and "--from/--to: depth 40 with this config: the model is too large" in err, err

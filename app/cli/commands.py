@@ -67,7 +67,8 @@ def sweep(argv: list[str], prog: str) -> int:
     args = parser.parse_args(argv)
     from ..notebook import sweep as run_sweep
 
-    fields = TraceConfig.model_validate_strings(given_fields(args, TraceConfig)).model_dump()
+    # parsed as GET /api/trace parses a query, at depth 1; SweepRequest then checks the deepest depth and the total
+    fields = TraceConfig.model_validate_strings({**given_fields(args, TraceConfig), "depth": "1"}).model_dump()
     fields.pop("depth")
     result = run_sweep(args.start, args.stop, lang=args.lang, progress=sys.stderr.isatty(), **fields)
     if args.json:

@@ -59,7 +59,10 @@ def sweep(
     **fields: Any,
 ) -> Sweep:
     """Trace depths start..stop (or the list `depths`) of the model the fields describe (TraceConfig's fields)."""
-    request = SweepRequest(config=TraceConfig(**fields), depths=depths or list(range(start, stop + 1)))
+    depths = depths or list(range(start, stop + 1))
+    # the base model at the shallowest depth (each depth replaces it; SweepRequest checks the deepest and the total)
+    base = TraceConfig(**{"depth": min(depths, default=1), **fields})
+    request = SweepRequest(config=base, depths=depths)
     result = Sweep(request.config, request.depths, lang=lang)
     bar = _progress(len(request.depths), t("nb.sweep_progress", lang), progress)
     try:
