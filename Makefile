@@ -22,7 +22,7 @@ read_only_msg = cannot create $(VENV): $(CURDIR) is read-only; copy the project 
 no_python_msg = ResNorm Explorer needs $(needs); none of $(PYTHON_CANDIDATES) is one: install one, or name it with make PYTHON=/path/to/python3.12
 bad_python_msg = PYTHON=$(PYTHON) is $(or $(call version_of,$(PYTHON)),not a Python that runs here); ResNorm Explorer needs $(needs)
 
-.PHONY: run lint test test-fast test-browser bench loadtest docker-test plotly-bundle clean
+.PHONY: run lint test test-fast test-browser bench loadtest docker-test compose-test plotly-bundle clean
 
 $(BIN)/python:
 	$(if $(shell test -w . && echo yes),,$(error $(read_only_msg)))
@@ -85,6 +85,10 @@ loadtest: $(VENV)/.installed-test
 
 docker-test:
 	bash scripts/docker_test.sh
+
+# deploy/compose.yaml for real: Redis, three app containers, nginx; a shared cache and a killed container (scripts/compose_test.sh)
+compose-test:
+	bash scripts/compose_test.sh
 
 # Rebuild static/vendor/plotly.min.js (Plotly.js with the trace types the pages draw) from npm: static/vendor/README.md
 plotly-bundle:

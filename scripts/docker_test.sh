@@ -15,9 +15,12 @@
 #
 # Environment: SMOKE_PAGE (page to fetch, default /),
 # IMAGE (tag, default resnorm-explorer:smoke), DOCKER_TEST_FRESH=1 (see above).
+#
+# scripts/compose_test.sh sources this file for its functions (dockerd, the stand-in, the wheels, the cleanup)
+# and runs its own main instead of the one at the bottom.
 set -euo pipefail
 
-cd "$(dirname "$0")/.."
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
 ROOT=$PWD
 BASE_IMAGE=python:3.11-slim
 IMAGE=${IMAGE:-resnorm-explorer:smoke}
@@ -34,16 +37,23 @@ DOCKERD_PID=""
 CONTAINER=""
 STARTED=$(date +%s)
 
-log() { printf '[docker-test %3ss] %s\n' "$(( $(date +%s) - STARTED ))" "$*"; }
+LOG_NAME=${LOG_NAME:-docker-test}
+log() { printf '[%s %3ss] %s\n' "$LOG_NAME" "$(( $(date +%s) - STARTED ))" "$*"; }
 fail() { log "FAIL: $*"; exit 1; }
 
-cleanup() {
-    local rc=$?
-    set +e
+# The containers this run started (compose_test.sh defines its own).
+remove_containers() {
+    local rc=$1
     if [ -n "$CONTAINER" ]; then
         [ "$rc" -ne 0 ] && { log "container log (last 40 lines):"; docker logs --tail 40 "$CONTAINER" 2>&1 | tail -n 40; }
         docker rm -f "$CONTAINER" >/dev/null 2>&1
     fi
+}
+
+cleanup() {
+    local rc=$?
+    set +e
+    remove_containers "$rc"
     if [ -n "$DOCKERD_PID" ] && kill -0 "$DOCKERD_PID" 2>/dev/null; then
         [ "$rc" -ne 0 ] && { log "dockerd log (last 20 lines):"; tail -n 20 "$WORK/dockerd.log"; }
         log "stopping dockerd"
@@ -277,14 +287,20 @@ smoke_test() {
     log "container stopped cleanly (exit $(docker inspect -f '{{.State.ExitCode}}' "$CONTAINER"))"
 }
 
-install_tools
-DOCKER_BIN=$(command -v /usr/bin/docker || command -v docker)
-start_dockerd
-ensure_base_image
-fetch_wheels
-check_refuses_without_torch_source
-build_image
-smoke_test
-# Keep the tagged image (the next build reuses its layers); drop what earlier or failed builds left.
-docker container prune -f >/dev/null
-docker image prune -f >/dev/null
+main() {
+    install_tools
+    DOCKER_BIN=$(command -v /usr/bin/docker || command -v docker)
+    start_dockerd
+    ensure_base_image
+    fetch_wheels
+    check_refuses_without_torch_source
+    build_image
+    smoke_test
+    # Keep the tagged image (the next build reuses its layers); drop what earlier or failed builds left.
+    docker container prune -f >/dev/null
+    docker image prune -f >/dev/null
+}
+
+if [ "${BASH_SOURCE[0]}" = "$0" ]; then
+    main
+fi
