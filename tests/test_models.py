@@ -12,7 +12,7 @@ from app.config import PRESETS, TraceConfig, preset_config
 from app.experiments.trace import run_trace
 from app.jsonsafe import strict_dumps
 from app.models.init import build_model
-from app.models.norms import NORMS, DynamicTanh, ScaleNorm
+from app.models.norms import NORMS, DynamicTanh, ScaleNorm, pinning_norms
 from app.models.stack import make_batch
 from app.probes.recorder import StreamRecorder
 from tests.grids import case_id, choices, covering
@@ -29,13 +29,26 @@ def block_outputs(cfg: TraceConfig) -> list[torch.Tensor]:
     return [recorder.acts[f"{l}.{list(b.units)[-1]}"] for l, b in enumerate(model.blocks, start=1)]
 
 
-@pytest.mark.parametrize("norm", ["layernorm", "rmsnorm", "scalenorm", "groupnorm"])
+def test_the_pinning_norms_are_the_four_that_normalize_each_token():
+    """The pages draw the sqrt(d) line from this property: a norm missing from it loses its line (the old bug)."""
+    assert sorted(pinning_norms()) == ["groupnorm", "layernorm", "rmsnorm", "scalenorm"]
+
+
+@pytest.mark.parametrize("norm", pinning_norms())
 @pytest.mark.parametrize("arch", choices("arch"))
 def test_post_norm_pins_every_token_to_sqrt_d(norm, arch):
     cfg = TraceConfig(arch=arch, norm=norm, norm_position="post", depth=8, **SMALL)
     for stream in block_outputs(cfg):
         token_norms = stream.norm(dim=-1)
         assert torch.allclose(token_norms, torch.full_like(token_norms, math.sqrt(cfg.d_model)), rtol=1e-3)
+
+
+@pytest.mark.parametrize("norm", sorted(set(NORMS) - set(pinning_norms())))
+def test_the_other_post_norms_leave_token_lengths_free(norm):
+    """Without `pins_token` (DyT, BatchNorm, none) some token leaves sqrt(d) by more than 1% after the add."""
+    cfg = TraceConfig(norm=norm, norm_position="post", depth=8, **SMALL)
+    token_norms = torch.cat([stream.norm(dim=-1).flatten() for stream in block_outputs(cfg)])
+    assert not torch.allclose(token_norms, torch.full_like(token_norms, math.sqrt(cfg.d_model)), rtol=1e-2)
 
 
 def test_pre_ln_squared_norm_grows_linearly_with_depth():

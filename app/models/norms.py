@@ -15,6 +15,8 @@ from torch import nn
 class LayerNorm(nn.LayerNorm):
     """(x - mean) / sqrt(var + eps) * gamma + beta over the last dimension (Ba et al. 2016)."""
 
+    pins_token = True  # after the add (Post-LN) every token comes out with length sqrt(d) at init
+
     def __init__(self, d_model: int, eps: float = 1e-5) -> None:
         super().__init__(d_model, eps=eps)
 
@@ -22,12 +24,16 @@ class LayerNorm(nn.LayerNorm):
 class RMSNorm(nn.RMSNorm):
     """x / sqrt(mean(x^2) + eps) * gamma: no centring, no bias (Zhang & Sennrich 2019)."""
 
+    pins_token = True  # after the add (Post-LN) every token comes out with length sqrt(d) at init
+
     def __init__(self, d_model: int, eps: float = 1e-6) -> None:
         super().__init__(d_model, eps=eps)
 
 
 class ScaleNorm(nn.Module):
     """g * x / ||x|| with one scalar g initialised to sqrt(d) (Nguyen & Salazar 2019, eq. 3)."""
+
+    pins_token = True  # after the add (Post-LN) every token comes out with length sqrt(d) at init
 
     def __init__(self, d_model: int, eps: float = 1e-5) -> None:
         super().__init__()
@@ -85,6 +91,7 @@ class GroupNorm(nn.GroupNorm):
     mean and variance, then a per-channel gamma and beta (Wu & He 2018, eq. 1-3). One group is LayerNorm."""
 
     config_fields = {"groups": "norm_groups"}
+    pins_token = True  # after the add (Post-LN) every token comes out with length sqrt(d) at init
 
     def __init__(self, d_model: int, groups: int = 8, eps: float = 1e-5) -> None:
         super().__init__(groups, d_model, eps=eps)
@@ -121,6 +128,12 @@ NORMS: dict[str, type[nn.Module]] = {
     "groupnorm": GroupNorm,
     "none": NoNorm,
 }
+
+
+def pinning_norms() -> list[str]:
+    """The norms that pin every token to length sqrt(d) when they follow the add (their `pins_token`): pages draw
+    the sqrt(d) line for these; tests/test_models.py checks both the ones that pin and the ones that do not."""
+    return [name for name, norm in NORMS.items() if getattr(norm, "pins_token", False)]
 
 
 def norm_from_config(cfg, name: str | None = None) -> nn.Module:

@@ -6,6 +6,7 @@ Their controls come from TraceConfig (`model_controls`), their charts from /api/
 from __future__ import annotations
 
 from .. import i18n
+from ..config import REFERENCE_MODEL
 from .registry import Page, register_page
 
 # The explorer pages' own words (key: (English, 中文)); words shared with other pages live in app/i18n.py.
@@ -65,26 +66,82 @@ STRINGS: dict[str, tuple[str, str]] = {
     "series.max_abs": ("Largest |entry| (what overflows)", "最大元素绝对值（决定是否溢出）"),
     "series.post_ln": ("Post-LN: N(x + f(x))", "Post-LN：N(x + f(x))"),
     "series.pre_ln": ("Pre-LN: x + f(N(x))", "Pre-LN：x + f(N(x))"),
+    "caption.norms": (
+        "The measured lengths and the law they follow appear here once the model has run.",
+        "模型运行完成后，这里显示实测的长度以及它们符合的规律。",
+    ),
     "caption.norms.pre": (
-        "Pre-LN: each block adds its output to the stream and nothing normalizes the sum, so the squared length grows "
-        "roughly linearly with depth and the length like √l (dashed: √(‖x₀‖² + c·l) with c fitted to this trace by least squares).",
-        "Pre-LN：每个块把输出加到残差流上，而相加的结果不做归一化，所以长度的平方大致随深度线性增长，长度约按 √l 增长"
-        "（虚线：√(‖x₀‖² + c·l)，c 由本次数据用最小二乘拟合）。",
+        "Pre-LN: each block adds its output to the stream and nothing normalizes the sum, so the stream keeps "
+        "getting longer.",
+        "Pre-LN：每个块把输出加到残差流上，而相加的结果不做归一化，所以残差流越来越长。",
     ),
     "caption.norms.post": (
-        "Post-LN: the norm comes after the add, so every token vector is rescaled to the same length √d_model at every layer "
-        "(dashed line). The stream cannot snowball, but see /gradients for what this costs the gradient.",
-        "Post-LN：归一化在相加之后，所以每层每个词元向量都被缩放到同样的长度 √d_model（虚线）。"
+        "{norm} after the add rescales every token vector to the same length √d_model at every layer (dashed line). "
+        "The stream cannot snowball, but see the Gradients page for what this costs the gradient.",
+        "{norm} 放在相加之后，把每层的每个词元向量都缩放到同样的长度 √d_model（虚线）。"
         "残差流不会滚雪球，但梯度要为此付出代价，见“梯度”页。",
     ),
+    "caption.norms.pinned": (
+        "Measured: every layer's mean token length is within {percent}% of √{d} = {value}.",
+        "实测：每层词元的平均长度与 √{d} = {value} 相差不超过 {percent}%。",
+    ),
     "caption.norms.other": (
-        "The stream's length after each block. Switch the norm position to pre or post to see the two classic behaviours.",
-        "每个块之后残差流的长度。把归一化位置切换为 pre 或 post，可以看到两种典型行为。",
+        "The stream's length after each block, for this norm and placement.",
+        "在当前的归一化方式和位置下，每个块之后残差流的长度。",
+    ),
+    "caption.norms.post_free": (
+        "{norm} after the add does not set each token's length, so no √d_model line is drawn.",
+        "{norm} 放在相加之后也不会固定每个词元的长度，所以不画 √d_model 线。",
     ),
     "caption.norms.growth": (
         "Measured: the stream's norm changed ×{growth} from layer 1 to layer {depth}.",
         "实测：残差流范数从第 1 层到第 {depth} 层变为 {growth} 倍。",
     ),
+    "caption.norms.shrink": (
+        "Measured: the stream shrank to ×{growth} of its layer-1 length by layer {depth}, about ×{step} per block.",
+        "实测：到第 {depth} 层，残差流缩小为第 1 层长度的 {growth} 倍，平均每块约 ×{step}。",
+    ),
+    "caption.norms.underflow": (
+        "The stream shrank until it underflowed to exactly 0 at layer {layer}: too small for {dtype}, every "
+        "later layer gets zeros.",
+        "残差流不断缩小，在第 {layer} 层下溢为 0：数值小到 {dtype} 无法表示，之后的每一层收到的都是 0。",
+    ),
+    "caption.norms.law.sqrt": (
+        "Of three laws fitted by least squares (√l, a straight line, a power l^p), √(‖x₀‖² + c·l) fits best "
+        "(dashed): the blocks' updates add like independent steps, whose squares add up (Xiong et al. 2020).",
+        "用最小二乘拟合三种规律（√l、直线、幂律 l^p），√(‖x₀‖² + c·l) 拟合得最好（虚线）："
+        "各块的增量近似独立，按平方累加（Xiong 等，2020）。",
+    ),
+    "caption.norms.law.line": (
+        "Of three laws fitted by least squares (√l, a straight line, a power l^p), a straight line fits best "
+        "(dashed): the blocks' updates are correlated rather than independent, so their lengths add up more like "
+        "numbers than like independent steps, whose squares add, and the stream grows faster than √l.",
+        "用最小二乘拟合三种规律（√l、直线、幂律 l^p），直线拟合得最好（虚线）：各块的增量彼此相关而非独立，"
+        "它们的长度更像数值一样直接相加，而不是像独立增量那样按平方累加，所以残差流比 √l 增长得快。",
+    ),
+    "caption.norms.law.power_between": (
+        "Of three laws fitted by least squares (√l, a straight line, a power l^p), the power l^{p} fits best "
+        "(dashed): between √l (independent updates) and a line (aligned updates).",
+        "用最小二乘拟合三种规律（√l、直线、幂律 l^p），幂律 l^{p} 拟合得最好（虚线）："
+        "介于 √l（增量相互独立）和直线（增量方向一致）之间。",
+    ),
+    "caption.norms.law.power_slow": (
+        "Of three laws fitted by least squares (√l, a straight line, a power l^p), the power l^{p} fits best "
+        "(dashed): slower than √l.",
+        "用最小二乘拟合三种规律（√l、直线、幂律 l^p），幂律 l^{p} 拟合得最好（虚线）：比 √l 增长得还慢。",
+    ),
+    "caption.norms.law.power_fast": (
+        "Of three laws fitted by least squares (√l, a straight line, a power l^p), the power l^{p} fits best "
+        "(dashed): faster than a straight line.",
+        "用最小二乘拟合三种规律（√l、直线、幂律 l^p），幂律 l^{p} 拟合得最好（虚线）：比直线增长得还快。",
+    ),
+    "caption.norms.law_errors": (
+        "Root-mean-square error of each fit: √l {sqrt}, line {line}, l^{p} {power}.",
+        "各拟合的均方根误差：√l 为 {sqrt}，直线为 {line}，l^{p} 为 {power}。",
+    ),
+    "series.law.sqrt": ("Best fit √(‖x₀‖² + c·l), c = {c}", "最佳拟合 √(‖x₀‖² + c·l)，c = {c}"),
+    "series.law.line": ("Best fit: a line, slope {slope}", "最佳拟合：直线，斜率 {slope}"),
+    "series.law.power": ("Best fit: power l^{p}", "最佳拟合：幂律 l^{p}"),
     "caption.norms.overflow": (
         "In {dtype} the values passed the largest finite number: from layer {layer} on they are inf or NaN (marked).",
         "在 {dtype} 下数值超过了最大有限值：从第 {layer} 层起变成 inf 或 NaN（已标出）。",
@@ -100,12 +157,53 @@ STRINGS: dict[str, tuple[str, str]] = {
     "series.with_residual": ("With residual ({residual})", "有残差（{residual}）"),
     "series.without_residual": ("Without residual (plain stack)", "无残差（普通堆叠）"),
     "caption.grad_profile": (
-        "Read from right to left: the gradient starts at the last layer and travels back. Gradient at layer 1 ÷ "
-        "gradient at layer {depth}: {with_ratio} with the shortcut, {without_ratio} without it. Each plain layer "
-        "multiplies the gradient by its own derivative, so the product shrinks or explodes with depth; the shortcut adds 1 "
-        "to every factor.",
-        "从右往左读：梯度从最后一层出发往回传。第 1 层梯度 ÷ 第 {depth} 层梯度：有捷径时为 {with_ratio}，"
-        "没有捷径时为 {without_ratio}。普通堆叠的每一层都把梯度乘上自己的导数，乘积随深度缩小或爆炸；捷径给每个因子加上 1。",
+        "The measured ratios appear here once the model has run.",
+        "模型运行完成后，这里显示实测的比值。",
+    ),
+    "caption.grad.read": (
+        "Read from right to left: the gradient starts at the last layer ({depth}) and travels back to layer 1.",
+        "从右往左读：梯度从最后一层（第 {depth} 层）出发，一路回传到第 1 层。",
+    ),
+    "caption.grad.with": (
+        "With the shortcut, layer 1 gets {ratio} × the last layer's gradient{per_block}: {verdict}.",
+        "有捷径时，第 1 层的梯度是最后一层的 {ratio} 倍{per_block}：{verdict}。",
+    ),
+    "caption.grad.without": (
+        "Without it, {ratio}{per_block}: {verdict}.",
+        "没有捷径时为 {ratio} 倍{per_block}：{verdict}。",
+    ),
+    "caption.grad.per_block": (" (×{factor} per block on average)", "（平均每块 ×{factor}）"),
+    "caption.grad.one_block": (
+        "With one block there is no trip back to measure: choose a depth of 2 or more.",
+        "只有一个块时没有回传路径可测：请把深度设为 2 或更大。",
+    ),
+    "caption.grad.plain_fades": (
+        "Each plain layer multiplies the gradient by its own derivative, here about ×{factor} a block, so the product "
+        "fades with depth.",
+        "普通堆叠的每一层都把梯度乘上自己的导数，这里平均每块约 ×{factor}，所以乘积随深度衰减。",
+    ),
+    "caption.grad.plain_grows": (
+        "Here the plain stack's factors are above 1 (about ×{factor} a block), so its gradient grows toward the "
+        "input instead of fading: a product of many factors drifts away from 1 in either direction.",
+        "这里普通堆叠每块的因子大于 1（平均约 ×{factor}），所以梯度越靠近输入反而越大：许多因子连乘，"
+        "结果会向任一方向偏离 1。",
+    ),
+    "caption.grad.plain_kept": (
+        "Here even the plain stack's product stays within ×10 of 1 over this depth.",
+        "在这个深度下，即使没有捷径，乘积也在 1 的 10 倍范围以内。",
+    ),
+    "caption.grad.shortcut_keeps": (
+        "The shortcut adds 1 to every factor (1 + f′), so the gradient's path stays open.",
+        "捷径给每个因子加上 1（变成 1 + f′），所以梯度的通路保持畅通。",
+    ),
+    "caption.grad.shortcut_grows": (
+        "The shortcut's factors 1 + f′ are above 1 as well, so its product grows too: it stays near 1 only when "
+        "every branch's derivative is small (see the chain lesson).",
+        "有捷径时每个因子 1 + f′ 也大于 1，所以乘积同样增长：只有每个分支的导数都很小时，它才会停在 1 附近（见“链式乘积”页）。",
+    ),
+    "caption.grad.shortcut_fades": (
+        "Even with the shortcut the gradient fades here: the branches cancel part of the identity path.",
+        "这里即使有捷径，梯度也在衰减：分支抵消了恒等通路的一部分。",
     ),
     "chart.grad_heatmap.title": ("Gradient reaching each layer, for every depth", "每个深度下到达各层的梯度"),
     "chart.grad_heatmap.colorbar": ("‖∂loss/∂x_l‖ (log)", "‖∂loss/∂x_l‖（对数）"),
@@ -122,6 +220,12 @@ STRINGS: dict[str, tuple[str, str]] = {
     "caption.grad_heatmap.grey": (
         "Grey = that network has no such layer, or the value is not finite (inf/NaN).",
         "灰色 = 该网络没有这一层，或数值不是有限数（inf/NaN）。",
+    ),
+    "caption.grad_heatmap.model_row": (
+        "Row {depth}, the model above: layer 1 gets {ratio} × the last layer's gradient ({verdict}); {faint} of its "
+        "{layers} layers get less than a tenth of it.",
+        "第 {depth} 行即上图的模型：第 1 层的梯度是最后一层的 {ratio} 倍（{verdict}）；{layers} 层中有 {faint} 层"
+        "收到的梯度不到最后一层的十分之一。",
     ),
     "caption.grad_heatmap.absolute": (
         "Each cell is the gradient's size itself: dark cells on the left of a row mean the first layers of that "
@@ -180,6 +284,7 @@ register_page(
         charts=("grad-profile", "grad-heatmap"),
         nav_key="nav.gradients",
         nav_order=20,
+        defaults=REFERENCE_MODEL,  # the lecture's model: the plain gradient fades, the shortcut keeps it
     )
 )
 register_page(Page("compare", "/compare", "compare.title", charts=("compare",), nav_key="nav.compare", nav_order=30))

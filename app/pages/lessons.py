@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from .. import i18n
 from ..experiments.lessons.batch import BATCH_SWEEP, PAD_FRACTIONS, BatchDependenceRequest
+from ..experiments.lessons.chain import PAGE_START as CHAIN_PAGE_START
 from ..experiments.lessons.chain import WORKED_CASES, ChainRequest
 from ..experiments.lessons.layernorm import LayerNormRequest
 from ..experiments.lessons.precision import PrecisionRequest, stack_schema
@@ -20,6 +21,9 @@ MODELS = {
     "precision": PrecisionRequest,
     "batchnorm": BatchDependenceRequest,
 }
+
+# Where a page opens somewhere else than its request model's default (app/services/warm_views.py warms these).
+PAGE_DEFAULTS = {"chain": CHAIN_PAGE_START}
 
 
 def _register_pages() -> None:
@@ -55,6 +59,7 @@ def _register_pages() -> None:
                 nav_order=60 + order,
                 model_controls=False,
                 extra=extra,
+                defaults=PAGE_DEFAULTS.get(key, {}),
             )
         )
 

@@ -17,6 +17,7 @@ from fastapi.templating import Jinja2Templates
 from ..assets import plotly_url, static_url
 from ..config import MAX_DEPTH, TraceConfig, presets_payload
 from ..i18n import client_table, pick_lang, t
+from ..models.norms import pinning_norms
 from ..paths import asset_dir
 from ..settings import get_settings
 
@@ -43,6 +44,9 @@ class Page:
     nav_order: int = 100
     model_controls: bool = True  # controls for every TraceConfig field (presets first)
     extra: dict[str, Any] = field(default_factory=dict)  # anything else the template or module needs
+    # The page's own starting values for URL keys (model or lesson fields), where its lesson needs another default
+    # than the request model's (e.g. /gradients opens on the deck's 96-block tanh model). The API keeps its defaults.
+    defaults: dict[str, Any] = field(default_factory=dict)
 
     @property
     def template_name(self) -> str:
@@ -64,6 +68,8 @@ def register_page(page: Page) -> Page:
     for chart in page.charts:
         if chart in CHARTS:
             raise ValueError(f"chart key {chart} already belongs to page {CHARTS[chart]}")
+    if page.defaults and page.model_controls:
+        TraceConfig(**page.defaults)  # a page default the request model refuses fails at import, not in a browser
     PAGES[page.key] = page
     CHARTS.update({chart: page.key for chart in page.charts})
 
@@ -82,18 +88,19 @@ def request_lang(request: Request) -> str:
     )
 
 
-def _query_depth(request: Request) -> int:
-    """The depth the presets are resolved for (DeepNorm's α); a bad value falls back to the default."""
+def _query_depth(request: Request, page: Page) -> int:
+    """The depth the presets are resolved for (DeepNorm's α); a bad value falls back to the page's default."""
+    fallback = int(page.defaults.get("depth", TraceConfig().depth))
     try:
         depth = int(request.query_params.get("depth", ""))
     except ValueError:
-        return TraceConfig().depth
-    return depth if 1 <= depth <= MAX_DEPTH else TraceConfig().depth
+        return fallback
+    return depth if 1 <= depth <= MAX_DEPTH else fallback
 
 
 def page_data(request: Request, page: Page, lang: str, embed_chart: str | None) -> dict[str, Any]:
     """Everything the page's JS needs, handed over as one JSON block (no inline script code)."""
-    depth = _query_depth(request)
+    depth = _query_depth(request, page)
     return {
         "page": page.key,
         "lang": lang,
@@ -106,7 +113,10 @@ def page_data(request: Request, page: Page, lang: str, embed_chart: str | None) 
         else None,
         "strings": client_table(lang),
         "extra": page.extra,
+        "defaults": page.defaults,
         "nav": {p.key: p.path for p in PAGES.values()},
+        "nav_defaults": {p.key: p.defaults for p in PAGES.values() if p.defaults},
+        "pinning_norms": pinning_norms(),
     }
 
 

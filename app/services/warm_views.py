@@ -8,8 +8,7 @@ from __future__ import annotations
 
 from typing import get_args
 
-from ..config import PRESETS, TraceConfig, preset_config
-from ..experiments.sweep import SweepRequest
+from ..config import PRESETS, REFERENCE_MODEL, TraceConfig, preset_config
 from ..experiments.trace import run_trace
 from .warmup import WarmRequest, register_warm_requests
 
@@ -22,14 +21,17 @@ def trace_request(cfg: TraceConfig, label: str) -> WarmRequest:
 
 @register_warm_requests
 def explorer_views() -> list[WarmRequest]:
-    """Home's tour, /norms and /gradients at the defaults, every preset (presets, /compare), the default sweep."""
-    base = TraceConfig()
+    """Home's tour, /norms at the defaults, /gradients on the lecture's reference model (its page default) with its
+    sweep up to that depth, every preset (presets, /compare)."""
+    base, reference = TraceConfig(), TraceConfig(**REFERENCE_MODEL)
     items = [trace_request(TraceConfig(depth=HOME_DEPTH, norm_position=p), f"home {p}") for p in HOME_POSITIONS]
     items.append(trace_request(base, "default trace"))
-    # /gradients draws the default next to its counterpart without the residual (gradients.js, counterpart()).
-    items.append(trace_request(base.model_copy(update={"residual": "none", "residual_scale": 1.0}), "no residual"))
+    items.append(trace_request(reference, "reference trace"))
+    # /gradients draws its model next to its counterpart without the residual (gradients.js, counterpart()).
+    items.append(trace_request(reference.model_copy(update={"residual": "none", "residual_scale": 1.0}), "no residual"))
     items += [trace_request(preset_config(key), f"preset {key}") for key in PRESETS]
-    items += [trace_request(base.with_depth(d), f"sweep depth {d}") for d in SweepRequest().depths]
+    # the heatmap sweeps depths 1..the model's depth (gradients.js, sweepMax)
+    items += [trace_request(reference.with_depth(d), f"sweep depth {d}") for d in range(1, reference.depth + 1)]
     return items
 
 
@@ -39,12 +41,12 @@ def lesson_views() -> list[WarmRequest]:
     its sweep, /precision. (/layernorm's speed measurement is not warmed: a timing taken during start-up lies.)"""
     from ..api.lessons import lesson_key
     from ..experiments.lessons.batch import BatchDependenceRequest, BatchNormName, batch_dependence_lesson
-    from ..experiments.lessons.chain import ChainRequest, chain_lesson
+    from ..experiments.lessons.chain import PAGE_START, ChainRequest, chain_lesson
     from ..experiments.lessons.layernorm import LayerNormRequest, layernorm_lesson
     from ..experiments.lessons.precision import snowball_config
     from ..experiments.lessons.softmax import SWEEP_SCALES, SoftmaxRequest, softmax_lesson
 
-    chain = ChainRequest()
+    chain = ChainRequest(**PAGE_START)  # what /chain asks for when opened (its page default)
     items = [WarmRequest(lesson_key("chain", chain), chain_lesson, (chain,), "lesson chain")]
     for kind in ("layernorm", "rmsnorm"):
         req = LayerNormRequest(kind=kind)

@@ -44,7 +44,7 @@ function chartTitle(key) {
  */
 export async function runPage(definition) {
   const modelControls = definition.modelControls ?? pageData.model_controls;
-  const specs = [...(definition.params || []), ...(modelControls ? specsFromSchema(pageData.schema) : []), THEME_PARAM];
+  const specs = [...(definition.params || []), ...(modelControls ? specsFromSchema(pageData.schema, pageData.defaults) : []), THEME_PARAM];
   const url = new UrlState(specs);
   const presets = modelControls && pageData.presets ? new Presets(pageData.presets, url) : null;
   const ctx = { url, presets, t, lang, embed: pageData.embed, config: (state) => url.modelConfig(state), charts };
@@ -77,13 +77,16 @@ export async function runPage(definition) {
   document.body.dataset.ready = '1';
 }
 
-/** Navigation links keep the model settings, so /norms?depth=48 leads to /gradients?depth=48. */
+/** Navigation links keep the model settings, so /norms?depth=48 leads to /gradients?depth=48; a value is written
+ *  when it differs from the target page's own default (Page.defaults), so the model shown stays the same. */
 function carryStateToNav(url) {
   const modelSpecs = url.specs.filter((s) => s.model);
   if (!modelSpecs.length) return;
-  const query = toQuery(modelSpecs, url.state, { lang });
+  const schemaDefaults = Object.fromEntries(Object.entries(pageData.schema.properties).map(([name, p]) => [name, p.default]));
   document.querySelectorAll('a[data-nav]').forEach((link) => {
-    link.href = `${pageData.nav[link.dataset.nav]}${query}`;
+    const target = { ...schemaDefaults, ...(pageData.nav_defaults?.[link.dataset.nav] || {}) };
+    const specs = modelSpecs.map((s) => ({ ...s, default: target[s.name] }));
+    link.href = `${pageData.nav[link.dataset.nav]}${toQuery(specs, url.state, { lang })}`;
   });
 }
 

@@ -45,8 +45,17 @@ PAGE_STRINGS: dict[str, tuple[str, str]] = {
     "caption.chain": ("The exact products appear here once they are computed.", "计算完成后，这里显示精确的乘积。"),
     "chain.caption": (
         "After {depth} layers, the plain stack multiplies the gradient by {g}^{depth} = {plain}; "
-        "with the shortcut by {factor}^{depth} = {residual}. ",
+        "with the shortcut by {factor}^{depth} = {residual}.",
         "经过 {depth} 层后，普通堆叠把梯度乘以 {g}^{depth} = {plain}；有捷径时乘以 {factor}^{depth} = {residual}。",
+    ),
+    "chain.verdicts": (
+        "Without the shortcut the gradient {plain}; with it, {residual}.",
+        "没有捷径时梯度{plain}；有捷径时{residual}。",
+    ),
+    "chain.story.shortcut_keeps": (
+        "This is the shortcut's lesson: each factor 1 + g stays close to 1 when the branch's derivative g is small, "
+        "so the product does too, while g^l dies.",
+        "这正是捷径的作用：分支导数 g 很小时，每个因子 1 + g 都接近 1，乘积也就接近 1；而 g^l 趋于 0。",
     ),
     "chain.verdict.vanish": (
         "Without the shortcut the first layer hears almost nothing.",
@@ -54,19 +63,19 @@ PAGE_STRINGS: dict[str, tuple[str, str]] = {
     ),
     "chain.verdict.explode": ("Without the shortcut the product explodes.", "没有捷径时，乘积爆炸。"),
     "chain.verdict.fine": (
-        "Here even the plain product stays within a factor of 1000 of 1.",
-        "这里即使没有捷径，乘积也在 1 的 1000 倍以内。",
+        "Here even the plain product stays within a factor of 10 of 1.",
+        "这里即使没有捷径，乘积也在 1 的 10 倍范围以内。",
     ),
     "chain.shortcut.grows": (
-        " The shortcut product cannot shrink, but with a large g it explodes instead: it stays near 1 only "
+        "The shortcut product cannot shrink, but with a large g it explodes instead: it stays near 1 only "
         "when each branch's derivative is small, which is why deep models initialise residual branches small, "
         "e.g. GPT-2's 1/√N scaling (try g = 0.01).",
         "有捷径的乘积不会缩小，但 g 较大时它反而会爆炸：只有每个分支的导数都很小时，它才会停在 1 附近。"
         "所以深层模型会把残差分支初始化得很小，例如 GPT-2 的 1/√N 缩放（试试 g = 0.01）。",
     ),
     "chain.verdict.overflow": (
-        " Some products passed the largest float64 number (about 1.8e308): the gaps in the chart.",
-        " 部分乘积超过了 float64 的最大值（约 1.8e308）：图中的空缺处。",
+        "Some products passed the largest float64 number (about 1.8·10³⁰⁸): the gaps in the chart.",
+        "部分乘积超过了 float64 的最大值（约 1.8·10³⁰⁸）：即图中的空缺处。",
     ),
     # /layernorm
     "layernorm.title": ("LayerNorm and RMSNorm by hand", "手算 LayerNorm 与 RMSNorm"),
