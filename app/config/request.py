@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, model_validator
+from pydantic import BaseModel, ConfigDict, ValidationInfo, model_validator
 
 from .budget import MAX_DEPTH, budget_problem
 from .fields import labelled_field
@@ -186,7 +186,7 @@ class TraceConfig(BaseModel):
     )
 
     @model_validator(mode="after")
-    def _check_consistency(self) -> TraceConfig:
+    def _check_consistency(self, info: ValidationInfo) -> TraceConfig:
         if self.arch == "transformer" and self.d_model % self.n_heads:
             divisors = [h for h in range(1, 17) if self.d_model % h == 0]
             raise ValueError(
@@ -198,9 +198,12 @@ class TraceConfig(BaseModel):
                 f"norm_groups: must divide d_model ({self.d_model}) with at least 2 channels a group; "
                 f"got {self.norm_groups} | allowed: {', '.join(map(str, group_counts(self.d_model)))}"
             )
-        problem = budget_problem(self)
-        if problem:
-            raise ValueError(problem)
+        if (info.context or {}).get("budget", True):  # app/config/limits.py checks the rest without the budget
+            problem = budget_problem(self)
+            if problem:
+                from .limits import over_budget_message  # limits validates TraceConfig itself: imported when needed
+
+                raise ValueError(over_budget_message(self))
         return self
 
     def with_depth(self, depth: int) -> TraceConfig:
