@@ -166,6 +166,25 @@ STRINGS: dict[str, tuple[str, str]] = {
     "status.error": ("The server refused: {message}", "服务器拒绝了请求：{message}"),
     "status.network": ("Could not reach the server.", "无法连接服务器。"),
     "status.busy": ("The server is busy; retrying in {s} s.", "服务器繁忙，{s} 秒后重试。"),
+    # The compute budget (static/js/budget.js, from POST /api/budget): the setting to blame and what fits
+    "budget.over": (
+        "Too large for this server's compute budget: with the other sizes as they are, {setting} can be at most "
+        "{max} (it is {value}).",
+        "超出了本服务器的计算预算：在其他尺寸不变时，“{setting}”最大只能是 {max}（当前为 {value}）。",
+    ),
+    "budget.others": (" Or lower {others}.", "也可以改为：{others}。"),
+    "budget.other": ("{setting} to {max}", "“{setting}”不超过 {max}"),
+    "budget.list_sep": (", ", "、"),
+    "budget.several": (
+        "Too large for this server's compute budget, and no single size brings it within: lower two or more of "
+        "{sizes}.",
+        "超出了本服务器的计算预算，只调小一个尺寸不够：请同时调小以下两项或更多：{sizes}。",
+    ),
+    "budget.limit": (
+        "{setting} can be at most {max} with the other sizes as they are (this server's compute budget); "
+        "{value} was not applied.",
+        "在其他尺寸不变时，“{setting}”最大只能是 {max}（本服务器的计算预算）；{value} 未被采用。",
+    ),
     "status.invalid_url": ("Ignored invalid values in the link: {names}", "已忽略链接中的无效值：{names}"),
     "status.sweep": ("Sweep: depth {done} of {total}", "扫描：第 {done} / {total} 个深度"),
     "status.sweep_done": (
