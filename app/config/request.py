@@ -142,7 +142,7 @@ class TraceConfig(BaseModel):
         "Number format",
         "数值格式",
         "Run the whole model in this format on the CPU, so overflow and swamping really happen.",
-        "整个模型在 CPU 上以此格式运行，溢出和精度吞没会真实发生。",
+        "整个模型在 CPU 上以此格式运行，溢出和舍入丢失会真实发生。",
         "numerics",
     )
     d_model: int = labelled_field(

@@ -28,7 +28,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     "home.norm_p": (
         "LayerNorm rescales each token vector to mean 0 and variance 1. Where it sits decides what it controls: "
         "after the add (Post-LN) it pins every vector to length √d; inside the branch (Pre-LN) the stream is left free to grow.",
-        "LayerNorm 把每个词元向量缩放到均值 0、方差 1。它放在哪里决定了它管住什么：放在相加之后（Post-LN）会把每个向量的长度固定为 √d；"
+        "LayerNorm 把每个词元向量缩放到均值 0、方差 1。它的位置决定了它约束的是什么：放在相加之后（Post-LN）会把每个向量的长度固定为 √d；"
         "放在分支内部（Pre-LN）则任由残差流增长。",
     ),
     "home.pages_h": ("Explore", "开始探索"),
@@ -38,11 +38,11 @@ STRINGS: dict[str, tuple[str, str]] = {
     ),
     "home.card.gradients": (
         "How far the gradient survives, with and without the shortcut, at every depth.",
-        "有捷径和没有捷径时，梯度各能传多远；每种深度都算一遍。",
+        "有捷径和没有捷径时，梯度各能回传多远；逐个深度计算。",
     ),
     "home.card.compare": (
         "Pre-LN against Post-LN (or any 2 to 4 variants) in aligned panels.",
-        "Pre-LN 对比 Post-LN（或任选 2 到 4 种变体），各面板坐标对齐。",
+        "Pre-LN 对比 Post-LN（或任选 2 到 4 种变体），各面板坐标轴对齐。",
     ),
     "chart.tour.title": (
         "Stream norm per layer in a 24-block Transformer: Post-LN vs Pre-LN",
@@ -63,7 +63,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     "chart.norms.title": ("Activation norm along the residual stream", "残差流上的激活范数"),
     "series.act_norm": ("Residual stream ‖x_l‖", "残差流 ‖x_l‖"),
     "series.branch_norm": ("Block output ‖f(x)‖", "块输出 ‖f(x)‖"),
-    "series.max_abs": ("Largest |entry| (what overflows)", "最大元素绝对值（决定是否溢出）"),
+    "series.max_abs": ("Largest |entry| (what overflows)", "绝对值最大的分量（决定是否溢出）"),
     "series.post_ln": ("Post-LN: N(x + f(x))", "Post-LN：N(x + f(x))"),
     "series.pre_ln": ("Pre-LN: x + f(N(x))", "Pre-LN：x + f(N(x))"),
     "caption.norms": (
@@ -199,7 +199,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     "caption.grad.shortcut_grows": (
         "The shortcut's factors 1 + f′ are above 1 as well, so its product grows too: it stays near 1 only when "
         "every branch's derivative is small (see the chain lesson).",
-        "有捷径时每个因子 1 + f′ 也大于 1，所以乘积同样增长：只有每个分支的导数都很小时，它才会停在 1 附近（见“链式乘积”页）。",
+        "有捷径时每个因子 1 + f′ 也大于 1，所以乘积同样增长：只有每个分支的导数都很小时，它才会停在 1 附近（见“链式法则”页）。",
     ),
     "caption.grad.shortcut_fades": (
         "Even with the shortcut the gradient fades here: the branches cancel part of the identity path.",
