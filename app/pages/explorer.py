@@ -222,9 +222,9 @@ STRINGS: dict[str, tuple[str, str]] = {
         "灰色 = 该网络没有这一层，或数值不是有限数（inf/NaN）。",
     ),
     "caption.grad_heatmap.model_row": (
-        "Row {depth}, the model above: layer 1 gets {ratio} × the last layer's gradient ({verdict}); {faint} of its "
+        "Row {depth}, the model above: layer 1 gets {ratio} × the last layer's gradient, {verdict}; {faint} of its "
         "{layers} layers get less than a tenth of it.",
-        "第 {depth} 行即上图的模型：第 1 层的梯度是最后一层的 {ratio} 倍（{verdict}）；{layers} 层中有 {faint} 层"
+        "第 {depth} 行即上图的模型：第 1 层的梯度是最后一层的 {ratio} 倍，{verdict}；{layers} 层中有 {faint} 层"
         "收到的梯度不到最后一层的十分之一。",
     ),
     "caption.grad_heatmap.absolute": (

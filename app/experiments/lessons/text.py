@@ -24,7 +24,7 @@ PAGE_STRINGS: dict[str, tuple[str, str]] = {
     # /chain
     "chain.title": (
         "The chain product: why the shortcut keeps the gradient alive",
-        "链式乘积：捷径为什么能让梯度活下来",
+        "链式乘积：捷径为什么能让梯度一路回传",
     ),
     "chain.intro": (
         "Backpropagation multiplies one factor per layer. If every layer's derivative is g, a plain stack hands g^L back "
