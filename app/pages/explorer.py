@@ -201,9 +201,23 @@ STRINGS: dict[str, tuple[str, str]] = {
         "every branch's derivative is small (see the chain lesson).",
         "有捷径时每个因子 1 + f′ 也大于 1，所以乘积同样增长：只有每个分支的导数都很小时，它才会停在 1 附近（见“链式法则”页）。",
     ),
+    "caption.grad.plain_underflows": (
+        "Each plain layer multiplies the gradient by its own derivative; here the product became too small for the "
+        "number format and was rounded to exactly 0.",
+        "普通堆叠的每一层都把梯度乘上自己的导数；这里乘积小到数值格式无法表示，被舍入为 0。",
+    ),
+    "caption.grad.plain_overflows": (
+        "Each plain layer multiplies the gradient by its own derivative; here the product grew past the largest "
+        "number the format holds (inf/NaN).",
+        "普通堆叠的每一层都把梯度乘上自己的导数；这里乘积超过了数值格式的最大值（inf/NaN）。",
+    ),
+    "caption.grad.shortcut_underflows": (
+        "Even with the shortcut the gradient was rounded to exactly 0 here.",
+        "这里即使有捷径，梯度也被舍入为 0。",
+    ),
     "caption.grad.shortcut_fades": (
-        "Even with the shortcut the gradient fades here: the branches cancel part of the identity path.",
-        "这里即使有捷径，梯度也在衰减：分支抵消了恒等通路的一部分。",
+        "Even with the shortcut the gradient fades here: its factors 1 + f′ average ×{factor} a block, below 1.",
+        "这里即使有捷径，梯度也在衰减：因子 1 + f′ 平均每块 ×{factor}，小于 1。",
     ),
     "chart.grad_heatmap.title": ("Gradient reaching each layer, for every depth", "每个深度下到达各层的梯度"),
     "chart.grad_heatmap.colorbar": ("‖∂loss/∂x_l‖ (log)", "‖∂loss/∂x_l‖（对数）"),

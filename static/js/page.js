@@ -99,7 +99,9 @@ async function withinBudget(url, ctx, controls, cards) {
 function carryStateToNav(url) {
   const modelSpecs = url.specs.filter((s) => s.model);
   if (!modelSpecs.length) return;
-  const schemaDefaults = Object.fromEntries(Object.entries(pageData.schema.properties).map(([name, p]) => [name, p.default]));
+  const schema = pageData.schema?.properties;  // null on pages with their own model specs (e.g. /train)
+  const schemaDefaults = schema ? Object.fromEntries(Object.entries(schema).map(([name, p]) => [name, p.default]))
+    : Object.fromEntries(modelSpecs.map((s) => [s.name, s.default]));
   document.querySelectorAll('a[data-nav]').forEach((link) => {
     const target = { ...schemaDefaults, ...(pageData.nav_defaults?.[link.dataset.nav] || {}) };
     const specs = modelSpecs.map((s) => ({ ...s, default: target[s.name] }));

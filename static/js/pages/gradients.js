@@ -36,14 +36,17 @@ function seriesSentence(key, ratio, depth) {
 }
 
 /** Why the two curves went where they went, from their verdicts: never "shrinks" under a curve that grows. */
-function explanation(withVerdict, withoutVerdict, withoutStep) {
+function explanation(withVerdict, withoutVerdict, withoutStep, withStep) {
   const parts = [];
-  if (['faded', 'underflowed'].includes(withoutVerdict)) parts.push(t('caption.grad.plain_fades', { factor: fmt(withoutStep) }));
-  else if (['grew', 'exploded', 'overflowed'].includes(withoutVerdict)) parts.push(t('caption.grad.plain_grows', { factor: fmt(withoutStep) }));
+  if (withoutVerdict === 'underflowed') parts.push(t('caption.grad.plain_underflows'));
+  else if (withoutVerdict === 'faded') parts.push(t('caption.grad.plain_fades', { factor: fmt(withoutStep) }));
+  else if (withoutVerdict === 'overflowed') parts.push(t('caption.grad.plain_overflows'));
+  else if (['grew', 'exploded'].includes(withoutVerdict)) parts.push(t('caption.grad.plain_grows', { factor: fmt(withoutStep) }));
   else parts.push(t('caption.grad.plain_kept'));
   if (withVerdict === 'kept') parts.push(t('caption.grad.shortcut_keeps'));
   else if (['grew', 'exploded', 'overflowed'].includes(withVerdict)) parts.push(t('caption.grad.shortcut_grows'));
-  else parts.push(t('caption.grad.shortcut_fades'));
+  else if (withVerdict === 'underflowed') parts.push(t('caption.grad.shortcut_underflows'));
+  else parts.push(t('caption.grad.shortcut_fades', { factor: fmt(withStep) }));
   return parts;
 }
 
@@ -71,7 +74,7 @@ function profileCaption(data) {
   if (depth < 2) return t('caption.grad.one_block');
   return sentences(t('caption.grad.read', { depth }),
     seriesSentence('caption.grad.with', withRatio, depth), seriesSentence('caption.grad.without', withoutRatio, depth),
-    ...explanation(verdict(withRatio), verdict(withoutRatio), perStep(withoutRatio, depth - 1)));
+    ...explanation(verdict(withRatio), verdict(withoutRatio), perStep(withoutRatio, depth - 1), perStep(withRatio, depth - 1)));
 }
 
 function profileTable(data) {
