@@ -101,7 +101,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     "controls.norm_scale": ("Norm axis", "范数轴"),
     "controls.grad_scale": ("Gradient axis", "梯度轴"),
     "controls.heat": ("Heatmap colour", "热图颜色"),
-    "controls.sweep_to": ("Sweep depths 1 to", "扫描深度 1 到"),
+    "controls.sweep_to": ("Sweep depths 1 to (0 = this model's depth)", "扫描深度 1 到（0 = 本模型的深度）"),
     "controls.variants": ("Variants to compare (2 to 4)", "对比的变体（2 到 4 个）"),
     "controls.variant_n": ("Variant {n}", "变体 {n}"),
     "controls.variant_none": ("(none)", "（无）"),
@@ -146,8 +146,27 @@ STRINGS: dict[str, tuple[str, str]] = {
     "status.loading": ("Computing…", "计算中…"),
     "status.ready": ("Ready.", "完成。"),
     "status.error": ("The server refused: {message}", "服务器拒绝了请求：{message}"),
-    "status.network": ("Could not reach the server.", "无法连接服务器。"),
+    "status.network": ("Could not reach the server.", "无法连接到服务器。"),
     "status.busy": ("The server is busy; retrying in {s} s.", "服务器繁忙，{s} 秒后重试。"),
+    # The compute budget (static/js/budget.js, from POST /api/budget): the setting to blame and what fits
+    "budget.over": (
+        "Too large for this server's compute budget: with the other sizes as they are, {setting} can be at most "
+        "{max} (it is {value}).",
+        "超出了本服务器的计算预算：在其他尺寸不变时，“{setting}”最大只能是 {max}（当前为 {value}）。",
+    ),
+    "budget.others": (" Or lower {others}.", "也可以改为：{others}。"),
+    "budget.other": ("{setting} to {max}", "“{setting}”不超过 {max}"),
+    "budget.list_sep": (", ", "、"),
+    "budget.several": (
+        "Too large for this server's compute budget, and no single size brings it within: lower two or more of "
+        "{sizes}.",
+        "超出了本服务器的计算预算，只调小一个尺寸不够：请同时调小以下两项或更多：{sizes}。",
+    ),
+    "budget.limit": (
+        "{setting} can be at most {max} with the other sizes as they are (this server's compute budget); "
+        "{value} was not applied.",
+        "在其他尺寸不变时，“{setting}”最大只能是 {max}（本服务器的计算预算）；{value} 未被采用。",
+    ),
     "status.invalid_url": ("Ignored invalid values in the link: {names}", "已忽略链接中的无效值：{names}"),
     "status.sweep": ("Sweep: depth {done} of {total}", "扫描：第 {done} / {total} 个深度"),
     "status.sweep_done": (
@@ -180,7 +199,14 @@ STRINGS: dict[str, tuple[str, str]] = {
     "mark.overflow_range": ("overflow (inf/NaN): layers {from}–{to}", "溢出（inf/NaN）：第 {from}–{to} 层"),
     "mark.overflow_at": ("overflow (inf/NaN) at layer {layer}", "第 {layer} 层溢出（inf/NaN）"),
     "mark.overflowed": ("inf/NaN (overflow)", "inf/NaN（溢出）"),
-    "mark.underflowed": ("0 (underflow: too small for the number format)", "0（下溢：小到数值格式表示不了）"),
+    "mark.underflowed": ("0 (underflow: too small for the number format)", "0（下溢：数值太小，当前数值格式无法表示）"),
+    # What a ratio of gradients (or a product of factors) did over many layers: static/js/verdict.js picks one
+    "verdict.kept": ("kept (within ×10 of 1)", "基本保持（与 1 相差不到 10 倍）"),
+    "verdict.faded": ("faded", "衰减"),
+    "verdict.grew": ("grew", "增大"),
+    "verdict.exploded": ("exploded", "爆炸"),
+    "verdict.overflowed": ("overflowed to inf/NaN", "溢出为 inf/NaN"),
+    "verdict.underflowed": ("underflowed to exactly 0", "下溢为 0"),
     "series.dtype_max": ("{dtype} limit {value}", "{dtype} 上限 {value}"),
     "mark.null_points": ("× = value overflowed", "× = 数值溢出"),
     "chart.norms.y": ("Mean token norm ‖x_l‖", "词元平均范数 ‖x_l‖"),

@@ -9,6 +9,7 @@ import pytest
 import torch
 
 from app.config import PRESETS, VARIANTS, TraceConfig, preset_config
+from app.config.variants import pinning_norms
 from app.experiments.trace import run_trace
 from app.jsonsafe import all_finite, strict_dumps
 from app.models.init import build_model
@@ -29,6 +30,11 @@ def block_outputs(cfg: TraceConfig) -> list[torch.Tensor]:
     return [recorder.acts[f"{l}.{list(b.units)[-1]}"] for l, b in enumerate(model.blocks, start=1)]
 
 
+def test_the_pinning_norms_are_the_ones_that_normalize_each_token():
+    """The pages draw the sqrt(d) line from this property: a norm missing from it loses its line (the old bug)."""
+    assert sorted(pinning_norms()) == ["groupnorm", "layernorm", "layernorm_nobias", "rmsnorm", "scalenorm"]
+
+
 @pytest.mark.parametrize("norm", choices("norm"))
 @pytest.mark.parametrize("arch", choices("arch"))
 def test_post_norm_pins_every_token_to_sqrt_d_exactly_when_the_table_says_so(norm, arch):
@@ -39,6 +45,14 @@ def test_post_norm_pins_every_token_to_sqrt_d_exactly_when_the_table_says_so(nor
         for norms in (stream.norm(dim=-1) for stream in block_outputs(cfg))
     ]
     assert all(pinned) if VARIANTS["norm"][norm].pins_token else not any(pinned)
+
+
+@pytest.mark.parametrize("norm", sorted(set(NORMS) - set(pinning_norms())))
+def test_the_other_post_norms_leave_token_lengths_free(norm):
+    """Without `pins_token` (DyT, BatchNorm, none) some token leaves sqrt(d) by more than 1% after the add."""
+    cfg = TraceConfig(norm=norm, norm_position="post", depth=8, **SMALL)
+    token_norms = torch.cat([stream.norm(dim=-1).flatten() for stream in block_outputs(cfg)])
+    assert not torch.allclose(token_norms, torch.full_like(token_norms, math.sqrt(cfg.d_model)), rtol=1e-2)
 
 
 def test_pre_ln_squared_norm_grows_linearly_with_depth():

@@ -36,11 +36,12 @@ def _is_json(request: Request) -> bool:
     return kind == "application/json" or (kind.startswith("application/") and kind.endswith("+json"))
 
 
-async def json_body(request: Request, model: type[Model]) -> Model:
-    """The body validated against `model` in strict JSON mode, or InvalidBody with the right status."""
+async def json_body(request: Request, model: type[Model], context: dict[str, Any] | None = None) -> Model:
+    """The body validated against `model` in strict JSON mode (with a validation `context`, e.g. {"budget": False}),
+    or InvalidBody with the right status."""
     raw = await request.body()
     if not raw.strip():
-        return model()
+        return model.model_validate({}, context=context)
     if not _is_json(request):
         raise InvalidBody(
             [
@@ -55,7 +56,7 @@ async def json_body(request: Request, model: type[Model]) -> Model:
             WRONG_TYPE_STATUS,
         )
     try:
-        return model.model_validate_json(raw, strict=True)
+        return model.model_validate_json(raw, strict=True, context=context)
     except ValidationError as exc:
         errors = list(exc.errors())
         unparseable = any(err["type"] == "json_invalid" for err in errors)

@@ -20,7 +20,7 @@ from .budget import (
     units_per_block,
 )
 from .fields import field_bounds, labelled_field
-from .presets import PRESETS, deepnorm_alpha, preset_config, presets_payload
+from .presets import PRESETS, REFERENCE_MODEL, deepnorm_alpha, preset_config, presets_payload
 from .request import Activation, Arch, Block, DType, Init, Norm, NormPosition, Residual, TraceConfig, group_counts
 from .variants import VARIANTS, Variant, variants_payload
 
@@ -30,6 +30,7 @@ __all__ = [
     "MAX_FORWARD_MACS",
     "MAX_PARAMETERS",
     "PRESETS",
+    "REFERENCE_MODEL",
     "VARIANTS",
     "Activation",
     "Arch",

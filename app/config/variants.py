@@ -96,7 +96,7 @@ RESIDUAL_VARIANTS: tuple[Variant, ...] = (
     Variant("none", "none (plain stack)", "无（普通堆叠）"),
     Variant("rezero", "ReZero", "ReZero"),
     Variant("highway", "highway (gated)", "Highway（门控捷径）"),
-    Variant("dense", "dense (DenseFormer)", "密集（DenseFormer）"),
+    Variant("dense", "dense (DenseFormer)", "稠密连接（DenseFormer）"),
 )
 
 BLOCK_VARIANTS: tuple[Variant, ...] = (
@@ -133,6 +133,12 @@ def listed_help(axis: str, lead: str, lead_zh: str) -> tuple[str, str]:
         f"{lead}{', '.join(items_en[:-1])} or {items_en[-1]}.",
         f"{lead_zh}{'、'.join(items_zh[:-1])}或{items_zh[-1]}。",
     )
+
+
+def pinning_norms() -> list[str]:
+    """The norms that pin every token to length sqrt(d) when they follow the add (`pins_token`): the pages draw the
+    sqrt(d) line for these; tests/test_models.py checks on the real classes which pin and which do not."""
+    return [key for key, variant in VARIANTS["norm"].items() if variant.pins_token]
 
 
 def variants_payload() -> dict[str, dict[str, dict[str, Any]]]:

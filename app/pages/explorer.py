@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import i18n
-from ..config import PRESETS, TraceConfig, preset_config
+from ..config import PRESETS, REFERENCE_MODEL, TraceConfig, preset_config
 from ..experiments.requests import Part
 from ..experiments.sweep import SweepRequest
 from .registry import Page, register_page
@@ -17,7 +17,9 @@ HOME: dict[str, Any] = {
     "depth": 24,
     "positions": ["post", "pre"],
 }  # the tour's thumbnail: Post-LN vs Pre-LN at depth 24
-GRADIENTS: dict[str, Any] = {"sweep_to": 96}  # the heatmap's default sweep: depths 1..96
+# /gradients opens on the lecture's reference model (the plain gradient fades, the shortcut keeps it); the heatmap's
+# sweep_to 0 means "up to the model's depth".
+GRADIENTS: dict[str, Any] = {**REFERENCE_MODEL, "sweep_to": 0}
 
 # The explorer pages' own words (key: (English, 中文)); words shared with other pages live in app/i18n.py.
 STRINGS: dict[str, tuple[str, str]] = {
@@ -38,7 +40,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     "home.norm_p": (
         "LayerNorm rescales each token vector to mean 0 and variance 1. Where it sits decides what it controls: "
         "after the add (Post-LN) it pins every vector to length √d; inside the branch (Pre-LN) the stream is left free to grow.",
-        "LayerNorm 把每个词元向量缩放到均值 0、方差 1。它放在哪里决定了它管住什么：放在相加之后（Post-LN）会把每个向量的长度固定为 √d；"
+        "LayerNorm 把每个词元向量缩放到均值 0、方差 1。它的位置决定了它约束的是什么：放在相加之后（Post-LN）会把每个向量的长度固定为 √d；"
         "放在分支内部（Pre-LN）则任由残差流增长。",
     ),
     "home.pages_h": ("Explore", "开始探索"),
@@ -48,11 +50,11 @@ STRINGS: dict[str, tuple[str, str]] = {
     ),
     "home.card.gradients": (
         "How far the gradient survives, with and without the shortcut, at every depth.",
-        "有捷径和没有捷径时，梯度各能传多远；每种深度都算一遍。",
+        "有捷径和没有捷径时，梯度各能回传多远；逐个深度计算。",
     ),
     "home.card.compare": (
         "Pre-LN against Post-LN (or any 2 to 4 variants) in aligned panels.",
-        "Pre-LN 对比 Post-LN（或任选 2 到 4 种变体），各面板坐标对齐。",
+        "Pre-LN 对比 Post-LN（或任选 2 到 4 种变体），各面板坐标轴对齐。",
     ),
     "chart.tour.title": (
         "Stream norm per layer in a 24-block Transformer: Post-LN vs Pre-LN",
@@ -73,29 +75,85 @@ STRINGS: dict[str, tuple[str, str]] = {
     "chart.norms.title": ("Activation norm along the residual stream", "残差流上的激活范数"),
     "series.act_norm": ("Residual stream ‖x_l‖", "残差流 ‖x_l‖"),
     "series.branch_norm": ("Block output ‖f(x)‖", "块输出 ‖f(x)‖"),
-    "series.max_abs": ("Largest |entry| (what overflows)", "最大元素绝对值（决定是否溢出）"),
+    "series.max_abs": ("Largest |entry| (what overflows)", "绝对值最大的分量（决定是否溢出）"),
     "series.post_ln": ("Post-LN: N(x + f(x))", "Post-LN：N(x + f(x))"),
     "series.pre_ln": ("Pre-LN: x + f(N(x))", "Pre-LN：x + f(N(x))"),
+    "caption.norms": (
+        "The measured lengths and the law they follow appear here once the model has run.",
+        "模型运行完成后，这里显示实测的长度以及它们符合的规律。",
+    ),
     "caption.norms.pre": (
-        "Pre-LN: each block adds its output to the stream and nothing normalizes the sum, so the squared length grows "
-        "roughly linearly with depth and the length like √l (dashed: √(‖x₀‖² + c·l) with c fitted to this trace by least squares).",
-        "Pre-LN：每个块把输出加到残差流上，而相加的结果不做归一化，所以长度的平方大致随深度线性增长，长度约按 √l 增长"
-        "（虚线：√(‖x₀‖² + c·l)，c 由本次数据用最小二乘拟合）。",
+        "Pre-LN: each block adds its output to the stream and nothing normalizes the sum, so the stream keeps "
+        "getting longer.",
+        "Pre-LN：每个块把输出加到残差流上，而相加的结果不做归一化，所以残差流越来越长。",
     ),
     "caption.norms.post": (
-        "Post-LN: the norm comes after the add, so every token vector is rescaled to the same length √d_model at every layer "
-        "(dashed line). The stream cannot snowball, but see /gradients for what this costs the gradient.",
-        "Post-LN：归一化在相加之后，所以每层每个词元向量都被缩放到同样的长度 √d_model（虚线）。"
+        "{norm} after the add rescales every token vector to the same length √d_model at every layer (dashed line). "
+        "The stream cannot snowball, but see the Gradients page for what this costs the gradient.",
+        "{norm} 放在相加之后，把每层的每个词元向量都缩放到同样的长度 √d_model（虚线）。"
         "残差流不会滚雪球，但梯度要为此付出代价，见“梯度”页。",
     ),
+    "caption.norms.pinned": (
+        "Measured: every layer's mean token length is within {percent}% of √{d} = {value}.",
+        "实测：每层词元的平均长度与 √{d} = {value} 相差不超过 {percent}%。",
+    ),
     "caption.norms.other": (
-        "The stream's length after each block. Switch the norm position to pre or post to see the two classic behaviours.",
-        "每个块之后残差流的长度。把归一化位置切换为 pre 或 post，可以看到两种典型行为。",
+        "The stream's length after each block, for this norm and placement.",
+        "在当前的归一化方式和位置下，每个块之后残差流的长度。",
+    ),
+    "caption.norms.post_free": (
+        "{norm} after the add does not set each token's length, so no √d_model line is drawn.",
+        "{norm} 放在相加之后也不会固定每个词元的长度，所以不画 √d_model 线。",
     ),
     "caption.norms.growth": (
         "Measured: the stream's norm changed ×{growth} from layer 1 to layer {depth}.",
         "实测：残差流范数从第 1 层到第 {depth} 层变为 {growth} 倍。",
     ),
+    "caption.norms.shrink": (
+        "Measured: the stream shrank to ×{growth} of its layer-1 length by layer {depth}, about ×{step} per block.",
+        "实测：到第 {depth} 层，残差流缩小为第 1 层长度的 {growth} 倍，平均每块约 ×{step}。",
+    ),
+    "caption.norms.underflow": (
+        "The stream shrank until it underflowed to exactly 0 at layer {layer}: too small for {dtype}, every "
+        "later layer gets zeros.",
+        "残差流不断缩小，在第 {layer} 层下溢为 0：数值小到 {dtype} 无法表示，之后的每一层收到的都是 0。",
+    ),
+    "caption.norms.law.sqrt": (
+        "Of three laws fitted by least squares (√l, a straight line, a power l^p), √(‖x₀‖² + c·l) fits best "
+        "(dashed): the blocks' updates add like independent steps, whose squares add up (Xiong et al. 2020).",
+        "用最小二乘拟合三种规律（√l、直线、幂律 l^p），√(‖x₀‖² + c·l) 拟合得最好（虚线）："
+        "各块的增量近似独立，按平方累加（Xiong 等，2020）。",
+    ),
+    "caption.norms.law.line": (
+        "Of three laws fitted by least squares (√l, a straight line, a power l^p), a straight line fits best "
+        "(dashed): the blocks' updates are correlated rather than independent, so their lengths add up more like "
+        "numbers than like independent steps, whose squares add, and the stream grows faster than √l.",
+        "用最小二乘拟合三种规律（√l、直线、幂律 l^p），直线拟合得最好（虚线）：各块的增量彼此相关而非独立，"
+        "它们的长度更像数值一样直接相加，而不是像独立增量那样按平方累加，所以残差流比 √l 增长得快。",
+    ),
+    "caption.norms.law.power_between": (
+        "Of three laws fitted by least squares (√l, a straight line, a power l^p), the power l^{p} fits best "
+        "(dashed): between √l (independent updates) and a line (aligned updates).",
+        "用最小二乘拟合三种规律（√l、直线、幂律 l^p），幂律 l^{p} 拟合得最好（虚线）："
+        "介于 √l（增量相互独立）和直线（增量方向一致）之间。",
+    ),
+    "caption.norms.law.power_slow": (
+        "Of three laws fitted by least squares (√l, a straight line, a power l^p), the power l^{p} fits best "
+        "(dashed): slower than √l.",
+        "用最小二乘拟合三种规律（√l、直线、幂律 l^p），幂律 l^{p} 拟合得最好（虚线）：比 √l 增长得还慢。",
+    ),
+    "caption.norms.law.power_fast": (
+        "Of three laws fitted by least squares (√l, a straight line, a power l^p), the power l^{p} fits best "
+        "(dashed): faster than a straight line.",
+        "用最小二乘拟合三种规律（√l、直线、幂律 l^p），幂律 l^{p} 拟合得最好（虚线）：比直线增长得还快。",
+    ),
+    "caption.norms.law_errors": (
+        "Root-mean-square error of each fit: √l {sqrt}, line {line}, l^{p} {power}.",
+        "各拟合的均方根误差：√l 为 {sqrt}，直线为 {line}，l^{p} 为 {power}。",
+    ),
+    "series.law.sqrt": ("Best fit √(‖x₀‖² + c·l), c = {c}", "最佳拟合 √(‖x₀‖² + c·l)，c = {c}"),
+    "series.law.line": ("Best fit: a line, slope {slope}", "最佳拟合：直线，斜率 {slope}"),
+    "series.law.power": ("Best fit: power l^{p}", "最佳拟合：幂律 l^{p}"),
     "caption.norms.overflow": (
         "In {dtype} the values passed the largest finite number: from layer {layer} on they are inf or NaN (marked).",
         "在 {dtype} 下数值超过了最大有限值：从第 {layer} 层起变成 inf 或 NaN（已标出）。",
@@ -111,12 +169,67 @@ STRINGS: dict[str, tuple[str, str]] = {
     "series.with_residual": ("With residual ({residual})", "有残差（{residual}）"),
     "series.without_residual": ("Without residual (plain stack)", "无残差（普通堆叠）"),
     "caption.grad_profile": (
-        "Read from right to left: the gradient starts at the last layer and travels back. Gradient at layer 1 ÷ "
-        "gradient at layer {depth}: {with_ratio} with the shortcut, {without_ratio} without it. Each plain layer "
-        "multiplies the gradient by its own derivative, so the product shrinks or explodes with depth; the shortcut adds 1 "
-        "to every factor.",
-        "从右往左读：梯度从最后一层出发往回传。第 1 层梯度 ÷ 第 {depth} 层梯度：有捷径时为 {with_ratio}，"
-        "没有捷径时为 {without_ratio}。普通堆叠的每一层都把梯度乘上自己的导数，乘积随深度缩小或爆炸；捷径给每个因子加上 1。",
+        "The measured ratios appear here once the model has run.",
+        "模型运行完成后，这里显示实测的比值。",
+    ),
+    "caption.grad.read": (
+        "Read from right to left: the gradient starts at the last layer ({depth}) and travels back to layer 1.",
+        "从右往左读：梯度从最后一层（第 {depth} 层）出发，一路回传到第 1 层。",
+    ),
+    "caption.grad.with": (
+        "With the shortcut, layer 1 gets {ratio} × the last layer's gradient{per_block}: {verdict}.",
+        "有捷径时，第 1 层的梯度是最后一层的 {ratio} 倍{per_block}：{verdict}。",
+    ),
+    "caption.grad.without": (
+        "Without it, {ratio}{per_block}: {verdict}.",
+        "没有捷径时为 {ratio} 倍{per_block}：{verdict}。",
+    ),
+    "caption.grad.per_block": (" (×{factor} per block on average)", "（平均每块 ×{factor}）"),
+    "caption.grad.one_block": (
+        "With one block there is no trip back to measure: choose a depth of 2 or more.",
+        "只有一个块时没有回传路径可测：请把深度设为 2 或更大。",
+    ),
+    "caption.grad.plain_fades": (
+        "Each plain layer multiplies the gradient by its own derivative, here about ×{factor} a block, so the product "
+        "fades with depth.",
+        "普通堆叠的每一层都把梯度乘上自己的导数，这里平均每块约 ×{factor}，所以乘积随深度衰减。",
+    ),
+    "caption.grad.plain_grows": (
+        "Here the plain stack's factors are above 1 (about ×{factor} a block), so its gradient grows toward the "
+        "input instead of fading: a product of many factors drifts away from 1 in either direction.",
+        "这里普通堆叠每块的因子大于 1（平均约 ×{factor}），所以梯度越靠近输入反而越大：许多因子连乘，"
+        "结果会向任一方向偏离 1。",
+    ),
+    "caption.grad.plain_kept": (
+        "Here even the plain stack's product stays within ×10 of 1 over this depth.",
+        "在这个深度下，即使没有捷径，乘积也在 1 的 10 倍范围以内。",
+    ),
+    "caption.grad.shortcut_keeps": (
+        "The shortcut adds 1 to every factor (1 + f′), so the gradient's path stays open.",
+        "捷径给每个因子加上 1（变成 1 + f′），所以梯度的通路保持畅通。",
+    ),
+    "caption.grad.shortcut_grows": (
+        "The shortcut's factors 1 + f′ are above 1 as well, so its product grows too: it stays near 1 only when "
+        "every branch's derivative is small (see the chain lesson).",
+        "有捷径时每个因子 1 + f′ 也大于 1，所以乘积同样增长：只有每个分支的导数都很小时，它才会停在 1 附近（见“链式法则”页）。",
+    ),
+    "caption.grad.plain_underflows": (
+        "Each plain layer multiplies the gradient by its own derivative; here the product became too small for the "
+        "number format and was rounded to exactly 0.",
+        "普通堆叠的每一层都把梯度乘上自己的导数；这里乘积小到数值格式无法表示，被舍入为 0。",
+    ),
+    "caption.grad.plain_overflows": (
+        "Each plain layer multiplies the gradient by its own derivative; here the product grew past the largest "
+        "number the format holds (inf/NaN).",
+        "普通堆叠的每一层都把梯度乘上自己的导数；这里乘积超过了数值格式的最大值（inf/NaN）。",
+    ),
+    "caption.grad.shortcut_underflows": (
+        "Even with the shortcut the gradient was rounded to exactly 0 here.",
+        "这里即使有捷径，梯度也被舍入为 0。",
+    ),
+    "caption.grad.shortcut_fades": (
+        "Even with the shortcut the gradient fades here: its factors 1 + f′ average ×{factor} a block, below 1.",
+        "这里即使有捷径，梯度也在衰减：因子 1 + f′ 平均每块 ×{factor}，小于 1。",
     ),
     "chart.grad_heatmap.title": ("Gradient reaching each layer, for every depth", "每个深度下到达各层的梯度"),
     "chart.grad_heatmap.colorbar": ("‖∂loss/∂x_l‖ (log)", "‖∂loss/∂x_l‖（对数）"),
@@ -133,6 +246,12 @@ STRINGS: dict[str, tuple[str, str]] = {
     "caption.grad_heatmap.grey": (
         "Grey = that network has no such layer, or the value is not finite (inf/NaN).",
         "灰色 = 该网络没有这一层，或数值不是有限数（inf/NaN）。",
+    ),
+    "caption.grad_heatmap.model_row": (
+        "Row {depth}, the model above: layer 1 gets {ratio} × the last layer's gradient, {verdict}; {faint} of its "
+        "{layers} layers get less than a tenth of it.",
+        "第 {depth} 行即上图的模型：第 1 层的梯度是最后一层的 {ratio} 倍，{verdict}；{layers} 层中有 {faint} 层"
+        "收到的梯度不到最后一层的十分之一。",
     ),
     "caption.grad_heatmap.absolute": (
         "Each cell is the gradient's size itself: dark cells on the left of a row mean the first layers of that "
@@ -181,9 +300,9 @@ def norms_requests() -> list[Part]:
 
 def gradients_requests() -> list[Part]:
     """The default, its counterpart without the residual (gradients.js, counterpart()) and the default sweep."""
-    base = TraceConfig()
+    base = TraceConfig(**{k: v for k, v in GRADIENTS.items() if k in TraceConfig.model_fields})
     plain = base.model_copy(update={"residual": "none", "residual_scale": 1.0})
-    sweep = SweepRequest(config=base, depths=list(range(1, GRADIENTS["sweep_to"] + 1)))
+    sweep = SweepRequest(config=base, depths=list(range(1, (GRADIENTS["sweep_to"] or base.depth) + 1)))
     return [("trace", base), ("trace", plain), ("sweep", sweep)]
 
 

@@ -11,6 +11,7 @@ from pydantic import BaseModel
 
 from .. import i18n
 from ..experiments.lessons.batch import BATCH_SWEEP, PAD_FRACTIONS, BatchDependenceRequest, BatchNormName
+from ..experiments.lessons.chain import PAGE_START as CHAIN_PAGE_START
 from ..experiments.lessons.chain import WORKED_CASES, ChainRequest
 from ..experiments.lessons.layernorm import LayerNormRequest
 from ..experiments.lessons.norm_speed import NormSpeedRequest
@@ -28,10 +29,13 @@ MODELS: dict[str, type[BaseModel]] = {
     "batchnorm": BatchDependenceRequest,
 }
 
+# Where a page opens somewhere else than its request model's default (its default requests below use them).
+PAGE_DEFAULTS = {"chain": CHAIN_PAGE_START}
+
 # The first requests of each lesson page opened without URL state (its script sends the request model's defaults).
 # /layernorm's speed measurement is listed but never warmed: a timing taken during start-up lies.
 DEFAULT_REQUESTS: dict[str, Callable[[], list[Part]]] = {
-    "chain": lambda: [("chain", ChainRequest())],
+    "chain": lambda: [("chain", ChainRequest(**CHAIN_PAGE_START))],
     "layernorm": lambda: (
         [("layernorm", LayerNormRequest(kind=kind)) for kind in ("layernorm", "rmsnorm")]
         + [("norm_speed", NormSpeedRequest())]
@@ -78,6 +82,7 @@ def _register_pages() -> None:
                 extra=extra,
                 url_keys=URL_KEYS.get(key, ()),
                 default_requests=DEFAULT_REQUESTS[key],
+                defaults=PAGE_DEFAULTS.get(key, {}),
             )
         )
 

@@ -75,6 +75,8 @@ def register_page(page: Page) -> Page:
     for chart in page.charts:
         if chart in CHARTS:
             raise ValueError(f"chart key {chart} already belongs to page {CHARTS[chart]}")
+    if page.defaults and page.model_controls:
+        TraceConfig(**page.defaults)  # a page default the request model refuses fails at import, not in a browser
     PAGES[page.key] = page
     CHARTS.update({chart: page.key for chart in page.charts})
 
@@ -109,18 +111,19 @@ def request_lang(request: Request) -> str:
     )
 
 
-def _query_depth(request: Request) -> int:
-    """The depth the presets are resolved for (DeepNorm's α); a bad value falls back to the default."""
+def _query_depth(request: Request, page: Page) -> int:
+    """The depth the presets are resolved for (DeepNorm's α); a bad value falls back to the page's default."""
+    fallback = int(page.defaults.get("depth", TraceConfig().depth))
     try:
         depth = int(request.query_params.get("depth", ""))
     except ValueError:
-        return TraceConfig().depth
-    return depth if 1 <= depth <= MAX_DEPTH else TraceConfig().depth
+        return fallback
+    return depth if 1 <= depth <= MAX_DEPTH else fallback
 
 
 def page_data(request: Request, page: Page, lang: str, embed_chart: str | None) -> dict[str, Any]:
     """Everything the page's JS needs, handed over as one JSON block (no inline script code)."""
-    depth = _query_depth(request)
+    depth = _query_depth(request, page)
     return {
         "page": page.key,
         "lang": lang,
@@ -137,6 +140,7 @@ def page_data(request: Request, page: Page, lang: str, embed_chart: str | None) 
         "variants": variants_payload(),  # physics per variant, e.g. variants.norm[key].pins_token (the √d line)
         "view_keys": list(VIEW_KEYS),
         "nav": {p.key: p.path for p in PAGES.values()},
+        "nav_defaults": {p.key: p.defaults for p in PAGES.values() if p.defaults},
     }
 
 

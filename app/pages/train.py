@@ -71,7 +71,7 @@ STRINGS = {
     ),
     "caption.train_loss_done": (
         "{label}: final loss {loss}, held-out accuracy {accuracy} per token ({whole} of answers fully right).",
-        "{label}：最终损失 {loss}，留出集上逐词元准确率 {accuracy}（整段完全正确的答案占 {whole}）。",
+        "{label}：最终损失 {loss}，留出集上逐词元准确率 {accuracy}（整句全对的比例为 {whole}）。",
     ),
     "caption.train_loss_diverged": (
         "{label}: diverged at step {step} (loss or gradient became inf/NaN).",

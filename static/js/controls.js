@@ -14,7 +14,7 @@ function collapsible(fieldset, members, state) {
   return details;
 }
 
-function labelOf(spec) {
+export function labelOf(spec) {
   if (spec.model) return lang === 'zh' ? spec.label_zh || spec.label : spec.label;
   return t(spec.label, spec.labelValues);
 }
@@ -95,19 +95,23 @@ function controlRow(spec, value, onInput) {
 }
 
 /** Build the panel into `container`; returns {sync(state), markInvalid(fields)}. */
-export function buildControls(container, url, { presets = null, onPreset = null } = {}) {
+export function buildControls(container, url, { presets = null, onPreset = null, onRefuse = null } = {}) {
   const hidden = url.hidden();
   const visible = url.specs.filter((s) => !hidden.has(s.name) && !s.internal);
   container.replaceChildren();
   let presetSelect = null;
+  let limits = {};  // per size, the largest value that fits the compute budget with the others as they are
   if (presets && !hidden.has('preset')) presetSelect = presetPanel(container, presets, onPreset);
 
   const onInput = (spec) => {
     const value = spec.type === 'list' ? readList(container, spec) : readInput(spec, container.querySelector(`#ctl-${spec.name}`));
     const input = container.querySelector(`#ctl-${spec.name}`);
     const valid = spec.type === 'list' ? value.length >= spec.minItems : isValid(spec, value);
-    input?.setAttribute('aria-invalid', valid ? 'false' : 'true');
-    if (valid) url.update({ [spec.name]: value });
+    const limit = limits[spec.name]?.max;
+    const affordable = !valid || limit === undefined || limit === null || value <= limit;
+    input?.setAttribute('aria-invalid', valid && affordable ? 'false' : 'true');
+    if (!affordable) onRefuse?.(t('budget.limit', { setting: labelOf(spec), max: limit, value }));  // nothing is sent
+    if (valid && affordable) url.update({ [spec.name]: value });
   };
   for (const group of GROUP_ORDER) {
     const members = visible.filter((s) => (s.group || 'page') === group);
@@ -124,6 +128,16 @@ export function buildControls(container, url, { presets = null, onPreset = null 
     sync(state) {
       for (const spec of visible) writeInput(container, spec, state[spec.name]);
       if (presetSelect && presets) presetSelect.value = presets.current() || '';
+    },
+    /** Limits from POST /api/budget: the number inputs stop at them and values above are refused before a request. */
+    setLimits(next) {
+      limits = next || {};
+      for (const [name, limit] of Object.entries(limits)) {
+        const input = container.querySelector(`#ctl-${name}`);
+        const spec = url.spec(name);
+        if (input && spec && limit.max !== null) input.setAttribute('max', String(Math.min(limit.max, spec.max ?? Infinity)));
+        else if (input && spec?.max !== undefined) input.setAttribute('max', String(spec.max));
+      }
     },
     markInvalid(fields) {
       container.querySelectorAll('[aria-invalid="true"]').forEach((n) => n.setAttribute('aria-invalid', 'false'));

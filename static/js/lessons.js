@@ -12,10 +12,11 @@ export function remember(ctx) {
 
 /** Specs for scalar fields (number, integer, enum) of a schema; labels are i18n keys `<prefix>.<name>`. */
 export function scalarSpecs(prefix, names, schema = pageData.extra.schema) {
+  const defaults = pageData.defaults || {};  // the page's own starting values (Page.defaults), e.g. /chain's g
   return names.map((name) => {
     const p = schema[name];
     return {
-      name, type: p.type, enum: p.enum, default: p.default,
+      name, type: p.type, enum: p.enum, default: name in defaults ? defaults[name] : p.default,
       min: p.minimum ?? p.exclusiveMinimum, max: p.maximum ?? p.exclusiveMaximum,
       exclusiveMin: 'exclusiveMinimum' in p, exclusiveMax: 'exclusiveMaximum' in p,
       group: p.group || 'page', label: `${prefix}.${name}`, help: `${prefix}.${name}.help`,

@@ -3,7 +3,8 @@
 // embed code), and redraws each chart when the state changes; it reloads data only when a chart's dataKey changes.
 import { pageData, t, lang } from './i18n.js';
 import { specsFromSchema, UrlState, toQuery } from './state.js';
-import { buildControls } from './controls.js';
+import { buildControls, labelOf } from './controls.js';
+import { checkBudget, budgetMessage } from './budget.js';
 import { Presets } from './presets.js';
 import { describeError } from './api.js';
 import * as charts from './charts.js';
@@ -44,7 +45,7 @@ function chartTitle(key) {
  */
 export async function runPage(definition) {
   const modelControls = definition.modelControls ?? pageData.model_controls;
-  const specs = [...(definition.params || []), ...(modelControls ? specsFromSchema(pageData.schema) : []), THEME_PARAM];
+  const specs = [...(definition.params || []), ...(modelControls ? specsFromSchema(pageData.schema, pageData.defaults) : []), THEME_PARAM];
   const url = new UrlState(specs);
   const presets = modelControls && pageData.presets ? new Presets(pageData.presets, url) : null;
   const ctx = { url, presets, t, lang, embed: pageData.embed, config: (state) => url.modelConfig(state), charts };
@@ -52,8 +53,9 @@ export async function runPage(definition) {
 
   const panel = document.getElementById('controls');
   const controls = panel && !pageData.embed
-    ? buildControls(panel, url, { presets, onPreset: (key) => presets.apply(key) })
-    : { sync() {}, markInvalid() {} };
+    ? buildControls(panel, url, { presets, onPreset: (key) => presets.apply(key),
+      onRefuse: (message) => status(message, { error: true, fromLoad: true }) })
+    : { sync() {}, markInvalid() {}, setLimits() {} };
   const cards = definition.charts.filter((c) => document.querySelector(`[data-chart="${c.key}"]`)).map((c) => new ChartCard(c, ctx, controls));
   cards.forEach((card) => card.wireExports());
 
@@ -69,6 +71,7 @@ export async function runPage(definition) {
     if (presets) await presets.load(url.state.depth).catch(() => null);
     controls.sync(url.state);
     carryStateToNav(url);
+    if (modelControls && !(await withinBudget(url, ctx, controls, cards))) return;
     await Promise.all(cards.map((card) => card.update(url.state)));
   };
   url.onChange(refresh);
@@ -77,13 +80,32 @@ export async function runPage(definition) {
   document.body.dataset.ready = '1';
 }
 
-/** Navigation links keep the model settings, so /norms?depth=48 leads to /gradients?depth=48. */
+/** Ask the server whether the model fits its compute budget before asking for the model: over it, name the setting
+ *  to blame and the largest value that fits (in the page's language), keep every chart as it was, send nothing. */
+async function withinBudget(url, ctx, controls, cards) {
+  const report = await checkBudget(ctx.config(url.state));
+  if (!report) return true;  // the budget could not be asked: the model's own request names any problem
+  controls.setLimits(report.limits);
+  if (report.fits) return true;
+  const message = budgetMessage(report, (name) => labelOf(url.spec(name)));
+  status(message, { error: true, fromLoad: true });
+  controls.markInvalid(report.cause ? [report.cause] : []);
+  cards.forEach((card) => card.blocked(message));
+  return false;
+}
+
+/** Navigation links keep the model settings, so /norms?depth=48 leads to /gradients?depth=48; a value is written
+ *  when it differs from the target page's own default (Page.defaults), so the model shown stays the same. */
 function carryStateToNav(url) {
   const modelSpecs = url.specs.filter((s) => s.model);
   if (!modelSpecs.length) return;
-  const query = toQuery(modelSpecs, url.state, { lang });
+  const schema = pageData.schema?.properties;  // null on pages with their own model specs (e.g. /train)
+  const schemaDefaults = schema ? Object.fromEntries(Object.entries(schema).map(([name, p]) => [name, p.default]))
+    : Object.fromEntries(modelSpecs.map((s) => [s.name, s.default]));
   document.querySelectorAll('a[data-nav]').forEach((link) => {
-    link.href = `${pageData.nav[link.dataset.nav]}${query}`;
+    const target = { ...schemaDefaults, ...(pageData.nav_defaults?.[link.dataset.nav] || {}) };
+    const specs = modelSpecs.map((s) => ({ ...s, default: target[s.name] }));
+    link.href = `${pageData.nav[link.dataset.nav]}${toQuery(specs, url.state, { lang })}`;
   });
 }
 
@@ -149,6 +171,12 @@ class ChartCard {
         this.element.removeAttribute('aria-busy');
       }
     }
+  }
+
+  /** The model was not requested (over the budget): the chart keeps its last good state; a card that never drew
+   *  says why instead of its placeholder. */
+  blocked(message) {
+    if (!this.data && this.caption) this.caption.textContent = message;
   }
 
   progress(fraction, text) {

@@ -5,10 +5,10 @@
 
 export const PASSTHROUGH = ['lang', 'hide'];
 
-/** One spec per TraceConfig field, from its JSON schema. */
-export function specsFromSchema(schema) {
+/** One spec per TraceConfig field, from its JSON schema; `defaults` are a page's own starting values (Page.defaults). */
+export function specsFromSchema(schema, defaults = {}) {
   return Object.entries(schema.properties).map(([name, p]) => ({
-    name, model: true, type: p.type, enum: p.enum, default: p.default,
+    name, model: true, type: p.type, enum: p.enum, default: name in defaults ? defaults[name] : p.default,
     min: p.minimum ?? p.exclusiveMinimum, max: p.maximum ?? p.exclusiveMaximum,
     exclusiveMin: 'exclusiveMinimum' in p, exclusiveMax: 'exclusiveMaximum' in p,
     label: p.label, label_zh: p.label_zh, help: p.description, help_zh: p.help_zh, group: p.group,

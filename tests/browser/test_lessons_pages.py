@@ -34,12 +34,12 @@ def wait_redraw(watch, chart: str, before: int) -> None:
 
 
 def test_chain_draws_the_exact_powers_and_the_case_buttons_drive_the_url(watch):
-    watch.open("/chain", charts=("chain",))
+    watch.open("/chain", charts=("chain",))  # the page opens on the shortcut's case (Page.defaults), g = 0.01
     figure = watch.figure("chain")
     plain, residual = figure["data"][0]["y"], figure["data"][1]["y"]
     assert len(plain) == 96
-    assert plain[-1] == pytest.approx(0.9**96, rel=1e-12) and residual[-1] == pytest.approx(1.9**96, rel=1e-12)
-    assert watch.page.get_attribute("#case-vanish", "aria-pressed") == "true"
+    assert plain[-1] == pytest.approx(0.01**96, rel=1e-12) and residual[-1] == pytest.approx(1.01**96, rel=1e-12)
+    assert watch.page.get_attribute("#case-shortcut", "aria-pressed") == "true"
     before = watch.drawn("chain")
     watch.page.click("#case-explode")
     wait_redraw(watch, "chain", before)
@@ -47,9 +47,10 @@ def test_chain_draws_the_exact_powers_and_the_case_buttons_drive_the_url(watch):
     assert watch.figure("chain")["data"][0]["y"][-1] == pytest.approx(1.1**96, rel=1e-12)
     caption = watch.page.text_content("[data-caption='chain']")
     assert f"{1.1**96:.6g}" in caption  # the exact value, not "12000"
-    watch.page.click("#case-shortcut")
+    watch.page.click("#case-vanish")
     wait_redraw(watch, "chain", before + 1)
-    assert watch.figure("chain")["data"][1]["y"][-1] == pytest.approx(1.01**96, rel=1e-12)
+    assert "derivative=0.9" in watch.page.url  # the API's default is not the page's: written into the link
+    assert watch.figure("chain")["data"][0]["y"][-1] == pytest.approx(0.9**96, rel=1e-12)
     shown = watch.figure("chain")
     watch.page.reload()
     watch.wait_ready(("chain",))

@@ -41,6 +41,10 @@ class ChainRequest(BaseModel):
     )
 
 
+# Where /chain opens (Page.defaults; the API keeps g = 0.9): a small branch derivative, where the plain product dies
+# (0.01^96 = 1e-192) and the shortcut's stays near 1 (1.01^96 = 2.599), the shortcut's lesson.
+PAGE_START: dict[str, Any] = {"derivative": 0.01}
+
 # The worked cases of the teaching material: (g, L, which product the lesson is about).
 WORKED_CASES: tuple[dict[str, Any], ...] = (
     {

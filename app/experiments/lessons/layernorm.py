@@ -43,7 +43,7 @@ class LayerNormRequest(BaseModel):
         "Gain γ",
         "增益 γ",
         "Per-coordinate gain (same length as x); default all ones.",
-        "逐坐标增益（与 x 等长）；默认全为 1。",
+        "逐分量增益（与 x 等长）；默认全为 1。",
         min_length=2,
         max_length=MAX_LENGTH,
     )
@@ -52,7 +52,7 @@ class LayerNormRequest(BaseModel):
         "Shift β",
         "偏移 β",
         "Per-coordinate shift (same length as x; LayerNorm only); default zeros.",
-        "逐坐标偏移（与 x 等长；仅 LayerNorm）；默认全为 0。",
+        "逐分量偏移（与 x 等长；仅 LayerNorm）；默认全为 0。",
         min_length=2,
         max_length=MAX_LENGTH,
     )

@@ -24,7 +24,7 @@ PAGE_STRINGS: dict[str, tuple[str, str]] = {
     # /chain
     "chain.title": (
         "The chain product: why the shortcut keeps the gradient alive",
-        "链式乘积：捷径为什么能让梯度活下来",
+        "链式乘积：捷径为什么能让梯度一路回传",
     ),
     "chain.intro": (
         "Backpropagation multiplies one factor per layer. If every layer's derivative is g, a plain stack hands g^L back "
@@ -42,11 +42,23 @@ PAGE_STRINGS: dict[str, tuple[str, str]] = {
     "chain.series.plain": ("Plain stack: g^l, g = {g}", "普通堆叠：g^l，g = {g}"),
     "chain.series.residual": ("Shortcut: (1 + g)^l = {factor}^l", "有捷径：(1 + g)^l = {factor}^l"),
     "chain.mark.one": ("1: the gradient arrives unchanged", "1：梯度原样到达"),
-    "caption.chain": ("The exact products appear here once they are computed.", "计算完成后，这里显示精确的乘积。"),
+    "caption.chain": (
+        "The exact products appear here once they are computed.",
+        "计算完成后，这里显示精确的乘积及其结论。",
+    ),
     "chain.caption": (
         "After {depth} layers, the plain stack multiplies the gradient by {g}^{depth} = {plain}; "
-        "with the shortcut by {factor}^{depth} = {residual}. ",
+        "with the shortcut by {factor}^{depth} = {residual}.",
         "经过 {depth} 层后，普通堆叠把梯度乘以 {g}^{depth} = {plain}；有捷径时乘以 {factor}^{depth} = {residual}。",
+    ),
+    "chain.verdicts": (
+        "Without the shortcut the gradient {plain}; with it, {residual}.",
+        "没有捷径时梯度{plain}；有捷径时{residual}。",
+    ),
+    "chain.story.shortcut_keeps": (
+        "This is the shortcut's lesson: each factor 1 + g stays close to 1 when the branch's derivative g is small, "
+        "so the product does too, while g^l dies.",
+        "这正是捷径的作用：分支导数 g 很小时，每个因子 1 + g 都接近 1，乘积也就接近 1；而 g^l 趋于 0。",
     ),
     "chain.verdict.vanish": (
         "Without the shortcut the first layer hears almost nothing.",
@@ -54,19 +66,19 @@ PAGE_STRINGS: dict[str, tuple[str, str]] = {
     ),
     "chain.verdict.explode": ("Without the shortcut the product explodes.", "没有捷径时，乘积爆炸。"),
     "chain.verdict.fine": (
-        "Here even the plain product stays within a factor of 1000 of 1.",
-        "这里即使没有捷径，乘积也在 1 的 1000 倍以内。",
+        "Here even the plain product stays within a factor of 10 of 1.",
+        "这里即使没有捷径，乘积也在 1 的 10 倍范围以内。",
     ),
     "chain.shortcut.grows": (
-        " The shortcut product cannot shrink, but with a large g it explodes instead: it stays near 1 only "
+        "The shortcut product cannot shrink, but with a large g it explodes instead: it stays near 1 only "
         "when each branch's derivative is small, which is why deep models initialise residual branches small, "
         "e.g. GPT-2's 1/√N scaling (try g = 0.01).",
         "有捷径的乘积不会缩小，但 g 较大时它反而会爆炸：只有每个分支的导数都很小时，它才会停在 1 附近。"
         "所以深层模型会把残差分支初始化得很小，例如 GPT-2 的 1/√N 缩放（试试 g = 0.01）。",
     ),
     "chain.verdict.overflow": (
-        " Some products passed the largest float64 number (about 1.8e308): the gaps in the chart.",
-        " 部分乘积超过了 float64 的最大值（约 1.8e308）：图中的空缺处。",
+        "Some products passed the largest float64 number (about 1.8·10³⁰⁸): the gaps in the chart.",
+        "部分乘积超过了 float64 的最大值（约 1.8·10³⁰⁸）：即图中的空缺处。",
     ),
     # /layernorm
     "layernorm.title": ("LayerNorm and RMSNorm by hand", "手算 LayerNorm 与 RMSNorm"),
@@ -76,8 +88,8 @@ PAGE_STRINGS: dict[str, tuple[str, str]] = {
         "输入一个词元的数值。LayerNorm 先减去均值，再除以标准差；RMSNorm 只除以均方根。"
         "两者随后都乘以增益 γ；LayerNorm 还要加上偏移 β。",
     ),
-    "layernorm.gamma": ("Gain γ (every coordinate)", "增益 γ（所有坐标）"),
-    "layernorm.beta": ("Shift β (every coordinate; LayerNorm only)", "偏移 β（所有坐标；仅 LayerNorm）"),
+    "layernorm.gamma": ("Gain γ (every coordinate)", "增益 γ（所有分量）"),
+    "layernorm.beta": ("Shift β (every coordinate; LayerNorm only)", "偏移 β（所有分量；仅 LayerNorm）"),
     "layernorm.play": ("Play the steps", "逐步演示"),
     "layernorm.steps.layernorm": ("LayerNorm, step by step", "LayerNorm 逐步计算"),
     "layernorm.steps.rmsnorm": ("RMSNorm, step by step", "RMSNorm 逐步计算"),
@@ -85,13 +97,13 @@ PAGE_STRINGS: dict[str, tuple[str, str]] = {
         "torch.nn.functional.{op} gives the same output (largest difference {diff}).",
         "torch.nn.functional.{op} 给出相同的输出（最大差 {diff}）。",
     ),
-    "chart.layernorm.title": ("Input and outputs, coordinate by coordinate", "逐坐标的输入与输出"),
-    "layernorm.axis.x": ("Coordinate i", "坐标 i"),
+    "chart.layernorm.title": ("Input and outputs, coordinate by coordinate", "逐分量的输入与输出"),
+    "layernorm.axis.x": ("Coordinate i", "分量 i"),
     "layernorm.axis.y": ("Value", "数值"),
     "layernorm.series.x": ("Input x", "输入 x"),
     "layernorm.series.layernorm": ("LayerNorm output", "LayerNorm 输出"),
     "layernorm.series.rmsnorm": ("RMSNorm output", "RMSNorm 输出"),
-    "caption.layernorm": ("Each coordinate before and after the two norms.", "两种归一化前后的每个坐标。"),
+    "caption.layernorm": ("Each coordinate before and after the two norms.", "两种归一化前后的每个分量。"),
     "layernorm.caption": (
         "Mean μ = {mean}, variance σ² = {variance} (divided by n = {n}), root mean square {rms}. "
         "LayerNorm's output is centred on β = {beta}; RMSNorm keeps x's offset (its output's mean is {rms_mean}).",
@@ -139,13 +151,13 @@ PAGE_STRINGS: dict[str, tuple[str, str]] = {
         "s = {last} 时它是 {last_norm}：权重已接近独热分布，几乎没有梯度能传回分数。",
     ),
     # /precision
-    "precision.title": ("Floating-point precision: overflow and swamping", "浮点精度：溢出与吞没"),
+    "precision.title": ("Floating-point precision: overflow and swamping", "浮点精度：溢出与舍入丢失"),
     "precision.intro": (
         "A 16-bit number has few digits and a small range. float16 overflows to infinity above 65504; bfloat16 keeps "
         "float32's range but only about 3 significant digits. Large activations therefore overflow, or swallow "
         "small updates.",
         "16 位浮点数的有效数字少、范围小。float16 超过 65504 就溢出为无穷大；bfloat16 保留了 float32 的范围，"
-        "但只有约 3 位有效数字。所以很大的激活要么溢出，要么把小的更新吞掉。",
+        "但只有约 3 位有效数字。所以很大的激活要么溢出，要么让加到它上面的小更新被舍入掉。",
     ),
     "precision.table.title": (
         "{big} + {small} in each format (exact: {exact})",
@@ -160,14 +172,14 @@ PAGE_STRINGS: dict[str, tuple[str, str]] = {
     "precision.col.sum": ("a + b gives", "a + b 得到"),
     "precision.col.verdict": ("What happened", "结果"),
     "precision.verdict.kept": ("b was added", "b 被加上了"),
-    "precision.verdict.lost": ("b was swallowed", "b 被吞掉了"),
+    "precision.verdict.lost": ("b was swallowed", "b 被舍入掉了"),
     "precision.verdict.overflow": ("a overflowed to infinity", "a 溢出为无穷大"),
     "precision.verdict.rounded": ("b was added, rounded", "b 被加上（有舍入）"),
     "chart.precision_overflow.title": (
         "Largest |entry| of the residual stream per block: float16 against float32",
-        "每块之后残差流的最大元素绝对值：float16 对比 float32",
+        "每块之后残差流中绝对值最大的分量：float16 对比 float32",
     ),
-    "precision.axis.y": ("Largest |x| in the stream", "残差流中最大的 |x|"),
+    "precision.axis.y": ("Largest |x| in the stream", "残差流中绝对值最大的分量 |x|"),
     "precision.series.float16": ("float16 run", "float16 运行"),
     "precision.series.float32": ("float32 run, same weights", "float32 运行（相同权重）"),
     "caption.precision_overflow": ("Where the float16 stream first overflows.", "float16 残差流首次溢出的位置。"),
@@ -179,7 +191,7 @@ PAGE_STRINGS: dict[str, tuple[str, str]] = {
     ),
     "precision.caption.safe": (
         "Run in float16, this stack stays finite through all {depth} blocks: its largest entry is {peak}, below 65504.",
-        "以 float16 运行时，这个网络全部 {depth} 块都保持有限：最大元素为 {peak}，低于 65504。",
+        "以 float16 运行时，这个网络全部 {depth} 块都保持有限：绝对值最大的分量为 {peak}，低于 65504。",
     ),
     "precision.sublayer.attn": ("attention", "注意力"),
     "precision.sublayer.ffn": ("feed-forward", "前馈"),

@@ -3,7 +3,8 @@
 import { runPage, scaleParam } from '../page.js';
 import { getJSON } from '../api.js';
 import { layout, line, hline, PALETTE, t } from '../charts.js';
-import { pageData } from '../i18n.js';
+import { pageData, sentences } from '../i18n.js';
+import { verdict } from '../verdict.js';
 import { scalarSpecs, remember, handle, precise, queryOf, labelOnLogAxis } from '../lessons.js';
 
 const CASES = pageData.extra.cases;
@@ -36,19 +37,22 @@ function chainFigure(data, state) {
   return fig;
 }
 
-function chainCaption(data, state) {
-  const active = caseFor(state);
+/** The caption judges both products from their numbers (static/js/verdict.js), so it cannot call a product that
+ *  explodes "near 1"; the lesson each combination teaches follows from the two verdicts. */
+function chainCaption(data) {
   const values = { depth: data.depth, g: data.derivative, factor: factorOf(data.derivative),
     plain: precise(data.plain_final), residual: precise(data.residual_final) };
-  const plain = data.plain_final;
-  const verdict = plain !== null && plain < 1e-3 ? 'vanish' : plain === null || plain > 1e3 ? 'explode' : 'fine';
-  // A worked case says what it shows in its own words; otherwise judge the plain product.
-  let text = t('chain.caption', values) + (active ? t(`chain.case.${active.key}.caption`) : t(`chain.verdict.${verdict}`));
-  // The toy's other lesson: 1 + g never shrinks but explodes for large g (the chart shows it; the caption must say so).
-  const residual = data.residual_final;
-  if (active?.key !== 'shortcut' && (residual === null || residual > 1e3)) text += t('chain.shortcut.grows');
-  if (data.nonfinite_count) text += t('chain.verdict.overflow');
-  return text;
+  const plain = verdict(data.plain_final), residual = verdict(data.residual_final);
+  const parts = [t('chain.caption', values),
+    t('chain.verdicts', { plain: t(`verdict.${plain}`), residual: t(`verdict.${residual}`) })];
+  const fades = ['faded', 'underflowed'].includes(plain), grows = (v) => ['grew', 'exploded', 'overflowed'].includes(v);
+  if (fades && residual === 'kept') parts.push(t('chain.story.shortcut_keeps'));
+  else if (fades) parts.push(t('chain.verdict.vanish'));
+  else if (grows(plain)) parts.push(t('chain.verdict.explode'));
+  else parts.push(t('chain.verdict.fine'));
+  if (grows(residual)) parts.push(t('chain.shortcut.grows'));
+  if (data.nonfinite_count) parts.push(t('chain.verdict.overflow'));
+  return sentences(...parts);
 }
 
 runPage({

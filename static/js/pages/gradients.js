@@ -5,6 +5,7 @@ import { fetchTrace, streamSweep } from '../api.js';
 import { layout, heatmapLayout, line, logHeatmap, markOverflow, PALETTE, t, fmt } from '../charts.js';
 import { optionLabel } from '../controls.js';
 import { pageData, sentences } from '../i18n.js';
+import { verdict, perStep } from '../verdict.js';
 
 /** The same model with the other residual choice: 'none' (plain stack) unless it already is one. */
 function counterpart(config) {
@@ -27,6 +28,28 @@ function ratioText(value) {
   return value === null ? t('mark.overflowed') : fmt(value);
 }
 
+/** One series' sentence: its ratio, the mean factor per block, and the verdict those numbers give. */
+function seriesSentence(key, ratio, depth) {
+  const step = perStep(ratio, depth - 1);
+  return t(key, { ratio: ratioText(ratio), per_block: step === null ? '' : t('caption.grad.per_block', { factor: fmt(step) }),
+    verdict: t(`verdict.${verdict(ratio)}`) });
+}
+
+/** Why the two curves went where they went, from their verdicts: never "shrinks" under a curve that grows. */
+function explanation(withVerdict, withoutVerdict, withoutStep, withStep) {
+  const parts = [];
+  if (withoutVerdict === 'underflowed') parts.push(t('caption.grad.plain_underflows'));
+  else if (withoutVerdict === 'faded') parts.push(t('caption.grad.plain_fades', { factor: fmt(withoutStep) }));
+  else if (withoutVerdict === 'overflowed') parts.push(t('caption.grad.plain_overflows'));
+  else if (['grew', 'exploded'].includes(withoutVerdict)) parts.push(t('caption.grad.plain_grows', { factor: fmt(withoutStep) }));
+  else parts.push(t('caption.grad.plain_kept'));
+  if (withVerdict === 'kept') parts.push(t('caption.grad.shortcut_keeps'));
+  else if (['grew', 'exploded', 'overflowed'].includes(withVerdict)) parts.push(t('caption.grad.shortcut_grows'));
+  else if (withVerdict === 'underflowed') parts.push(t('caption.grad.shortcut_underflows'));
+  else parts.push(t('caption.grad.shortcut_fades', { factor: fmt(withStep) }));
+  return parts;
+}
+
 async function loadProfile(state, ctx) {
   const config = ctx.config(state);
   const [main, other] = await Promise.all([fetchTrace(config), fetchTrace(counterpart(config))]);
@@ -46,8 +69,12 @@ function profileFigure(data, state) {
 }
 
 function profileCaption(data) {
-  return t('caption.grad_profile', { with_ratio: ratioText(survival(data.withResidual)), without_ratio: ratioText(survival(data.without)),
-    depth: data.withResidual.config.depth });
+  const depth = data.withResidual.config.depth;
+  const withRatio = survival(data.withResidual), withoutRatio = survival(data.without);
+  if (depth < 2) return t('caption.grad.one_block');
+  return sentences(t('caption.grad.read', { depth }),
+    seriesSentence('caption.grad.with', withRatio, depth), seriesSentence('caption.grad.without', withoutRatio, depth),
+    ...explanation(verdict(withRatio), verdict(withoutRatio), perStep(withoutRatio, depth - 1), perStep(withRatio, depth - 1)));
 }
 
 function profileTable(data) {
@@ -55,8 +82,13 @@ function profileTable(data) {
     ...traceRows(data.without, { variant: 'without_residual', residual: 'none' })];
 }
 
+/** The deepest network of the sweep: sweep_to, or (0, the default) the model's own depth, so the heatmap always
+ *  holds the row of the model the profile above shows. */
+const sweepMax = (state) => state.sweep_to || state.depth;
+
 async function loadSweep(state, ctx) {
-  const depths = Array.from({ length: state.sweep_to }, (_, i) => i + 1);
+  const max = sweepMax(state);
+  const depths = Array.from({ length: max }, (_, i) => i + 1);
   const rows = [];
   let total = depths.length, last = 0, elapsed = 0;
   await streamSweep({ config: ctx.config(state), depths }, (msg) => {
@@ -67,10 +99,10 @@ async function loadSweep(state, ctx) {
     ctx.progress(msg.index / total, t('status.sweep', { done: msg.index, total }));
     if (performance.now() - last > 400) {  // redraw the growing heatmap a few times a second, not per line
       last = performance.now();
-      ctx.partial({ rows: [...rows], max: state.sweep_to });
+      ctx.partial({ rows: [...rows], max });
     }
   }, { signal: ctx.signal });
-  return { rows, max: state.sweep_to, elapsed_ms: elapsed };
+  return { rows, max, elapsed_ms: elapsed };
 }
 
 function heatmapFigure(data, state) {
@@ -92,6 +124,18 @@ function heatmapFigure(data, state) {
   return fig;
 }
 
+/** What the row of the model shown above says, once the sweep has reached it: layer 1's share and how many of its
+ *  layers get less than a tenth of the last layer's gradient. */
+function modelRowSentence(data, depth) {
+  const row = data.rows.find((r) => r.depth === depth);
+  if (!row || row.grad_norm.length < 2) return '';
+  const grads = row.grad_norm, last = grads[grads.length - 1];
+  const ratio = grads[0] === null || last === null || last === 0 ? null : grads[0] / last;
+  const faint = grads.filter((g) => g !== null && last !== null && last > 0 && g / last < 0.1).length;
+  return t('caption.grad_heatmap.model_row', { depth, ratio: ratioText(ratio), verdict: t(`verdict.${verdict(ratio)}`),
+    faint, layers: grads.length });
+}
+
 function heatmapTable(data) {
   return data.rows.flatMap((r) => [{ depth: r.depth, layer: 0, grad_norm: r.embedding_grad_norm },
     ...r.grad_norm.map((g, i) => ({ depth: r.depth, layer: i + 1, grad_norm: g, act_norm: r.act_norm[i] }))]);
@@ -99,7 +143,7 @@ function heatmapTable(data) {
 
 runPage({
   params: [
-    { name: 'sweep_to', type: 'integer', default: pageData.defaults.sweep_to, min: 1, max: pageData.schema.properties.depth.maximum, group: 'page', label: 'controls.sweep_to' },
+    { name: 'sweep_to', type: 'integer', default: 0, min: 0, max: pageData.schema.properties.depth.maximum, group: 'page', label: 'controls.sweep_to' },
     { name: 'heat', type: 'string', enum: ['relative', 'absolute'], default: 'relative', group: 'view', label: 'controls.heat' },
     scaleParam('grad_scale', 'log', 'controls.grad_scale'),
   ],
@@ -107,10 +151,11 @@ runPage({
     { key: 'grad-profile', load: loadProfile, figure: profileFigure, caption: profileCaption, table: profileTable },
     {
       key: 'grad-heatmap',
-      dataKey: (state, ctx) => ({ ...ctx.config(state), depth: null, sweep_to: state.sweep_to }),
+      dataKey: (state, ctx) => ({ ...ctx.config(state), depth: null, sweep_to: sweepMax(state) }),
       load: loadSweep, figure: heatmapFigure, table: heatmapTable,
       caption: (data, state) => sentences(t('caption.grad_heatmap', { max: data.max }), t(`caption.grad_heatmap.${state.heat}`),
-        t('caption.grad_heatmap.grey'), data.elapsed_ms && t('status.sweep_done', { total: data.rows.length, seconds: fmt(data.elapsed_ms / 1000) })),
+        t('caption.grad_heatmap.grey'), modelRowSentence(data, state.depth),
+        data.elapsed_ms && t('status.sweep_done', { total: data.rows.length, seconds: fmt(data.elapsed_ms / 1000) })),
     },
   ],
 });

@@ -1,0 +1,27 @@
+// The compute budget in the browser: before a page asks for a model, POST /api/budget (app/config/limits.py) says
+// whether it fits, which size to blame and each size's limit given the others. No cost formula is retyped here.
+import { t } from './i18n.js';
+
+/** The server's budget report for this model config, or null when it cannot be had (then nothing is blocked). */
+export async function checkBudget(config) {
+  try {
+    const response = await fetch('/api/budget', { method: 'POST', headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify(config) });
+    return response.ok ? await response.json() : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The refusal in the page's language: the setting to blame, its largest value that fits, and the other ways out. */
+export function budgetMessage(report, labelOf) {
+  const over = Object.entries(report.limits).filter(([, l]) => l.max !== null && l.value > l.max);
+  if (!report.cause) {
+    return t('budget.several', { sizes: Object.keys(report.limits).map(labelOf).join(t('budget.list_sep')) });
+  }
+  const limit = report.limits[report.cause];
+  const others = over.filter(([name]) => name !== report.cause)
+    .map(([name, l]) => t('budget.other', { setting: labelOf(name), max: l.max })).join(t('budget.list_sep'));
+  return t('budget.over', { setting: labelOf(report.cause), value: limit.value, max: limit.max })
+    + (others ? t('budget.others', { others }) : '');
+}

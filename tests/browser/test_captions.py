@@ -1,0 +1,106 @@
+"""Captions computed from the numbers they sit under (issue 18, item 3): each test names a caption or default that
+today's pages got wrong. Depths are kept small where the default is not what is being tested."""
+
+from __future__ import annotations
+
+import math
+import re
+
+import pytest
+
+SHAPES_AND_NOTES = """key => { const gd = document.querySelector(`[data-chart="${key}"]`);
+  return {shapes: (gd.layout.shapes || []).map(s => s.y0), notes: (gd.layout.annotations || []).map(a => a.text),
+          names: gd.data.map(t => t.name)}; }"""
+
+
+def caption(watch, chart: str) -> str:
+    return watch.page.locator(f"[data-caption='{chart}']").inner_text()
+
+
+def ratios(text: str) -> list[float]:
+    """The numbers written as 'N ×' or 'N倍' in a caption (the measured ratios)."""
+    return [float(n) for n in re.findall(r"(\d+(?:\.\d+)?(?:e[−-]?\d+)?)\s*(?:×|倍)", text.replace("−", "-"))]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_gradients_opens_on_the_reference_model_and_judges_both_curves(watch, lang):
+    """Default: 96 blocks, tanh, Pre-LN LayerNorm; the plain stack's gradient fades (0.0149) and the shortcut's is
+    kept (5.58, ×1.02 a block). The old default (GELU, depth 12) had the plain curve grow under 'shrinks'."""
+    watch.open(f"/gradients?sweep_to=4&lang={lang}", ("grad-profile",))
+    assert watch.page.locator("#ctl-depth").input_value() == "96"
+    assert watch.page.locator("#ctl-activation").input_value() == "tanh"
+    text = caption(watch, "grad-profile")
+    assert "5.58" in text and "0.0149" in text and "1.02" in text, text
+    if lang == "en":
+        assert "kept" in text and "faded" in text and "shrinks or explodes" not in text, text
+    else:
+        assert "基本保持" in text and "衰减" in text, text
+
+
+def test_gradients_caption_says_grew_when_the_plain_gradient_grows(watch):
+    """GELU at depth 24: the plain stack's gradient grows toward the input; the caption must not say it fades."""
+    watch.open("/gradients?activation=gelu&depth=24&sweep_to=4", ("grad-profile",))
+    data = watch.figure("grad-profile")["data"]
+    plain = data[1]["y"]
+    text = caption(watch, "grad-profile")
+    if plain[1] > 10 * plain[-1]:
+        assert "grew" in text or "exploded" in text, text
+        assert "fades with depth" not in text, text
+    elif plain[1] < 0.1 * plain[-1]:
+        assert "faded" in text, text
+
+
+def test_gradient_heatmap_reaches_the_models_depth(watch):
+    """sweep_to left at its default follows the depth: a 20-block model gets rows 1..20 and a sentence on row 20."""
+    watch.open("/gradients?depth=20&activation=gelu", ("grad-profile", "grad-heatmap"))
+    rows = watch.figure("grad-heatmap")["data"][0]["y"]
+    assert max(rows) == 20
+    assert "Row 20" in caption(watch, "grad-heatmap")
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_chain_opens_on_the_shortcuts_lesson(watch, lang):
+    """Default g = 0.01: 0.01^96 dies, 1.01^96 = 2.599 is kept. The old default (0.9) showed 1.9^96 = 5.8e26."""
+    watch.open(f"/chain?lang={lang}", ("chain",))
+    text = caption(watch, "chain")
+    assert "2.599" in text, text
+    assert ("kept" in text and "faded" in text) if lang == "en" else ("基本保持" in text and "衰减" in text), text
+
+
+def test_chain_caption_calls_an_exploding_shortcut_product_exploded(watch):
+    watch.open("/chain?derivative=0.9", ("chain",))
+    text = caption(watch, "chain")
+    assert "with it, exploded" in text and "stays near 1" not in text.split("explodes instead")[0], text
+
+
+@pytest.mark.parametrize("norm", ["layernorm", "rmsnorm", "scalenorm", "groupnorm"])
+def test_every_pinning_norm_gets_the_sqrt_d_line_after_the_add(watch, norm):
+    """Post-ScaleNorm and Post-GroupNorm pin too (tests/test_models.py): they lost the line and got a wrong hint."""
+    watch.open(f"/norms?norm={norm}&norm_position=post&depth=6", ("norms",))
+    drawn = watch.page.evaluate(SHAPES_AND_NOTES, "norms")
+    assert any(y is not None and math.isclose(y, 8.0, rel_tol=1e-6) for y in drawn["shapes"]), drawn
+    text = caption(watch, "norms")
+    assert "√64 = 8" in text and "switch" not in text.lower(), text
+
+
+@pytest.mark.parametrize("query", ["norm=dyt&norm_position=post", "norm_position=sandwich", "norm_position=mix"])
+def test_no_placement_hint_for_placements_that_are_already_chosen(watch, query):
+    watch.open(f"/norms?{query}&depth=8", ("norms",))
+    assert "switch" not in caption(watch, "norms").lower()
+
+
+def test_post_dyt_underflow_is_named(watch):
+    """Post-DyT shrinks the stream until float32 rounds it to exactly 0 (layer 55 of 96): not 'changed ×0'."""
+    watch.open("/norms?norm=dyt&norm_position=post&depth=96", ("norms",))
+    text = caption(watch, "norms")
+    assert "underflowed to exactly 0 at layer 55" in text and "×0 " not in text, text
+
+
+def test_norms_names_the_law_that_fits_best_with_each_error(watch):
+    """Pre-LN, 96 blocks: a line (error 1.65) fits better than √l (5.04); the caption and the dashed curve say so."""
+    watch.open("/norms?depth=96", ("norms",))
+    text = caption(watch, "norms")
+    assert "a straight line fits best" in text and "√l 5.04" in text and "line 1.65" in text, text
+    assert any(
+        name and name.startswith("Best fit: a line") for name in watch.page.evaluate(SHAPES_AND_NOTES, "norms")["names"]
+    )
