@@ -64,7 +64,13 @@ def browser_context_args(browser_context_args):
 def live_server():
     """The real app under uvicorn in a child process; yields its base URL."""
     port = free_port()
-    env = {**os.environ, "RESNORM_COMPUTE_SLOTS": os.environ.get("RESNORM_COMPUTE_SLOTS", "2")}
+    env = {
+        **os.environ,
+        "RESNORM_COMPUTE_SLOTS": os.environ.get("RESNORM_COMPUTE_SLOTS", "2"),
+        # A deck walk asks for many depth-96 traces at once; on a loaded 2-core machine the default 10 s wait for a
+        # compute slot answers 503 before a slot frees. The 503 path itself is tested in tests/test_compute.py.
+        "RESNORM_QUEUE_TIMEOUT_S": os.environ.get("RESNORM_QUEUE_TIMEOUT_S", "90"),
+    }
     try:
         with local_server(uvicorn_args(port), port, env=env, cwd=str(ROOT)) as base:
             yield base
