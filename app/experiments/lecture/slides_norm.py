@@ -6,6 +6,7 @@ import math
 
 from . import sources as src
 from .build import chart, check, claim, op, panel, qa, read, series, slide
+from .reference import departs
 
 X = [8.0, 2.0, 2.0, 4.0]
 EPS = 1e-5
@@ -159,6 +160,10 @@ POSITION = slide(
         [check("post", "close", 8.0, rel=1e-3), check("pre_growth", ">", 3.0)],
     ),
     equation="Post-LN: x ← LN(x + f(x))\nPre-LN:  x ← x + f(LN(x))",
+    departs=departs(
+        "the 2017 recipe (ReLU), with the norm after or before the branch.",
+        "2017 配方（ReLU），归一化放在分支之后或之前。",
+    ),
 )
 
 POSITION_GRAD = slide(
@@ -191,6 +196,10 @@ POSITION_GRAD = slide(
         ),
         {"post": read(0, "summary.grad_survival"), "pre": read(1, "summary.grad_survival")},
         [check("post", "<", 0.2), check("pre", "between", [1.0, 10.0])],
+    ),
+    departs=departs(
+        "the 2017 recipe (ReLU), as on the previous slide.",
+        "2017 配方（ReLU），与上一页相同。",
     ),
 )
 
@@ -238,6 +247,10 @@ POSITION_TRAIN = slide(
             check("warm_whole", "<", 0.5),
             check("pre", "<", 0.05),
         ],
+    ),
+    departs=departs(
+        "12 blocks of the 2017 recipe (ReLU), trained on a copy task.",
+        "12 块、2017 配方（ReLU），在复制任务上训练。",
     ),
 )
 
@@ -299,6 +312,10 @@ RMSNORM = slide(
         ("Divide by the root mean square; keep γ, drop β.", "除以均方根；保留 γ，去掉 β。"),
         "y = gamma * x / torch.sqrt(x.pow(2).mean(-1, keepdim=True) + eps)",
         ("d parameters per norm instead of 2·d.", "每个归一化 d 个参数，而不是 2·d 个。"),
+    ),
+    departs=departs(
+        "GPT-2's recipe (GELU, small initial branches), LayerNorm against RMSNorm.",
+        "GPT-2 配方（GELU，分支初始很小），比较 LayerNorm 与 RMSNorm。",
     ),
 )
 

@@ -6,6 +6,7 @@ from ..lessons.precision import SNOWBALL_DEFAULTS
 from ..lessons.softmax import SWEEP_SCALES
 from . import sources as src
 from .build import chart, check, claim, op, panel, read, series, slide
+from .reference import departs
 
 SNOW = src.model(**SNOWBALL_DEFAULTS)  # no norm, identity shortcut, Xavier, 48 blocks: /precision's stack, in float32
 DRIFT = slide(
@@ -59,6 +60,10 @@ DRIFT = slide(
         },
         [check("growth", ">", 1e9), check("spread", "between", [30.0, 1000.0]), check("past", "between", [1, 48])],
     ),
+    departs=departs(
+        "48 blocks, GELU, shortcut, no norm: the /precision page's stack.",
+        "48 块、GELU、有捷径、无归一化：“精度”页的网络。",
+    ),
 )
 
 FLOAT16 = slide(
@@ -108,6 +113,10 @@ FLOAT16 = slide(
         ],
     ),
     equation="10000 + 0.001 = 10000   (float16)",
+    departs=departs(
+        "48 blocks, GELU, shortcut, no norm, run in float16.",
+        "48 块、GELU、有捷径、无归一化，以 float16 运行。",
+    ),
 )
 
 SOFTMAX = slide(
