@@ -73,7 +73,7 @@ STRINGS = {
         "Print or save as PDF: one slide per landscape page.",
         "打印或另存为 PDF：每页横向一张幻灯片。",
     ),
-    "lecture.download": ("Download the offline deck (one HTML file)", "下载离线讲稿（单个 HTML 文件）"),
+    "lecture.download": ("Download the offline deck (one HTML file)", "下载离线课件（单个 HTML 文件）"),
     "lecture.speaker.title": ("Speaker view", "演讲者视图"),
     "lecture.speaker.notes": ("Notes", "备注"),
     "lecture.speaker.up_next": ("Next", "下一页"),

@@ -102,7 +102,7 @@ def _divide(top: float | None, bottom: float | None) -> float | None:
 
 def _elementwise(fn, a: Any, b: Any) -> Any:
     if isinstance(a, list) and isinstance(b, list):
-        return [fn(x, y) for x, y in zip(a, b)]
+        return [fn(x, y) for x, y in zip(a, b, strict=True)]
     if isinstance(a, list):
         return [fn(x, b) for x in a]
     return fn(a, b)

@@ -29,11 +29,11 @@ def settings_text(chart: dict[str, Any]) -> dict[str, str]:
     parts = [_describe(configs, lang) for lang in ("en", "zh")] if configs else ["", ""]
     training = next((s["body"] for s in chart["sources"] if s["api"] == "train"), None)
     if training:
-        parts = [f"{text} · {_training(training, lang)}" for text, lang in zip(parts, ("en", "zh"))]
+        parts = [f"{text} · {_training(training, lang)}" for text, lang in zip(parts, ("en", "zh"), strict=True)]
     if kinds <= {"chain", "layernorm", "softmax"}:
         parts = ["Computed in float64 by torch", "由 torch 以 float64 计算"]
     if "precision" in kinds:
-        parts = [f"{text} · {_dtype_note(lang)}" for text, lang in zip(parts, ("en", "zh"))]
+        parts = [f"{text} · {_dtype_note(lang)}" for text, lang in zip(parts, ("en", "zh"), strict=True)]
     return pair(*parts)
 
 

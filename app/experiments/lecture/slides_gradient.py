@@ -171,7 +171,7 @@ TRAIN_SHORTCUT = slide(
             "After {steps} steps: without the shortcut the loss is {plain|3}, the uniform guess ln 15 = {uniform|3}; "
             "with it {shortcut|2}. Whole answers right: {plain_whole|2} vs {shortcut_whole|2}.",
             "{steps} 步之后：无捷径的损失为 {plain|3}，等于均匀猜测 ln 15 = {uniform|3}；有捷径为 {shortcut|2}。"
-            "完全正确的答案比例：{plain_whole|2} 对 {shortcut_whole|2}。",
+            "整句全对的比例：{plain_whole|2} 对 {shortcut_whole|2}。",
         ),
         {
             "steps": read(0, "steps"),

@@ -13,7 +13,7 @@ EPS = 1e-5
 # By hand, independently of torch: mean 4, biased variance (16 + 4 + 4 + 0) / 4 = 6.
 HAND_NORMALIZED = [(v - 4.0) / math.sqrt(6.0 + EPS) for v in X]
 GAMMA, BETA = [2.0, 1.0, 1.0, 0.5], [1.0, 0.0, 0.0, -1.0]
-HAND_OUTPUT = [g * v + b for g, v, b in zip(GAMMA, HAND_NORMALIZED, BETA)]
+HAND_OUTPUT = [g * v + b for g, v, b in zip(GAMMA, HAND_NORMALIZED, BETA, strict=True)]
 
 LAYERNORM = slide(
     "layernorm",
@@ -29,7 +29,7 @@ LAYERNORM = slide(
         "under the square root only matters for a constant vector. Every token is normalized on its own, over its d "
         "coordinates, so it works the same for any batch size.",
         "Ba 等 2016。和学生一起算：(8+2+2+4)/4 = 4；(16+4+4+0)/4 = 6；4/√6 = 1.633。根号下的 ε = 1e-5 只在向量为常数时才起作用。"
-        "每个词元在自己的 d 个坐标上单独归一化，所以与批大小无关。",
+        "每个词元在自己的 d 个分量上单独归一化，所以与批大小无关。",
     ),
     chart(
         "layernorm",
@@ -79,7 +79,7 @@ GAMMA_BETA = slide(
     (
         "After normalizing, LayerNorm multiplies by a learned γ and adds a learned β, one of each per coordinate. Like a "
         "code formatter: everyone's code is brought to one standard, and the team keeps its own settings.",
-        "归一化之后，LayerNorm 再乘以可学习的 γ、加上可学习的 β，每个坐标各一个。就像代码格式化工具：所有人的代码都被"
+        "归一化之后，LayerNorm 再乘以可学习的 γ、加上可学习的 β，每个分量各一个。就像代码格式化工具：所有人的代码都被"
         "统一成一个标准，而团队保留自己的配置。",
     ),
     (
@@ -129,9 +129,9 @@ POSITION = slide(
     ),
     (
         "Same 2017 recipe for both (Xavier, ReLU), 96 blocks: only the norm's position differs. Post-LN pins every token "
-        "vector to length √d_model = 8; Pre-LN lets the stream snowball like √l.",
+        "vector to length √d_model = 8; Pre-LN lets the stream grow with depth (how fast, and which law fits: slides 8 and 9).",
         "两者都用 2017 配方（Xavier、ReLU），96 块：只有归一化的位置不同。Post-LN 把每个词元向量的长度固定为 √d_model = 8；"
-        "Pre-LN 让残差流按 √l 滚雪球。",
+        "Pre-LN 让残差流随深度增长（增长多快、符合哪条规律：见第 8、9 页）。",
     ),
     chart(
         "layers",
@@ -231,7 +231,7 @@ POSITION_TRAIN = slide(
         (
             "After 300 steps: Post-LN {post|3} (uniform guess {uniform|3}); with warm-up {warm|3}, {warm_whole|2} of "
             "answers fully right; Pre-LN {pre|2}.",
-            "300 步之后：Post-LN 为 {post|3}（均匀猜测为 {uniform|3}）；预热后为 {warm|3}，完全正确的答案占 {warm_whole|2}；"
+            "300 步之后：Post-LN 为 {post|3}（均匀猜测为 {uniform|3}）；预热后为 {warm|3}，整句全对的比例为 {warm_whole|2}；"
             "Pre-LN 为 {pre|2}。",
         ),
         {

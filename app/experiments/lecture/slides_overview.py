@@ -197,10 +197,10 @@ def summary_slide(slides: list[dict[str, Any]]) -> dict[str, Any]:
         ),
         claim(
             (
-                "Neither: the gradient keeps {r0c0|3} of itself. Shortcut only: the stream grows ×{r1c1|3}, the gradient "
+                "Neither: the gradient keeps {r0c0|3} of itself. Shortcut only: the stream grows ×{r1c1|3}, the gradient: "
                 "{r1c0}. Norm only: tokens collapse (cosine similarity {r2c2|4}). Both: gradient ×{r3c0|3}, stream "
                 "×{r3c1|3}, cosine similarity {r3c2|3}.",
-                "都没有：梯度只剩 {r0c0|3}。只有捷径：残差流变为 {r1c1|3} 倍，梯度{r1c0}。只有归一化：词元坍缩"
+                "都没有：梯度只剩 {r0c0|3}。只有捷径：残差流变为 {r1c1|3} 倍，梯度：{r1c0}。只有归一化：词元坍缩"
                 "（余弦相似度 {r2c2|4}）。两者都有：梯度 ×{r3c0|3}，残差流 ×{r3c1|3}，余弦相似度 {r3c2|3}。",
             ),
             values,

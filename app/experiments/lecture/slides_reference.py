@@ -48,9 +48,10 @@ LIVE = slide(
     claim(
         (
             "No shortcut: block 1 gets {plain|3}× block 96's gradient, ×{factor|3} per block. Shortcut, no norm: the "
-            "stream grows ×{n_short|3} and the gradient reaching block 1 is {g_short} in float32.",
+            "stream grows ×{n_short|3} and the gradient overflows float32 on its way down (block 1 ÷ block 96: "
+            "{g_short}).",
             "无捷径：第 1 块的梯度是第 96 块的 {plain|3} 倍，每块 ×{factor|3}。有捷径、无归一化：残差流变为 {n_short|3} 倍，"
-            "传到第 1 块的梯度在 float32 中{g_short}。",
+            "梯度在回传途中超出 float32 的范围（第 1 块 ÷ 第 96 块：{g_short}）。",
         ),
         {
             "plain": read(0, "summary.grad_survival"),
@@ -104,10 +105,11 @@ COLLAPSE = slide(
     claim(
         (
             "No shortcut, seeds 0, 1, 2: block 1 gets {g0|3}×, {g1|3}× and {g2|3}× block 96's gradient. On every seed "
-            "the tokens collapse: cosine at least {collapsed|4} from block 16 on ({c_norm|4} at block 96, seed 0). "
+            "the tokens collapse: mean cosine similarity at least {collapsed|6} from block 16 on ({c_norm|4} at block 96, "
+            "seed 0). "
             "With the shortcut: cosine {c_both|3} at block 96, gradient ×{g_both|3}.",
             "无捷径，种子 0、1、2：第 1 块的梯度分别是第 96 块的 {g0|3}、{g1|3} 和 {g2|3} 倍。每个种子的词元都坍缩了："
-            "从第 16 块起余弦相似度至少为 {collapsed|4}（种子 0 第 96 块为 {c_norm|4}）。有捷径时：第 96 块余弦相似度为 "
+            "从第 16 块起平均余弦相似度都不低于 {collapsed|6}（种子 0 第 96 块为 {c_norm|4}）。有捷径时：第 96 块余弦相似度为 "
             "{c_both|3}，梯度 ×{g_both|3}。",
         ),
         {
@@ -219,12 +221,12 @@ ENERGY = slide(
         "fₗ 大小相同时，这正是 √l。其余由交叉项决定。",
     ),
     (
-        "Two facts hold on every seed. Each branch sees a normalized input, so every ‖fₗ‖ stays the same size from "
-        "block 1 to 96: the sum of squares grows like l, which is why the stream grows like a power and not "
+        "Two facts hold on every seed. Each branch sees a normalized input, so every ‖fₗ‖ stays within a factor of two "
+        "from block 1 to 96: the sum of squares grows like l, which is why the stream grows like a power and not "
         "exponentially (compare the shortcut without a norm). And the tokens align as the stream grows (right), so the "
         "increments are not independent: their cross terms add or remove up to about 15% of ‖x₉₆‖², with a sign that "
         "changes from seed to seed. That is why the best power is near ½ but not ½, and differs between seeds.",
-        "有两件事对每个种子都成立。每个分支看到的是归一化后的输入，所以从第 1 块到第 96 块每个 ‖fₗ‖ 大小不变：平方和按 l 增长，"
+        "有两件事对每个种子都成立。每个分支看到的是归一化后的输入，所以从第 1 块到第 96 块每个 ‖fₗ‖ 的大小都在两倍范围之内：平方和按 l 增长，"
         "这就是残差流按幂律而不是指数增长的原因（对比没有归一化的捷径）。同时，随着残差流增长词元逐渐对齐（右图），"
         "增量并不独立：它们的交叉项让 ‖x₉₆‖² 增加或减少约 15%，正负随种子而变。所以最佳幂次接近 ½ 却不等于 ½，且因种子而异。",
     ),

@@ -40,7 +40,13 @@ function layersFigure(chart, answers, theme) {
     fig.data.push(line(theme, { name, x, y, color: PALETTE[s.color], dash: s.dash, markers: x.length <= 30,
       legendgroup: name, showlegend: !named.has(name), xaxis: s.panel ? 'x2' : 'x', yaxis: s.panel ? 'y2' : 'y' }));
     named.add(name);
-    if (s.panel === 0 && y.some((v) => v === null)) markOverflow(theme, fig, x, y, { series: name });
+    if (s.panel === 0 && y.some((v) => v === null)) {
+      const before = fig.layout.annotations.length;
+      markOverflow(theme, fig, x, y, { series: name });
+      // two panels: keep the label inside the left one (centred, on two lines) so it covers neither panel's titles
+      if (chart.panels.length > 1) fig.layout.annotations.slice(before).forEach((a) => Object.assign(a, {
+        xref: 'paper', x: 0.21, xanchor: 'center', text: a.text.replace(': ', ':<br>') }));
+    }
     if (chart.panels[s.panel].log) markUnderflow(theme, fig, x, y, name);
   });
   (chart.overlays || []).forEach((overlay) => addOverlay(theme, fig, chart, answers, overlay));
