@@ -15,6 +15,7 @@ values: name -> one of
                                                          (a + c·l)^p fitted to the list a (app/experiments/laws.py)
   {"op": "sumsq", "of": a}                               Σ a² over a list, a² for a number
   {"op": "add", "of": [a, b]}                            a + b
+  {"op": "one_minus", "of": a}                           1 − a (how far a cosine is from 1)
 checks: [{"value": name, "op": "<" | ">" | "between" | "close" | "==" | "null", "bound": x, "rel": r, "abs": a}]
   A list value passes when every entry passes. null stands for a value that overflowed (strict JSON).
 Paths: keys joined by dots; [i] (negative from the end), [*] every item, [a:b] a slice of items.
@@ -76,6 +77,8 @@ def _value(spec: dict[str, Any], answers: list[Any], known: dict[str, Any]) -> A
     if op == "law":
         fit = fit_law(arg, spec["law"])
         return None if fit is None else getattr(fit, spec["out"])
+    if op == "one_minus":
+        return None if arg is None else 1.0 - arg
     if op == "sumsq":
         items = arg if isinstance(arg, list) else [arg]
         return None if any(v is None for v in items) else sum(v * v for v in items)

@@ -54,7 +54,7 @@ def title_slide(count: int) -> dict[str, Any]:
         claim(
             (
                 "{slides|0} slides. Each claim below is checked by a test against the numbers the models produce.",
-                "共 {slides|0} 页。下面每一页的结论都有测试用模型算出的数字来检查。",
+                "共 {slides|0} 页。之后每一页的结论，都由测试拿模型实际算出的数字来核对。",
             ),
             {"slides": const(count)},
             [check("slides", ">", 15)],

@@ -25,10 +25,10 @@ LIVE = slide(
     ),
     (
         "Read the left panel from right to left. The shortcut fixes one failure (vanishing) and exposes the other "
-        "(the stream's size): the next slide adds the norm alone, then both. GPT-2 avoids the explosion without a norm "
+        "(the stream's size): the next slide adds the norm alone, and both together. GPT-2 avoids the explosion without a norm "
         "in the stream by starting every branch small; with small branches (DeepNorm's initialisation) the shortcut "
         "alone keeps the gradient near 1 (try it in the explorer: init = deepnorm).",
-        "从右往左读左图。捷径修好了一种失效（梯度消失），却暴露出另一种（残差流的大小）：下一页只加归一化，再下一页两者都加。"
+        "从右往左读左图。捷径修好了一种失效（梯度消失），却暴露出另一种（残差流的大小）：下一页只加归一化，并与两者都加的情形对比。"
         "GPT-2 让每个分支从很小的值开始，以此避免爆炸；分支初始很小时（DeepNorm 的初始化），只靠捷径也能让梯度保持在 1 附近"
         "（可在探索器中试：init = deepnorm）。",
     ),
@@ -105,24 +105,24 @@ COLLAPSE = slide(
     claim(
         (
             "No shortcut, seeds 0, 1, 2: block 1 gets {g0|3}×, {g1|3}× and {g2|3}× block 96's gradient. On every seed "
-            "the tokens collapse: mean cosine similarity at least {collapsed|6} from block 16 on ({c_norm|4} at block 96, "
-            "seed 0). "
-            "With the shortcut: cosine {c_both|3} at block 96, gradient ×{g_both|3}.",
+            "the tokens collapse: mean cosine similarity above 0.9999 from block 16 on (1 − cosine at most {gap|2}; "
+            "{c_norm|4} at block 96, seed 0). With the shortcut: cosine {c_both|3} at block 96, gradient ×{g_both|3}.",
             "无捷径，种子 0、1、2：第 1 块的梯度分别是第 96 块的 {g0|3}、{g1|3} 和 {g2|3} 倍。每个种子的词元都坍缩了："
-            "从第 16 块起平均余弦相似度都不低于 {collapsed|6}（种子 0 第 96 块为 {c_norm|4}）。有捷径时：第 96 块余弦相似度为 "
+            "从第 16 块起平均余弦相似度都已超过 0.9999（1 − 余弦至多为 {gap|2}；种子 0 第 96 块为 {c_norm|4}）。有捷径时：第 96 块余弦相似度为 "
             "{c_both|3}，梯度 ×{g_both|3}。",
         ),
         {
             **{f"g{i}": read(i, "summary.grad_survival") for i in range(3)},
             "after": {"sources": [0, 1, 2], "path": "layers[15:].token_cosine"},
             "collapsed": op("min", "after"),
+            "gap": op("one_minus", "collapsed"),
             "c_norm": read(0, "layers[-1].token_cosine"),
             "c_both": read(3, "layers[-1].token_cosine"),
             "g_both": read(3, "summary.grad_survival"),
         },
         [
             *(check(f"g{i}", "between", [1e-3, 1e3]) for i in range(3)),
-            check("collapsed", ">", 0.999),
+            check("collapsed", ">", 0.9999),
             check("c_both", "<", 0.9),
             check("g_both", "between", [1.0, 10.0]),
         ],

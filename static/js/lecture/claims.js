@@ -47,6 +47,7 @@ function value(spec, answers, known) {
       const fit = fitLaw(arg, spec.law);
       return fit === null ? null : fit[spec.out];
     }
+    case 'one_minus': return arg === null ? null : 1 - arg;
     case 'sumsq': {
       const items = Array.isArray(arg) ? arg : [arg];
       return items.some((v) => v === null) ? null : items.reduce((s, v) => s + v * v, 0);
