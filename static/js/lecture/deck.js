@@ -101,6 +101,7 @@ export class Deck {
 
   onKey(event) {
     if (event.altKey || event.ctrlKey || event.metaKey || event.target.closest?.('input, textarea, select')) return;
+    if (document.getElementById('room')?.open) return;   // the QR panel is a modal dialog: Esc closes it, not the deck
     const key = event.key.length === 1 ? event.key.toLowerCase() : event.key;
     if ((key === 'Enter' || key === ' ') && event.target.closest?.('button, a')) return;   // let buttons and links work
     const actions = {
