@@ -259,9 +259,9 @@ RMSNORM = slide(
     "rmsnorm",
     ("RMSNorm: drop the mean", "RMSNorm：去掉均值"),
     (
-        "RMSNorm skips the mean: it divides by the root mean square and has no β. One parameter vector fewer, less "
-        "arithmetic, and in a deep Pre-norm stack the same outcome. LLaMA uses it.",
-        "RMSNorm 不减均值：只除以均方根，也没有 β。少一组参数向量、计算更少，在深层 Pre-norm 网络中效果相同。LLaMA 用的就是它。",
+        "RMSNorm skips the mean: it divides by the root mean square and has no β. Less arithmetic, and the same "
+        "outcome in a deep Pre-norm stack. LLaMA uses it.",
+        "RMSNorm 不减均值：只除以均方根，也没有 β。计算更少，在深层 Pre-norm 网络中效果相同。LLaMA 用的就是它。",
     ),
     (
         "Zhang & Sennrich 2019. On [8, 2, 2, 4] the output's mean is not 0: RMSNorm only fixes the scale. Same sizes, "
@@ -314,8 +314,8 @@ RMSNORM = slide(
         ("d parameters per norm instead of 2·d.", "每个归一化 d 个参数，而不是 2·d 个。"),
     ),
     departs=departs(
-        "GPT-2's recipe (GELU, small initial branches), LayerNorm against RMSNorm.",
-        "GPT-2 配方（GELU，分支初始很小），比较 LayerNorm 与 RMSNorm。",
+        "GPT-2's recipe (GELU, small initial branches).",
+        "GPT-2 配方（GELU，分支初始很小）。",
     ),
 )
 

@@ -31,13 +31,11 @@ def title_slide(count: int) -> dict[str, Any]:
         "title",
         ("Residual connections and normalization", "残差连接与归一化"),
         (
-            "Why a 96-block Transformer can be trained at all: two stabilizers, each fixing one failure. One reference "
-            "model throughout: 96 blocks, d_model 64, tanh, Xavier initialisation, seed 0, with the shortcut and a "
-            "Pre-LN LayerNorm switched on and off. Every chart is computed live by PyTorch on this server, every claim "
-            "checked by a test.",
-            "为什么 96 块的 Transformer 能训练起来：两种稳定机制，各自解决一种失效。全程使用同一个参考模型：96 块、"
-            "d_model 64、tanh、Xavier 初始化、随机种子 0，只打开或关闭捷径和 Pre-LN LayerNorm。本课件的每张图都由本服务器上的 "
-            "PyTorch 现场计算，每个结论都有测试检查。",
+            "Why a 96-block Transformer trains at all: two stabilizers, each fixing one failure. One reference model "
+            "throughout (96 blocks, d_model 64, tanh, Xavier, seed 0); only the shortcut and a Pre-LN LayerNorm switch on "
+            "and off. Every chart is computed live by PyTorch.",
+            "为什么 96 块的 Transformer 能训练起来：两种稳定机制，各自解决一种失效。全程使用同一个参考模型（96 块、d_model 64、"
+            "tanh、Xavier、种子 0），只打开或关闭捷径和 Pre-LN LayerNorm。本课件的每张图都由 PyTorch 现场计算，每个结论都有测试检查。",
         ),
         (
             "Why this reference model: with tanh and Xavier weights the plain stack shows the chain product live "
