@@ -10,7 +10,7 @@ from .reference import SEEDS, request
 
 GRAD_Y = ("Gradient ‖∂loss/∂xₗ‖", "梯度 ‖∂loss/∂xₗ‖")
 STREAM_Y = ("Stream length ‖xₗ‖", "残差流长度 ‖xₗ‖")
-COSINE_Y = ("Mean cosine similarity between tokens", "词元间平均余弦相似度")
+COSINE_Y = ("Cosine between tokens", "词元间余弦相似度")  # one line: it sits in the gap between the panels
 SEED_COLORS = ("blue", "green", "orange")
 LIVE_SOURCES = [request("neither"), request("shortcut")]
 LIVE = slide(
