@@ -49,9 +49,10 @@ def best_power(values: list[float]) -> Fit:
     return best
 
 
-def fit_law(values: list[float], law: str) -> Fit | None:
+def fit_law(values: list[float | None], law: str) -> Fit | None:
     """law: 'sqrt', 'line' or 'power'; None when a value is missing or not finite (an overflowed stream has no law)."""
     if not values or any(v is None or not math.isfinite(v) for v in values):
         return None
+    finite = [float(v) for v in values if v is not None]
     p = LAWS[law]
-    return best_power(values) if p is None else fit_power(values, p)
+    return best_power(finite) if p is None else fit_power(finite, p)
