@@ -20,8 +20,8 @@ function perLayer(answer, field) {
 /** Two panels side by side: the second gets its own axes (x2, y2). */
 function splitPanels(fig, panels, theme) {
   const style = themeOf(theme);
-  fig.layout.xaxis.domain = [0, 0.42];   // the gap holds the right panel's y title
-  fig.layout.xaxis2 = { ...axis(style, t('axis.layer')), domain: [0.6, 1], anchor: 'y2' };
+  fig.layout.xaxis.domain = [0, 0.4];   // the gap holds the right panel's y title and ticks
+  fig.layout.xaxis2 = { ...axis(style, t('axis.layer')), domain: [0.63, 1], anchor: 'y2' };
   fig.layout.yaxis2 = { ...axis(style, tr(panels[1].y), { log: panels[1].log }), anchor: 'x2' };
   if (panels[1].range) fig.layout.yaxis2.range = panels[1].range;
   if (panels[1].log) fig.layout.yaxis2.nticks = 6;
