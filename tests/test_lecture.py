@@ -270,3 +270,131 @@ def test_every_chart_of_the_deck_is_warmed_at_start():
                 assert TraceConfig(**source["body"]).cache_key() in keys, slide["id"]
             if source["api"] == "chain":
                 assert REQUESTS["chain"].cache_key(ChainRequest(**source["query"])) in keys, slide["id"]
+
+
+# ---- One reference model, one story: the summary is its slides' numbers, and no two slides disagree -------------
+
+DIRECTION_PATHS = ("summary.grad_survival", "summary.norm_growth")
+FLAT = 1.2  # a ratio within ×1.2 of 1 states no direction ("about the same")
+# What a slide calls a configuration ("norm only", "both (Pre-LN)"): the stabilizers and the sizes, not the
+# activation, initialisation or seed, which a student does not see in a label.
+NAMED_FIELDS = ("arch", "depth", "d_model", "block", "norm", "norm_position", "residual", "dtype")
+
+
+def _trace_configs(chart: dict) -> list[TraceConfig]:
+    from app.experiments.lessons.precision import snowball_config
+
+    configs = [TraceConfig(**s["body"]) for s in chart["sources"] if s["api"] == "trace"]
+    for source in chart["sources"]:
+        if source["api"] == "precision":
+            configs.append(snowball_config({k: str(v) for k, v in source["query"].items()}))
+        if source["api"] == "train":
+            configs += [TraceConfig(**run) for run in source["body"]["runs"]]
+    return configs
+
+
+def test_every_slide_off_the_reference_model_says_so_first():
+    from app.experiments.lecture.reference import DEPARTS_PREFIX, is_reference
+
+    for slide in DECK:
+        configs = _trace_configs(slide["chart"]) if slide["chart"] else []
+        off = [cfg for cfg in configs if not is_reference(cfg)]
+        if off:
+            assert "departs" in slide, (slide["id"], "runs another model but does not say so")
+            for lang, prefix in zip(("en", "zh"), DEPARTS_PREFIX, strict=True):
+                assert slide["departs"][lang].startswith(prefix), (slide["id"], lang)
+        else:
+            assert "departs" not in slide, (slide["id"], "is on the reference model")
+
+
+def test_summary_shows_the_very_numbers_of_its_slides(client):
+    """Every summary cell re-sends its slide's request and shows the value that slide shows, with the same digits;
+    a cell no slide shows stays blank."""
+    summary = SLIDES["summary"]
+    answers = [ask(client, source) for source in summary["chart"]["sources"]]
+    measured = evaluate(summary["claim"], answers)
+    cells = [cell for row in summary["chart"]["cells"] for cell in row if cell is not None]
+    assert cells, "the summary shows no measured cell"
+    for cell in cells:
+        origin = SLIDES[cell["slide"]]
+        assert f"{{{cell['name']}|{cell['digits']}}}" in origin["claim"]["statement"]["en"] or (
+            cell["digits"] == 3 and f"{{{cell['name']}}}" in origin["claim"]["statement"]["en"]
+        ), (cell, "not shown with these digits on its slide")
+        spec, mine = origin["claim"]["values"][cell["name"]], summary["claim"]["values"][cell["value"]]
+        assert spec["path"] == mine["path"], cell
+        assert origin["chart"]["sources"][spec["source"]] == summary["chart"]["sources"][mine["source"]], cell
+        origin_answers = [ask(client, source) for source in origin["chart"]["sources"]]
+        assert evaluate(origin["claim"], origin_answers)[cell["name"]] == measured[cell["value"]], cell
+    shown = {c["value"] for c in cells}
+    for lang in ("en", "zh"):
+        assert set(PLACEHOLDER.findall(summary["claim"]["statement"][lang])) <= shown, lang  # the caption: cells only
+    for found, digits in re.findall(r"\{(\w+)(?:\|(\d+))?\}", summary["claim"]["statement"]["en"]):
+        cell = next(c for c in cells if c["value"] == found)
+        assert int(digits or 3) == cell["digits"], (found, "caption and table round differently")
+
+
+def _direction(value: float | None) -> str:
+    if value is None:
+        return "overflow"
+    if value < 1 / FLAT:
+        return "down"
+    return "up" if value > FLAT else "flat"
+
+
+OPPOSITE = {frozenset({"down", "up"}), frozenset({"down", "overflow"}), frozenset({"flat", "overflow"})}
+
+
+def stated_directions(slides: list[dict], answers_of) -> dict[tuple, dict[str, set[str]]]:
+    """(configuration, quantity) -> slide id -> the directions that slide states for it (read directly from a
+    source: a `source` or `sources` value on a direction path, or a table column of one)."""
+    found: dict[tuple, dict[str, set[str]]] = {}
+    for slide in slides:
+        if not slide["chart"]:
+            continue
+        reads = [
+            (i, spec["path"])
+            for spec in slide["claim"]["values"].values()
+            if spec.get("path") in DIRECTION_PATHS
+            for i in ([spec["source"]] if "source" in spec else spec.get("sources", []))
+        ]
+        columns = [c["path"] for c in slide["chart"].get("columns", []) if c.get("path") in DIRECTION_PATHS]
+        reads += [(i, path) for path in columns for i in range(len(slide["chart"]["sources"]))]  # a table's cells
+        if not reads:
+            continue
+        answers = answers_of(slide)
+        for i, path in reads:
+            cfg = TraceConfig(**slide["chart"]["sources"][i]["body"]).model_dump()
+            key = (tuple(cfg[f] for f in NAMED_FIELDS if not (f == "norm_position" and cfg["norm"] == "none")), path)
+            found.setdefault(key, {}).setdefault(slide["id"], set()).add(_direction(read_path(answers[i], path)))
+    return found
+
+
+def contradictions(found: dict[tuple, dict[str, set[str]]]) -> list[str]:
+    """Two slides contradict when each states one direction for the same configuration and the two are opposite.
+    A slide that shows both directions for it (seeds that disagree) states none."""
+    out = []
+    for key, by_slide in found.items():
+        stated = {sid: next(iter(d)) for sid, d in by_slide.items() if len(d) == 1}
+        for a, da in stated.items():
+            for b, db in stated.items():
+                if a < b and frozenset({da, db}) in OPPOSITE:
+                    out.append(f"{a} says {da}, {b} says {db} for {key}")
+    return out
+
+
+def test_no_two_slides_state_opposite_directions(client):
+    def answers_of(slide):
+        return [ask(client, s) if s["api"] == "trace" else None for s in slide["chart"]["sources"]]
+
+    assert not contradictions(stated_directions(DECK, answers_of))
+
+
+def test_the_contradiction_rule_catches_the_old_deck():
+    """The old deck's slide 6 (norm only grows ×18) against its summary (0.0149), and 1.08 against an overflow."""
+    found = {
+        ("norm only", "g"): {"collapse": {"up"}, "summary": {"down"}},
+        ("shortcut", "g"): {"live": {"flat"}, "summary": {"overflow"}},
+        ("seeds", "g"): {"collapse": {"down", "up"}, "summary": {"down"}},  # a slide with both states none
+    }
+    assert len(contradictions(found)) == 2
+    assert [_direction(v) for v in (0.0149, 1.08, 18.0, None)] == ["down", "flat", "up", "overflow"]

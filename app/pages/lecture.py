@@ -23,6 +23,9 @@ STRINGS = {
         "{name}: exactly 0 (underflow) at layers {from}–{to}",
         "{name}：第 {from}–{to} 层恰为 0（下溢）",
     ),
+    "lecture.law.sqrt": ("Fit √l: error {error}", "拟合 √l：误差 {error}"),
+    "lecture.law.line": ("Fit: a line, error {error}", "拟合直线：误差 {error}"),
+    "lecture.law.power": ("Fit: best power p = {p}, error {error}", "拟合最佳幂次 p = {p}：误差 {error}"),
     "lecture.bar.x": ("x", "x"),
     "lecture.bar.normalized": ("x̂ = (x − μ) / σ", "x̂ = (x − μ) / σ"),
     "lecture.bar.output": ("y = γ·x̂ + β", "y = γ·x̂ + β"),
@@ -51,6 +54,14 @@ STRINGS = {
         "→ / Space next · ← back · F full screen · S speaker view · ? all keys",
         "→ / 空格 下一页 · ← 上一页 · F 全屏 · S 演讲者视图 · ? 全部按键",
     ),
+    "lecture.touch_hint": (
+        "Swipe left or right, or tap ‹ and ›, to change slides · QR: this deck's address for the room",
+        "左右滑动，或点 ‹ 和 ›，切换幻灯片 · QR：给全场看的本课件地址",
+    ),
+    "lecture.nav": ("Slides", "幻灯片切换"),
+    "lecture.prev": ("Previous slide", "上一页"),
+    "lecture.next": ("Next slide", "下一页"),
+    "lecture.qr": ("Show this slide's address as a QR code for the room (Q)", "以二维码向全场展示本页地址（Q）"),
     "lecture.qa.why": ("Why", "为什么"),
     "lecture.qa.what": ("What", "是什么"),
     "lecture.qa.how": ("How", "怎么写"),
@@ -58,18 +69,19 @@ STRINGS = {
     "lecture.help.title": ("Presenting", "放映"),
     "lecture.help.keys": (
         "→, ↓, Space, Page Down, Enter: next slide. ←, ↑, Page Up, Backspace: previous. Home, End: first, "
-        "last. F: full screen. S: speaker view (a second window with notes, the next slide and a clock). "
-        "T: train on a training slide. ?: this help. Esc: close it. The address always names the slide: "
-        "reload or share it.",
+        "last. F: full screen. S: speaker view (a second window: this and the next slide, the numbers to read out, "
+        "notes, two clocks). "
+        "T: train on a training slide. Q: this slide's address as a QR code for the room. ?: this help. Esc: close "
+        "it. On a touch screen: swipe, or the ‹ QR › buttons. The address always names the slide: reload or share it.",
         "→、↓、空格、Page Down、回车：下一页。←、↑、Page Up、退格：上一页。Home、End：第一页、最后一页。"
-        "F：全屏。S：演讲者视图（第二个窗口，显示备注、下一页和计时）。T：在训练页上开始训练。?：本帮助。Esc：关闭。"
-        "地址栏始终记着当前页：刷新或分享都会回到这一页。",
+        "F：全屏。S：演讲者视图（第二个窗口，显示本页和下一页、可照读的实测数字、备注和两个计时）。T：在训练页上开始训练。Q：以二维码向全场展示本页地址。"
+        "?：本帮助。Esc：关闭。触屏上：左右滑动，或用 ‹ QR › 按钮。地址栏始终记着当前页：刷新或分享都会回到这一页。",
     ),
     "lecture.help.print": (
         "Print or save as PDF: one slide per landscape page.",
         "打印或另存为 PDF：每页横向一张幻灯片。",
     ),
-    "lecture.download": ("Download the offline deck (one HTML file)", "下载离线讲稿（单个 HTML 文件）"),
+    "lecture.download": ("Download the offline deck (one HTML file)", "下载离线课件（单个 HTML 文件）"),
     "lecture.speaker.title": ("Speaker view", "演讲者视图"),
     "lecture.speaker.notes": ("Notes", "备注"),
     "lecture.speaker.up_next": ("Next", "下一页"),
@@ -77,6 +89,10 @@ STRINGS = {
     "lecture.speaker.count": ("Slide {n} of {total}", "第 {n} / {total} 页"),
     "lecture.speaker.elapsed": ("Time since this view opened", "本视图打开以来的时间"),
     "lecture.speaker.reset": ("Reset clock", "重置计时"),
+    "lecture.speaker.numbers": ("Measured on this slide (read out)", "本页实测数字（可照读）"),
+    "lecture.speaker.on_slide": ("this slide", "本页"),
+    "lecture.speaker.slide_elapsed": ("Time on this slide", "在本页停留的时间"),
+    "lecture.speaker.no_numbers": ("(no measured numbers on this slide)", "（本页没有实测数字）"),
     "lecture.speaker.prev": ("← Previous", "← 上一页"),
     "lecture.speaker.next": ("Next →", "下一页 →"),
 }

@@ -76,7 +76,11 @@ def register_page(page: Page) -> Page:
         if chart in CHARTS:
             raise ValueError(f"chart key {chart} already belongs to page {CHARTS[chart]}")
     if page.defaults and page.model_controls:
-        TraceConfig(**page.defaults)  # a page default the request model refuses fails at import, not in a browser
+        unknown = set(page.defaults) - set(TraceConfig.model_fields) - set(page.url_keys)
+        if unknown:
+            raise ValueError(f"page {page.key}: defaults for keys it does not have: {sorted(unknown)}")
+        # a page default the request model refuses fails at import, not in a browser
+        TraceConfig(**{k: v for k, v in page.defaults.items() if k in TraceConfig.model_fields})
     PAGES[page.key] = page
     CHARTS.update({chart: page.key for chart in page.charts})
 

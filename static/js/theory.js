@@ -1,57 +1,48 @@
 // Theory curves drawn over measured traces; shared by /norms and the lecture deck.
 
-/** Pre-LN at init adds roughly independent updates: E‖x_l‖² ≈ ‖x₀‖² + c·l (Xiong et al. 2020, Lemma 2),
- *  so ‖x_l‖ ≈ √(‖x₀‖² + c·l). c is the least-squares slope of ‖x_l‖² − ‖x₀‖² against l on this trace. */
-export function fitSqrtGrowth(norms) {
-  const base = norms[0] ** 2;
-  let top = 0, bottom = 0;
-  norms.forEach((n, l) => { if (l > 0 && Number.isFinite(n)) { top += l * (n * n - base); bottom += l * l; } });
-  const c = bottom > 0 ? top / bottom : 0;
-  return { c, curve: norms.map((_, l) => Math.sqrt(Math.max(0, base + c * l))) };
-}
-
-
-/** Least-squares line a + b·x through the points (x, y) (the normal equations; the same fit as numpy's polyfit(…, 1)). */
-function leastSquaresLine(xs, ys) {
-  const n = xs.length;
-  const mx = xs.reduce((s, v) => s + v, 0) / n, my = ys.reduce((s, v) => s + v, 0) / n;
-  let top = 0, bottom = 0;
-  xs.forEach((x, i) => { top += (x - mx) * (ys[i] - my); bottom += (x - mx) ** 2; });
-  const b = bottom > 0 ? top / bottom : 0;
-  return { a: my - b * mx, b };
-}
-
-/** ‖x_l‖ ≈ a + b·l: what the stream does when the blocks' updates are aligned and add up like numbers. */
-export function fitLine(norms) {
-  const layers = norms.map((_, l) => l).slice(1);
-  const { a, b } = leastSquaresLine(layers, norms.slice(1));
-  return { a, b, curve: norms.map((_, l) => a + b * l) };
-}
-
-/** ‖x_l‖ ≈ A·l^p (l ≥ 1): a least-squares line through (log l, log ‖x_l‖); p = 0.5 is √l, p = 1 a line. */
-export function fitPower(norms) {
-  const layers = norms.map((_, l) => l).slice(1);
-  const { a, b } = leastSquaresLine(layers.map(Math.log), norms.slice(1).map(Math.log));
-  return { p: b, scale: Math.exp(a), curve: norms.map((_, l) => (l === 0 ? null : Math.exp(a) * l ** b)) };
-}
-
-/** Root-mean-square distance between a fitted curve and the measured norms, over layers 1..L. */
-function rmsError(curve, norms) {
-  const squares = norms.slice(1).map((n, i) => (curve[i + 1] - n) ** 2);
-  return Math.sqrt(squares.reduce((s, v) => s + v, 0) / squares.length);
-}
-
-/** The three growth laws fitted to one trace, with their errors, and the one the data follow best (smallest error):
- *  √l (independent increments, Xiong et al. 2020), a line (aligned increments), or a fitted power l^p.
- *  null when the norms cannot be fitted (fewer than 3 layers, or a value that is not finite and positive). */
+/** The three growth laws fitted to one trace's stream norms (index 0 = the embedding; fitted over blocks 1..L, as
+ *  the deck's claims fit them, with fitLaw below), each with its error, and the one the data follow best:
+ *  √l (independent increments, Xiong et al. 2020), a line (aligned increments) or the best power (a + c·l)^p.
+ *  null when the norms cannot be fitted (fewer than 3 blocks, or a value that is not finite and positive). */
 export function growthLaws(norms) {
   if (norms.length < 4 || !norms.every((n) => Number.isFinite(n) && n > 0)) return null;
-  const sqrt = fitSqrtGrowth(norms), straight = fitLine(norms), power = fitPower(norms);
-  const laws = [
-    { key: 'sqrt', curve: sqrt.curve, error: rmsError(sqrt.curve, norms), c: sqrt.c },
-    { key: 'line', curve: straight.curve, error: rmsError(straight.curve, norms), slope: straight.b },
-    { key: 'power', curve: power.curve, error: rmsError(power.curve, norms), p: power.p },
-  ];
+  const laws = Object.keys(LAWS).map((key) => {
+    const fit = fitLaw(norms.slice(1), key);
+    return { key, p: fit.p, c: fit.c, error: fit.error, curve: [null, ...fit.curve] };
+  });
   const best = laws.reduce((a, b) => (b.error < a.error ? b : a));
   return { laws, best };
+}
+
+// Growth laws checked against each other: the twin of app/experiments/laws.py (same grid, same formulas).
+// (a + c·l)^p through values[l − 1], l = 1..n: a least-squares line through values^(1/p); error = RMS distance.
+export const POWER_GRID = Array.from({ length: 176 }, (_, k) => Math.round((0.25 + 0.01 * k) * 100) / 100);
+export const LAWS = { sqrt: 0.5, line: 1, power: null };
+
+export function fitPower(values, p) {
+  const n = values.length;
+  const layers = values.map((_, i) => i + 1);
+  const lifted = values.map((v) => Math.max(v, 0) ** (1 / p));
+  const meanL = layers.reduce((s, l) => s + l, 0) / n, meanZ = lifted.reduce((s, z) => s + z, 0) / n;
+  const spread = layers.reduce((s, l) => s + (l - meanL) ** 2, 0);
+  const c = spread ? layers.reduce((s, l, i) => s + (l - meanL) * (lifted[i] - meanZ), 0) / spread : 0;
+  const a = meanZ - c * meanL;
+  const curve = layers.map((l) => Math.max(a + c * l, 0) ** p);
+  const error = Math.sqrt(values.reduce((s, v, i) => s + (v - curve[i]) ** 2, 0) / n);
+  return { p, a, c, error, curve };
+}
+
+export function bestPower(values) {
+  let best = fitPower(values, POWER_GRID[0]);
+  for (const p of POWER_GRID.slice(1)) {
+    const fit = fitPower(values, p);
+    if (fit.error < best.error) best = fit;
+  }
+  return best;
+}
+
+/** law: 'sqrt', 'line' or 'power'; null when a value is missing or not finite. */
+export function fitLaw(values, law) {
+  if (!values?.length || values.some((v) => v === null || !Number.isFinite(v))) return null;
+  return LAWS[law] === null ? bestPower(values) : fitPower(values, LAWS[law]);
 }

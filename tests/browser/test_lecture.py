@@ -139,7 +139,8 @@ def test_the_url_holds_the_slide_and_reload_lands_there(watch):
     state = current(watch)
     assert state["id"] == DECK[8]["id"] and "theme=normal" in state["url"] and "lang=zh" in state["url"]
     watch.open("/lecture#drift")
-    assert current(watch)["id"] == "drift" and "slide=9" in current(watch)["url"]
+    drift = next(i for i, s in enumerate(DECK, start=1) if s["id"] == "drift")
+    assert current(watch)["id"] == "drift" and f"slide={drift}" in current(watch)["url"]
 
 
 def test_speaker_view_follows_the_deck_and_drives_it(watch):
@@ -156,6 +157,15 @@ def test_speaker_view_follows_the_deck_and_drives_it(watch):
     speaker.keyboard.press("ArrowRight")  # the speaker view moves: the deck follows
     wait_slide(watch, 4)
     assert re.fullmatch(r"\d+:\d\d", speaker.text_content("#speaker-elapsed"))
+    assert re.fullmatch(r"\D*\d+:\d\d", speaker.text_content("#speaker-slide-elapsed").strip())
+    # the current and the next slide as thumbnails with their charts, and the numbers to read out
+    speaker.wait_for_selector("#speaker-thumb-now .main-svg", state="attached", timeout=60_000)
+    speaker.wait_for_selector("#speaker-thumb-next .main-svg", state="attached", timeout=60_000)
+    assert speaker.get_attribute("#speaker-thumb-now", "data-slide") == "4"
+    assert speaker.get_attribute("#speaker-thumb-next", "data-slide") == "5"
+    speaker.wait_for_function("() => /\\d/.test(document.getElementById('speaker-numbers').textContent)")
+    numbers = speaker.text_content("#speaker-numbers")
+    assert "{" not in numbers and f"{1.01**96:.6g}" in numbers  # slide 4's measured 1.01⁹⁶
     SHOTS.mkdir(parents=True, exist_ok=True)
     speaker.screenshot(path=str(SHOTS / "speaker-view.png"))
     speaker.close()
@@ -244,3 +254,46 @@ def test_phone_opens_a_slide_at_the_top_of_the_page(browser, live_server):
     page.evaluate("new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))")
     assert page.evaluate("window.scrollY") == 0 and page.locator("header.site").bounding_box()["y"] == 0
     page.close()
+
+
+def test_a_touch_screen_gets_buttons_a_swipe_and_its_own_hint(open_device):
+    phone = open_device("phone")
+    phone.open("/lecture?slide=1&lang=zh")
+    assert phone.page.is_visible(".hint-touch") and not phone.page.is_visible(".hint-keys")
+    assert "→" not in phone.page.inner_text("#title .keys-hint")  # no keys to press on a phone
+    phone.page.click("[data-deck-next]")
+    phone.page.wait_for_function("() => document.body.dataset.slide === '2'")
+    phone.page.click("[data-deck-prev]")
+    phone.page.wait_for_function("() => document.body.dataset.slide === '1'")
+    swipe = """dx => { const deck = document.getElementById('deck');
+        const at = (x) => new Touch({identifier: 1, target: deck, clientX: x, clientY: 300});
+        deck.dispatchEvent(new TouchEvent('touchstart', {touches: [at(250)], changedTouches: [at(250)], bubbles: true}));
+        deck.dispatchEvent(new TouchEvent('touchend', {touches: [], changedTouches: [at(250 + dx)], bubbles: true})); }"""
+    phone.page.evaluate(swipe, -150)  # right to left: the next slide
+    phone.page.wait_for_function("() => document.body.dataset.slide === '2'")
+    phone.page.evaluate(swipe, 150)
+    phone.page.wait_for_function("() => document.body.dataset.slide === '1'")
+    phone.page.evaluate(swipe, -20)  # a tap or a small drag does not turn the page
+    phone.page.wait_for_timeout(200)
+    assert phone.page.evaluate("document.body.dataset.slide") == "1"
+    assert phone.page.evaluate("document.documentElement.scrollWidth") <= 390
+
+
+def test_the_room_panel_opens_from_the_deck(watch):
+    watch.open("/lecture?slide=5")
+    watch.page.keyboard.press("q")
+    watch.page.wait_for_selector("#room[open]")
+    watch.page.wait_for_selector("#room[data-ready='1']", state="attached", timeout=30_000)
+    assert "slide=5" in watch.page.get_attribute("#room", "data-address")
+    watch.page.keyboard.press("Escape")
+    watch.page.wait_for_selector("#room:not([open])", state="attached")
+    watch.page.click("[data-deck-qr]")
+    watch.page.wait_for_selector("#room[open]")
+
+
+def test_slides_off_the_reference_model_say_so_in_large_type(watch):
+    watch.open("/lecture?slide=2")
+    note = watch.page.locator("#model .departs")
+    assert note.inner_text().startswith("Not the reference model")
+    assert float(note.evaluate("e => parseFloat(getComputedStyle(e).fontSize)")) >= 20
+    assert watch.page.locator("#live-gradient .departs").count() == 0

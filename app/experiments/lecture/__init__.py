@@ -5,7 +5,9 @@ calls it needs, `sources`, and how to draw them, `kind`) and a claim: named valu
 checks on them. The browser fills the caption with the values it measured; tests/test_lecture.py runs every
 slide's sources through the real API and asserts every check, so the deck cannot say what the models do not show.
 
+reference        the deck's one reference model (96 blocks, tanh, Xavier, seed 0) and its requests
 slides_gradient  the gradient's trip down 96 blocks and the shortcut
+slides_reference the slides on the reference model: live chain product, norm alone, snowball, its increments
 slides_walls     what the snowballing stream runs into: drift, 16-bit overflow, softmax saturation
 slides_norm      normalization: LayerNorm by hand, Post-LN vs Pre-LN, RMSNorm
 slides_overview  title, alternatives (read from the registries), summary
@@ -21,7 +23,8 @@ from .slides_overview import alternatives_slide, summary_slide, title_slide
 
 
 def build_deck() -> list[dict[str, Any]]:
-    body = [*slides_gradient.SLIDES, *slides_walls.SLIDES, *slides_norm.SLIDES, alternatives_slide(), summary_slide()]
+    body = [*slides_gradient.SLIDES, *slides_walls.SLIDES, *slides_norm.SLIDES, alternatives_slide()]
+    body.append(summary_slide(body))
     deck = [title_slide(len(body) + 1), *body]
     for slide in deck:
         if slide["chart"]:

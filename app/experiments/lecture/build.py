@@ -19,9 +19,11 @@ def slide(
     **extra: Any,
 ) -> dict[str, Any]:
     """One slide. extra: equation (one line, both languages read it), code (one line of Python),
-    qa (why / what / how / cost), aside (an analogy), in both languages."""
-    if "aside" in extra:
-        extra["aside"] = pair(*extra["aside"])
+    qa (why / what / how / cost), aside (an analogy), departs (the first line of a slide not on the reference model,
+    reference.departs), in both languages."""
+    for key in ("aside", "departs"):
+        if key in extra:
+            extra[key] = pair(*extra[key])
     return {
         "id": id,
         "title": pair(*title),

@@ -11,6 +11,11 @@ values: name -> one of
   {"op": "root", "of": a, "n": k}                        a ** (1 / k): the mean factor per step of a product
   {"op": "min" | "max", "of": a}                         of a list (null entries count as not finite: null)
   {"op": "first_over", "of": a, "bound": x}              the 1-based position of the first entry above x
+  {"op": "law", "of": a, "law": "sqrt" | "line" | "power", "out": "p" | "error"}
+                                                         (a + c·l)^p fitted to the list a (app/experiments/laws.py)
+  {"op": "sumsq", "of": a}                               Σ a² over a list, a² for a number
+  {"op": "add", "of": [a, b]}                            a + b
+  {"op": "one_minus", "of": a}                           1 − a (how far a cosine is from 1)
 checks: [{"value": name, "op": "<" | ">" | "between" | "close" | "==" | "null", "bound": x, "rel": r, "abs": a}]
   A list value passes when every entry passes. null stands for a value that overflowed (strict JSON).
 Paths: keys joined by dots; [i] (negative from the end), [*] every item, [a:b] a slice of items.
@@ -21,6 +26,8 @@ from __future__ import annotations
 import math
 import re
 from typing import Any
+
+from ..laws import fit_law
 
 
 def read_path(data: Any, path: str) -> Any:
@@ -63,14 +70,31 @@ def _value(spec: dict[str, Any], answers: list[Any], known: dict[str, Any]) -> A
     if op == "ratio":
         top, bottom = (known[name] for name in spec["of"])
         return _elementwise(_divide, top, bottom)
+    if op == "add":
+        left, right = (known[name] for name in spec["of"])
+        return None if left is None or right is None else left + right
     arg = known[spec["of"]]
+    if op == "law":
+        fit = fit_law(arg, spec["law"])
+        return None if fit is None else getattr(fit, spec["out"])
+    if op == "one_minus":
+        return None if arg is None else 1.0 - arg
+    if op == "sumsq":
+        items = arg if isinstance(arg, list) else [arg]
+        return None if any(v is None for v in items) else sum(v * v for v in items)
     if op == "root":
         return None if arg is None or arg < 0 else arg ** (1.0 / spec["n"])
     if op in ("min", "max"):
-        return None if any(v is None for v in arg) else (min(arg) if op == "min" else max(arg))
+        items = _flatten(arg)
+        return None if any(v is None for v in items) else (min(items) if op == "min" else max(items))
     if op == "first_over":
         return next((i + 1 for i, v in enumerate(arg) if v is not None and v > spec["bound"]), None)
     raise ValueError(f"unknown value op {op!r}")
+
+
+def _flatten(value: Any) -> list[Any]:
+    """A list of lists (the same path in several sources) as one list."""
+    return [v for item in value for v in _flatten(item)] if isinstance(value, list) else [value]
 
 
 def _divide(top: float | None, bottom: float | None) -> float | None:

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import math
 
+from . import slides_reference
 from . import sources as src
-from .build import chart, check, claim, const, op, panel, qa, read, series, slide
+from .build import chart, check, claim, const, panel, qa, read, series, slide
+from .reference import departs
 
 GRAD_Y = ("Gradient ‖∂loss/∂x_l‖", "梯度 ‖∂loss/∂x_l‖")
 
@@ -51,6 +53,10 @@ MODEL = slide(
             check("survival", "between", [0.5, 2.0]),
             check("grads", ">", 0.0),
         ],
+    ),
+    departs=departs(
+        "GPT-2's recipe (GELU, small initial branches), the model the deck ends at.",
+        "GPT-2 配方（GELU，分支初始很小），也就是本课件最后讲到的模型。",
     ),
 )
 
@@ -137,111 +143,6 @@ SHORTCUT = slide(
     ),
 )
 
-PLAIN_96 = src.model("plain", depth=96)  # tanh, Xavier, no norm, no shortcut
-SMALL_96 = src.model("plain", depth=96, init="deepnorm")  # the same, branches initialised small
-SHORT_96 = src.model("plain", depth=96, init="deepnorm", residual="identity")
-LIVE = slide(
-    "live-gradient",
-    ("Live: 96 blocks without a norm", "实测：96 块、没有归一化"),
-    (
-        "A real 96-block Transformer with no normalization. Without the shortcut every block shrinks the gradient; "
-        "with small initial branches f′ is tiny and the gradient is gone within a few blocks. With the shortcut it arrives intact.",
-        "一个真实的 96 块 Transformer，不做归一化。没有捷径时每一块都让梯度变小；分支初始很小时 f′ 极小，几块之内梯度就没了。"
-        "有捷径时梯度完整到达。",
-    ),
-    (
-        "Settings: tanh, no norm (the 'plain deep net' preset); 'small branches' is DeepNorm's initialisation, branch "
-        "weights × (8L)^(-1/4). Be honest about the flip side: with Xavier-sized branches, a shortcut and no norm, the "
-        "stream snowballs until it overflows (last slide). The shortcut alone is not enough.",
-        "设置：tanh、无归一化（“普通深层网络”预设）；“小分支”指 DeepNorm 的初始化，分支权重 × (8L)^(-1/4)。"
-        "也要诚实地讲另一面：分支按 Xavier 初始化、有捷径但没有归一化时，残差流会滚雪球直到溢出（见最后一页）。只有捷径还不够。",
-    ),
-    chart(
-        "layers",
-        ("Gradient per layer, 96 blocks, no norm", "每层的梯度：96 块，无归一化"),
-        [src.trace(PLAIN_96), src.trace(SMALL_96), src.trace(SHORT_96)],
-        src.trace_link("/gradients", SHORT_96),
-        panels=[panel(GRAD_Y, log=True)],
-        series=[
-            series(0, "grad_norm", ("No shortcut, Xavier branches", "无捷径，Xavier 分支"), "vermillion"),
-            series(1, "grad_norm", ("No shortcut, small branches", "无捷径，小分支"), "orange", "dot"),
-            series(2, "grad_norm", ("Shortcut, small branches", "有捷径，小分支"), "blue"),
-        ],
-    ),
-    claim(
-        (
-            "Gradient at block 1 ÷ block 96: {plain|3} without the shortcut (×{factor|3} per block, the live 0.9⁹⁶); "
-            "{small|3} with small branches (underflowed to 0); {shortcut|3} with the shortcut.",
-            "第 1 块梯度 ÷ 第 96 块梯度：无捷径为 {plain|3}（每块 ×{factor|3}，就是实测版的 0.9⁹⁶）；"
-            "小分支为 {small|3}（下溢为 0）；有捷径为 {shortcut|3}。",
-        ),
-        {
-            "plain": read(0, "summary.grad_survival"),
-            "factor": op("root", "plain", n=95),
-            "small": read(1, "summary.grad_survival"),
-            "shortcut": read(2, "summary.grad_survival"),
-        },
-        [
-            check("plain", "<", 1e-9),
-            check("factor", "between", [0.5, 0.95]),
-            check("small", "<", 1e-30),
-            check("shortcut", "between", [0.5, 2.0]),
-        ],
-    ),
-)
-
-NORMED_PLAIN_96 = src.model(depth=96, residual="none")  # /gradients' defaults: Pre-LN, LayerNorm, GELU, Xavier
-NORMED_96 = src.model(depth=96)
-COLLAPSE = slide(
-    "norm-collapse",
-    ("A norm in every block is not enough", "每块都有归一化，还不够"),
-    (
-        "With a LayerNorm in every block but no shortcut, the gradient does not vanish: each norm rescales it, and it even "
-        "grows toward the input. What breaks instead: all tokens end up pointing the same way, so the model can no longer "
-        "tell them apart.",
-        "每块都有 LayerNorm 但没有捷径时，梯度不会消失：每个归一化都会重新缩放它，它甚至朝输入方向变大。"
-        "坏掉的是另一件事：所有词元最后都指向同一个方向，模型再也分不清它们。",
-    ),
-    (
-        "This is why /gradients at its defaults shows the plain stack's gradient growing, not vanishing. Token collapse "
-        "(rank collapse): Dong et al. 2021, 'Attention is not all you need'. The next slide shows the consequence: such a "
-        "model does not learn.",
-        "这就是为什么“梯度”页在默认设置下显示普通堆叠的梯度在变大而不是消失。词元坍缩（秩坍缩）：Dong 等 2021，"
-        "《Attention is not all you need》。下一页展示后果：这样的模型学不会。",
-    ),
-    chart(
-        "layers",
-        ("Gradient (left) and token similarity (right)", "梯度（左）与词元相似度（右）"),
-        [src.trace(NORMED_PLAIN_96), src.trace(NORMED_96)],
-        src.trace_link("/gradients", NORMED_PLAIN_96),
-        panels=[
-            panel(("‖∂loss/∂x_l‖", "‖∂loss/∂x_l‖"), log=True),
-            panel(("Mean cosine between tokens", "词元之间的平均余弦"), range=[0, 1.05]),
-        ],
-        series=[
-            series(0, "grad_norm", ("No shortcut", "无捷径"), "vermillion"),
-            series(1, "grad_norm", ("Shortcut", "有捷径"), "blue"),
-            series(0, "token_cosine", ("No shortcut", "无捷径"), "vermillion", panel=1),
-            series(1, "token_cosine", ("Shortcut", "有捷径"), "blue", panel=1),
-        ],
-    ),
-    claim(
-        (
-            "No shortcut: block 1 gets {grow|3}× block 96's gradient, yet the mean cosine between tokens is at least "
-            "{collapsed|4} from block 16 on: every token looks the same. With the shortcut: {kept|3} at block 16.",
-            "无捷径：第 1 块的梯度是第 96 块的 {grow|3} 倍，但从第 16 块起词元之间的平均余弦至少为 {collapsed|4}："
-            "所有词元都一样了。有捷径：第 16 块为 {kept|3}。",
-        ),
-        {
-            "grow": read(0, "summary.grad_survival"),
-            "after": read(0, "layers[15:].token_cosine"),
-            "collapsed": op("min", "after"),
-            "kept": read(1, "layers[15].token_cosine"),
-        },
-        [check("grow", ">", 1.0), check("after", ">", 0.999), check("kept", "<", 0.8)],
-    ),
-)
-
 TRAIN_KINDS = ["pre_ln_2017_no_shortcut", "pre_ln_2017"]
 TRAIN_SHORTCUT = slide(
     "train-shortcut",
@@ -270,7 +171,7 @@ TRAIN_SHORTCUT = slide(
             "After {steps} steps: without the shortcut the loss is {plain|3}, the uniform guess ln 15 = {uniform|3}; "
             "with it {shortcut|2}. Whole answers right: {plain_whole|2} vs {shortcut_whole|2}.",
             "{steps} 步之后：无捷径的损失为 {plain|3}，等于均匀猜测 ln 15 = {uniform|3}；有捷径为 {shortcut|2}。"
-            "完全正确的答案比例：{plain_whole|2} 对 {shortcut_whole|2}。",
+            "整句全对的比例：{plain_whole|2} 对 {shortcut_whole|2}。",
         ),
         {
             "steps": read(0, "steps"),
@@ -287,49 +188,10 @@ TRAIN_SHORTCUT = slide(
             check("shortcut_whole", ">", 0.99),
         ],
     ),
-)
-
-SNOWBALL = slide(
-    "snowball",
-    ("The snowball: xₗ₊₁ = xₗ + f(xₗ)", "滚雪球：xₗ₊₁ = xₗ + f(xₗ)"),
-    (
-        "With the shortcut nothing shrinks the stream: every block adds its output on top. Roughly independent additions "
-        "add up in the square, ‖x_l‖² ≈ ‖x₀‖² + c·l, so the stream's length grows like √l.",
-        "有了捷径，就没有东西让残差流变小：每个块都把输出叠加上去。大致独立的加法在平方上累加，‖x_l‖² ≈ ‖x₀‖² + c·l，"
-        "所以残差流的长度按 √l 增长。",
-    ),
-    (
-        "Pre-LN at initialisation (Xiong et al. 2020, lemma 2). The dashed curve is √(‖x₀‖² + c·l) with c fitted to this "
-        "trace by least squares, as on /norms. The measured stream starts below the curve and ends above it: deep in the "
-        "stack the tokens align (slide 6), so late updates are no longer independent and add up faster than √l. Harmless "
-        "at 96 blocks in float32; the next slides show where it hurts.",
-        "初始化时的 Pre-LN（Xiong 等 2020，引理 2）。虚线是 √(‖x₀‖² + c·l)，c 由本次数据用最小二乘拟合，与“范数”页相同。"
-        "实测曲线先低于虚线、最后高于虚线：网络深处词元逐渐对齐（第 6 页），后面的更新不再相互独立，增长得比 √l 快。在 float32 下 96 块还无害；"
-        "接下来几页展示它在哪里造成伤害。",
-    ),
-    chart(
-        "layers",
-        ("Stream length per layer, Pre-LN", "每层残差流长度：Pre-LN"),
-        [src.trace(NORMED_96)],
-        src.trace_link("/norms", NORMED_96),
-        panels=[panel(("Stream length ‖x_l‖", "残差流长度 ‖x_l‖"))],
-        series=[series(0, "act_norm", ("Residual stream ‖x_l‖", "残差流 ‖x_l‖"), "blue")],
-        overlays=[{"type": "sqrt_fit", "series": 0}],
-    ),
-    claim(
-        (
-            "‖x‖ grows ×{growth|3} from block 1 to block 96: close to √96 = {root|3}, far from linear growth (×96). "
-            "Dashed: √(‖x₀‖² + c·l), c fitted to these numbers.",
-            "‖x‖ 从第 1 块到第 96 块变为 {growth|3} 倍：接近 √96 = {root|3}，远小于线性增长（96 倍）。"
-            "虚线：√(‖x₀‖² + c·l)，c 由这些数字拟合。",
-        ),
-        {
-            "growth": read(0, "summary.norm_growth"),
-            "root": const(math.sqrt(96)),
-            "against_root": op("ratio", ["growth", "root"]),
-        },
-        [check("against_root", "between", [0.7, 1.3])],
+    departs=departs(
+        "12 blocks of the 2017 recipe (ReLU), trained on a copy task.",
+        "12 块、2017 配方（ReLU），在复制任务上训练。",
     ),
 )
 
-SLIDES = [MODEL, CHAIN, SHORTCUT, LIVE, COLLAPSE, TRAIN_SHORTCUT, SNOWBALL]
+SLIDES = [MODEL, CHAIN, SHORTCUT, *slides_reference.SLIDES, TRAIN_SHORTCUT, *slides_reference.SNOWBALL_SLIDES]

@@ -6,6 +6,7 @@ import math
 
 from . import sources as src
 from .build import chart, check, claim, op, panel, qa, read, series, slide
+from .reference import departs
 
 X = [8.0, 2.0, 2.0, 4.0]
 EPS = 1e-5
@@ -28,7 +29,7 @@ LAYERNORM = slide(
         "under the square root only matters for a constant vector. Every token is normalized on its own, over its d "
         "coordinates, so it works the same for any batch size.",
         "Ba 等 2016。和学生一起算：(8+2+2+4)/4 = 4；(16+4+4+0)/4 = 6；4/√6 = 1.633。根号下的 ε = 1e-5 只在向量为常数时才起作用。"
-        "每个词元在自己的 d 个坐标上单独归一化，所以与批大小无关。",
+        "每个词元在自己的 d 个分量上单独归一化，所以与批大小无关。",
     ),
     chart(
         "layernorm",
@@ -78,7 +79,7 @@ GAMMA_BETA = slide(
     (
         "After normalizing, LayerNorm multiplies by a learned γ and adds a learned β, one of each per coordinate. Like a "
         "code formatter: everyone's code is brought to one standard, and the team keeps its own settings.",
-        "归一化之后，LayerNorm 再乘以可学习的 γ、加上可学习的 β，每个坐标各一个。就像代码格式化工具：所有人的代码都被"
+        "归一化之后，LayerNorm 再乘以可学习的 γ、加上可学习的 β，每个分量各一个。就像代码格式化工具：所有人的代码都被"
         "统一成一个标准，而团队保留自己的配置。",
     ),
     (
@@ -128,9 +129,9 @@ POSITION = slide(
     ),
     (
         "Same 2017 recipe for both (Xavier, ReLU), 96 blocks: only the norm's position differs. Post-LN pins every token "
-        "vector to length √d_model = 8; Pre-LN lets the stream snowball like √l.",
+        "vector to length √d_model = 8; Pre-LN lets the stream grow with depth (how fast, and which law fits: slides 8 and 9).",
         "两者都用 2017 配方（Xavier、ReLU），96 块：只有归一化的位置不同。Post-LN 把每个词元向量的长度固定为 √d_model = 8；"
-        "Pre-LN 让残差流按 √l 滚雪球。",
+        "Pre-LN 让残差流随深度增长（增长多快、符合哪条规律：见第 8、9 页）。",
     ),
     chart(
         "layers",
@@ -159,6 +160,10 @@ POSITION = slide(
         [check("post", "close", 8.0, rel=1e-3), check("pre_growth", ">", 3.0)],
     ),
     equation="Post-LN: x ← LN(x + f(x))\nPre-LN:  x ← x + f(LN(x))",
+    departs=departs(
+        "the 2017 recipe (ReLU), with the norm after or before the branch.",
+        "2017 配方（ReLU），归一化放在分支之后或之前。",
+    ),
 )
 
 POSITION_GRAD = slide(
@@ -192,6 +197,10 @@ POSITION_GRAD = slide(
         {"post": read(0, "summary.grad_survival"), "pre": read(1, "summary.grad_survival")},
         [check("post", "<", 0.2), check("pre", "between", [1.0, 10.0])],
     ),
+    departs=departs(
+        "the 2017 recipe (ReLU), as on the previous slide.",
+        "2017 配方（ReLU），与上一页相同。",
+    ),
 )
 
 POST_KINDS = ["post_ln", "pre_ln_2017"]
@@ -222,7 +231,7 @@ POSITION_TRAIN = slide(
         (
             "After 300 steps: Post-LN {post|3} (uniform guess {uniform|3}); with warm-up {warm|3}, {warm_whole|2} of "
             "answers fully right; Pre-LN {pre|2}.",
-            "300 步之后：Post-LN 为 {post|3}（均匀猜测为 {uniform|3}）；预热后为 {warm|3}，完全正确的答案占 {warm_whole|2}；"
+            "300 步之后：Post-LN 为 {post|3}（均匀猜测为 {uniform|3}）；预热后为 {warm|3}，整句全对的比例为 {warm_whole|2}；"
             "Pre-LN 为 {pre|2}。",
         ),
         {
@@ -239,6 +248,10 @@ POSITION_TRAIN = slide(
             check("pre", "<", 0.05),
         ],
     ),
+    departs=departs(
+        "12 blocks of the 2017 recipe (ReLU), trained on a copy task.",
+        "12 块、2017 配方（ReLU），在复制任务上训练。",
+    ),
 )
 
 LN_96, RMS_96 = src.model("pre_ln", depth=96), src.model("llama", depth=96)
@@ -246,9 +259,9 @@ RMSNORM = slide(
     "rmsnorm",
     ("RMSNorm: drop the mean", "RMSNorm：去掉均值"),
     (
-        "RMSNorm skips the mean: it divides by the root mean square and has no β. One parameter vector fewer, less "
-        "arithmetic, and in a deep Pre-norm stack the same outcome. LLaMA uses it.",
-        "RMSNorm 不减均值：只除以均方根，也没有 β。少一组参数向量、计算更少，在深层 Pre-norm 网络中效果相同。LLaMA 用的就是它。",
+        "RMSNorm skips the mean: it divides by the root mean square and has no β. Less arithmetic, and the same "
+        "outcome in a deep Pre-norm stack. LLaMA uses it.",
+        "RMSNorm 不减均值：只除以均方根，也没有 β。计算更少，在深层 Pre-norm 网络中效果相同。LLaMA 用的就是它。",
     ),
     (
         "Zhang & Sennrich 2019. On [8, 2, 2, 4] the output's mean is not 0: RMSNorm only fixes the scale. Same sizes, "
@@ -299,6 +312,10 @@ RMSNORM = slide(
         ("Divide by the root mean square; keep γ, drop β.", "除以均方根；保留 γ，去掉 β。"),
         "y = gamma * x / torch.sqrt(x.pow(2).mean(-1, keepdim=True) + eps)",
         ("d parameters per norm instead of 2·d.", "每个归一化 d 个参数，而不是 2·d 个。"),
+    ),
+    departs=departs(
+        "GPT-2's recipe (GELU, small initial branches).",
+        "GPT-2 配方（GELU，分支初始很小）。",
     ),
 )
 

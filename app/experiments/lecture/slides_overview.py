@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from ... import i18n
 from ...config import PRESETS
 from . import sources as src
 from .build import chart, check, claim, const, op, pair, read, slide
+from .reference import departs, reference
+from .slides_reference import SUMMARY_CELLS
 
 ALTERNATIVES_DEPTH = 96
 # Residual kinds that keep an ungated identity path from every block to the input (x + ..., x + a·f, DenseFormer's
@@ -28,23 +31,28 @@ def title_slide(count: int) -> dict[str, Any]:
         "title",
         ("Residual connections and normalization", "残差连接与归一化"),
         (
-            "Why a 96-block Transformer can be trained at all: two stabilizers, each fixing one failure. Every chart in "
-            "this deck is computed live by PyTorch on this server, and every claim is checked by a test.",
-            "为什么 96 块的 Transformer 能训练起来：两个稳定器，各自修好一种故障。本讲稿的每张图都由本服务器上的 PyTorch "
-            "现场计算，每个结论都有测试检查。",
+            "Why a 96-block Transformer trains at all: two stabilizers, each fixing one failure. One reference model "
+            "throughout (96 blocks, d_model 64, tanh, Xavier, seed 0); only the shortcut and a Pre-LN LayerNorm switch on "
+            "and off. Every chart is computed live by PyTorch.",
+            "为什么 96 块的 Transformer 能训练起来：两种稳定机制，各自解决一种失效。全程使用同一个参考模型（96 块、d_model 64、"
+            "tanh、Xavier、种子 0），只打开或关闭捷径和 Pre-LN LayerNorm。本课件的每张图都由 PyTorch 现场计算，每个结论都有测试检查。",
         ),
         (
-            "Keys: → or Space next, ← back, Home and End, F full screen, S speaker view, T starts the training on a "
-            "training slide. The plan: the problem (the chain product), the first stabilizer (the shortcut), the two walls "
-            "it runs into, the second stabilizer (normalization) and where to put it, the alternatives, a summary.",
-            "按键：→ 或空格下一页，← 上一页，Home 和 End，F 全屏，S 演讲者视图，在训练页按 T 开始训练。"
-            "安排：问题（链式乘积），第一个稳定器（捷径），它撞上的两堵墙，第二个稳定器（归一化）以及放在哪里，其他方案，总结。",
+            "Why this reference model: with tanh and Xavier weights the plain stack shows the chain product live "
+            "(a factor a little below 1 per block, a tiny but nonzero gradient at block 1); GELU or ReLU with Xavier "
+            "round it to exactly 0. Slides on other settings say so first, in orange, under their title. The plan: the "
+            "problem (the chain product), the first stabilizer (the shortcut), the two walls it runs into, the second "
+            "stabilizer (normalization) and where to put it, the alternatives, a summary whose numbers are the slides' own.",
+            "为什么选这个参考模型：用 tanh 和 Xavier 权重时，普通堆叠能现场展示链式乘积（每块乘一个略小于 1 的因子，"
+            "第 1 块的梯度极小但不为 0）；换成 GELU 或 ReLU 加 Xavier，它会被舍入为 0。使用其他设置的页面会在标题下方用橙色"
+            "首先注明。安排：问题（链式乘积），第一种稳定机制（捷径），它遇到的两堵墙，第二种稳定机制（归一化）及其位置，"
+            "其他方案，以及一页总结，其中的数字就是各页自己的数字。",
         ),
         None,
         claim(
             (
                 "{slides|0} slides. Each claim below is checked by a test against the numbers the models produce.",
-                "共 {slides|0} 页。下面每一页的结论都有测试用模型算出的数字来检查。",
+                "共 {slides|0} 页。之后每一页的结论，都由测试拿模型实际算出的数字来核对。",
             ),
             {"slides": const(count)},
             [check("slides", ">", 15)],
@@ -114,73 +122,94 @@ def alternatives_slide() -> dict[str, Any]:
             },
             [check("kept", "between", [0.05, 20.0]), check("lost", "<", 1e-6)],
         ),
+        departs=departs(
+            "every variant on GPT-2's recipe (GELU, small initial branches).",
+            "所有变体都建在 GPT-2 配方（GELU，分支初始很小）之上。",
+        ),
     )
 
 
-SUMMARY_BASE: dict[str, Any] = {"depth": 96, "activation": "tanh", "init": "xavier"}
-SUMMARY_ROWS = [
-    (("Neither", "都没有"), {"norm": "none", "residual": "none"}),
-    (("Shortcut only", "只有捷径"), {"norm": "none", "residual": "identity"}),
-    # \n: a table cell wraps only at spaces, so the Chinese label breaks where it is told
-    (("Norm only (Pre-LN, no shortcut)", "只有归一化\n（Pre-LN，无捷径）"), {"norm": "layernorm", "residual": "none"}),
-    (("Both (Pre-LN)", "两者都有（Pre-LN）"), {"norm": "layernorm", "residual": "identity"}),
-]
 SUMMARY_COLUMNS = [
-    ("summary.grad_survival", ("Gradient block 1 ÷ 96", "梯度 第 1 块 ÷ 第 96 块")),
-    ("summary.norm_growth", ("Stream ‖x‖ block 96 ÷ 1", "残差流 ‖x‖ 第 96 块 ÷ 第 1 块")),
-    ("layers[-1].token_cosine", ("Cosine between tokens, block 96", "第 96 块词元间余弦")),
+    ("Gradient block 1 ÷ 96", "梯度\n第 1 块 ÷ 第 96 块"),
+    ("Stream ‖x‖ block 96 ÷ 1", "残差流 ‖x‖\n第 96 块 ÷ 第 1 块"),
+    ("Cosine similarity between tokens, block 96", "词元间余弦相似度\n（第 96 块）"),
 ]
+PLACEHOLDER_DIGITS = re.compile(r"\{(\w+)(?:\|(\d+))?\}")
 
 
-def summary_slide() -> dict[str, Any]:
-    configs = [src.model(**SUMMARY_BASE, **patch) for _, patch in SUMMARY_ROWS]
+def shown_digits(source_slide: dict[str, Any], name: str) -> int:
+    """How many digits a slide shows for one of its values: {name|k} in its statement (3 for a bare {name})."""
+    for found, digits in PLACEHOLDER_DIGITS.findall(source_slide["claim"]["statement"]["en"]):
+        if found == name:
+            return int(digits) if digits else 3
+    raise ValueError(f"{source_slide['id']} does not show {name}")
+
+
+def summary_slide(slides: list[dict[str, Any]]) -> dict[str, Any]:
+    """The table of SUMMARY_CELLS: each cell re-sends its slide's request and reads the same value, same digits."""
+    by_id = {s["id"]: s for s in slides}
+    sources: list[dict[str, Any]] = []
+    values: dict[str, Any] = {}
+    cells: list[list[dict[str, Any] | None]] = []
+    for r, (_, row) in enumerate(SUMMARY_CELLS):
+        cells.append([])
+        for c, origin in enumerate(row):
+            if origin is None:
+                cells[-1].append(None)
+                continue
+            slide_id, name = origin
+            spec = by_id[slide_id]["claim"]["values"][name]
+            request = by_id[slide_id]["chart"]["sources"][spec["source"]]
+            if request not in sources:
+                sources.append(request)
+            key = f"r{r}c{c}"
+            values[key] = read(sources.index(request), spec["path"])
+            digits = shown_digits(by_id[slide_id], name)
+            cells[-1].append({"value": key, "digits": digits, "slide": slide_id, "name": name})
     return slide(
         "summary",
-        ("Summary: two stabilizers", "总结：两个稳定器"),
+        ("Summary: two stabilizers", "总结：两种稳定机制"),
         (
             "The shortcut keeps the gradient's path open: its derivative is 1 + f′. The norm keeps the stream's size in "
             "check, so nothing overflows, saturates or collapses. A deep Transformer needs both.",
-            "捷径让梯度的通路保持畅通：它的导数是 1 + f′。归一化管住残差流的大小，让数值不溢出、不饱和、不坍缩。"
+            "捷径让梯度的通路保持畅通：它的导数是 1 + f′。归一化管住残差流的大小，使数值不溢出、不饱和、不坍缩。"
             "深层 Transformer 两者都需要。",
         ),
         (
-            "96 blocks, tanh, Xavier, the same seed in all four rows; only the two stabilizers change. 'overflow' marks a "
-            "value that became inf or NaN. Where the norm sits then decides whether the two get in each other's way: "
-            "Pre-LN keeps the shortcut clean.",
-            "四行都是 96 块、tanh、Xavier、相同的随机种子；只改变两个稳定器。“溢出”表示数值变成了 inf 或 NaN。"
-            "归一化放在哪里，决定了两者会不会互相妨碍：Pre-LN 让捷径保持干净。",
+            "The reference model in all four rows (96 blocks, tanh, Xavier, seed 0); only the two stabilizers change. "
+            "Every number is the one its slide showed (slides 5, 6 and 8), from the same request; a blank cell is one no "
+            "slide showed. 'overflow' marks a value that became inf or NaN. The norm-only gradient's direction depends "
+            "on the seed (slide 6): read that cell as 'does not vanish'.",
+            "四行都是参考模型（96 块、tanh、Xavier、种子 0）；只改变两种稳定机制。每个数字都来自对应页面的同一个请求，"
+            "与该页显示的数字相同（第 5、6、8 页）；空白格表示没有哪一页展示过它。“溢出”表示数值变成了 inf 或 NaN。"
+            "只有归一化时梯度的方向取决于随机种子（第 6 页）：这一格应读作“不消失”。",
         ),
         chart(
             "table",
-            ("What each stabilizer fixes, 96 blocks", "每个稳定器修好了什么：96 块"),
-            [src.trace(cfg) for cfg in configs],
-            src.trace_link("/gradients", configs[-1]),
-            rows=[pair(*label) for label, _ in SUMMARY_ROWS],
-            columns=[{"path": path, "label": pair(*label)} for path, label in SUMMARY_COLUMNS],
+            ("What each stabilizer fixes: the reference model", "每种稳定机制解决了什么：参考模型"),
+            sources,
+            src.trace_link("/gradients", reference("both")),
+            rows=[pair(*label) for label, _ in SUMMARY_CELLS],
+            columns=[{"label": pair(*label)} for label in SUMMARY_COLUMNS],
+            cells=cells,
         ),
         claim(
             (
-                "Neither: the gradient keeps {g_none|2} of itself. Shortcut only: the stream grows ×{n_short|2}. "
-                "Norm only: tokens collapse (cosine {c_norm|4}). Both: gradient ×{g_both|3}, stream ×{n_both|3}, "
-                "cosine {c_both|2}.",
-                "都没有：梯度只剩 {g_none|2}。只有捷径：残差流变为 {n_short|2} 倍。只有归一化：词元坍缩（余弦 {c_norm|4}）。"
-                "两者都有：梯度 ×{g_both|3}，残差流 ×{n_both|3}，余弦 {c_both|2}。",
+                "Neither: the gradient keeps {r0c0|3} of itself. Shortcut only: the stream grows ×{r1c1|3}, the gradient: "
+                "{r1c0}. Norm only: tokens collapse (cosine similarity {r2c2|4}). Both: gradient ×{r3c0|3}, stream "
+                "×{r3c1|3}, cosine similarity {r3c2|3}.",
+                "都没有：梯度只剩 {r0c0|3}。只有捷径：残差流变为 {r1c1|3} 倍，梯度：{r1c0}。只有归一化：词元坍缩"
+                "（余弦相似度 {r2c2|4}）。两者都有：梯度 ×{r3c0|3}，残差流 ×{r3c1|3}，余弦相似度 {r3c2|3}。",
             ),
-            {
-                "g_none": read(0, "summary.grad_survival"),
-                "n_short": read(1, "summary.norm_growth"),
-                "c_norm": read(2, "layers[-1].token_cosine"),
-                "g_both": read(3, "summary.grad_survival"),
-                "n_both": read(3, "summary.norm_growth"),
-                "c_both": read(3, "layers[-1].token_cosine"),
-            },
+            values,
             [
-                check("g_none", "<", 1e-9),
-                check("n_short", ">", 1e6),
-                check("c_norm", ">", 0.999),
-                check("g_both", "between", [1.0, 10.0]),
-                check("n_both", "<", 20.0),
-                check("c_both", "<", 0.9),
+                check("r0c0", "<", 1e-9),
+                check("r1c0", "null"),
+                check("r1c1", ">", 1e6),
+                check("r2c2", ">", 0.999),
+                check("r3c0", "between", [1.0, 10.0]),
+                check("r3c1", "<", 20.0),
+                check("r3c2", "<", 0.9),
             ],
         ),
     )

@@ -6,6 +6,7 @@ from ..lessons.precision import SNOWBALL_DEFAULTS
 from ..lessons.softmax import SWEEP_SCALES
 from . import sources as src
 from .build import chart, check, claim, op, panel, read, series, slide
+from .reference import departs
 
 SNOW = src.model(**SNOWBALL_DEFAULTS)  # no norm, identity shortcut, Xavier, 48 blocks: /precision's stack, in float32
 DRIFT = slide(
@@ -14,26 +15,26 @@ DRIFT = slide(
     (
         "Without any norm the stream snowballs much faster. Look inside one token vector: its largest and its smallest "
         "coordinate both grow, and the distance between them grows with them.",
-        "完全没有归一化时，残差流滚雪球要快得多。看一个词元向量的内部：它最大和最小的坐标都在变大，两者之间的距离也随之变大。",
+        "完全没有归一化时，残差流滚雪球要快得多。看一个词元向量的内部：它绝对值最大和最小的分量都在变大，两者之间的距离也随之变大。",
     ),
     (
         "Per block: the mean over tokens of the largest and of the smallest |coordinate| of a token vector. Honest "
         "reading: at initialisation the two lines stay about two decades apart (the spread of 64 random numbers); what "
         "drifts is the scale. The lesson's '10000 next to 0.001' inside one vector is what trained models develop "
         "(a few 'massive activations', Sun et al. 2024), not what a fresh model shows.",
-        "每块：一个词元向量中最大和最小 |坐标| 对所有词元的平均。诚实地读：初始化时两条线大约相差两个数量级"
+        "每块：一个词元向量中绝对值最大和最小的分量，对所有词元取平均。诚实地读：初始化时两条线大约相差两个数量级"
         "（64 个随机数的自然分布）；漂移的是整体尺度。讲义里说的同一向量中“10000 挨着 0.001”，是训练后的模型才会出现的"
         "（少数“巨大激活”，Sun 等 2024），刚初始化的模型看不到。",
     ),
     chart(
         "layers",
-        ("Largest and smallest |coordinate| per block", "每块最大与最小的 |坐标|"),
+        ("Largest and smallest |coordinate| per block", "每块绝对值最大与最小的分量"),
         [src.trace(SNOW)],
         src.trace_link("/norms", SNOW, norm_scale="log"),
         panels=[panel(("Mean over tokens of |x_i|", "|x_i| 对词元的平均"), log=True)],
         series=[
-            series(0, "token_max_abs", ("Largest |coordinate|", "最大的 |坐标|"), "vermillion"),
-            series(0, "token_min_abs", ("Smallest |coordinate|", "最小的 |坐标|"), "blue"),
+            series(0, "token_max_abs", ("Largest |coordinate|", "绝对值最大的分量"), "vermillion"),
+            series(0, "token_min_abs", ("Smallest |coordinate|", "绝对值最小的分量"), "blue"),
         ],
         overlays=[{"type": "hline", "value": 65504.0, "label": {"key": "series.fp16_max"}, "color": "vermillion"}],
     ),
@@ -41,8 +42,8 @@ DRIFT = slide(
         (
             "Largest coordinate: {max0|3} at the embedding, {maxL|3} at block 48 (past 10⁴ from block {past|0}); "
             "smallest: {min0|3} → {minL|3}. Their ratio stays between {low|2} and {high|2}.",
-            "最大的坐标：嵌入层为 {max0|3}，第 48 块为 {maxL|3}（从第 {past|0} 块起超过 10⁴）；"
-            "最小的坐标：{min0|3} → {minL|3}。两者之比保持在 {low|2} 到 {high|2} 之间。",
+            "绝对值最大的分量：嵌入层为 {max0|3}，第 48 块为 {maxL|3}（从第 {past|0} 块起超过 10⁴）；"
+            "绝对值最小的分量：{min0|3} → {minL|3}。两者之比保持在 {low|2} 到 {high|2} 之间。",
         ),
         {
             "max0": read(0, "embedding.token_max_abs"),
@@ -59,6 +60,10 @@ DRIFT = slide(
         },
         [check("growth", ">", 1e9), check("spread", "between", [30.0, 1000.0]), check("past", "between", [1, 48])],
     ),
+    departs=departs(
+        "48 blocks, GELU, shortcut, no norm: the /precision page's stack.",
+        "48 块、GELU、有捷径、无归一化：“精度”页的网络。",
+    ),
 )
 
 FLOAT16 = slide(
@@ -67,7 +72,7 @@ FLOAT16 = slide(
     (
         "float16 holds at most 65504 and about three significant digits. A snowballing stream overflows to infinity, "
         "and a small update next to a large number is simply lost.",
-        "float16 最大只能存 65504，有效数字约三位。滚雪球的残差流会溢出成无穷大，而加在大数旁边的小更新会直接丢失。",
+        "float16 最大只能存 65504，有效数字约三位。滚雪球的残差流会溢出成无穷大，而加到大数上的小更新会被舍入掉。",
     ),
     (
         "The same weights run twice, in float16 and in float32, on this CPU: the overflow really happens. bfloat16 "
@@ -108,6 +113,10 @@ FLOAT16 = slide(
         ],
     ),
     equation="10000 + 0.001 = 10000   (float16)",
+    departs=departs(
+        "48 blocks, GELU, shortcut, no norm, run in float16.",
+        "48 块、GELU、有捷径、无归一化，以 float16 运行。",
+    ),
 )
 
 SOFTMAX = slide(
@@ -136,7 +145,7 @@ SOFTMAX = slide(
             "Logits [2, 1, 0.5, 0, −1]. At s = 1 the top weight is {p1|3} and ‖J‖ = {j1|3}; at s = {s_last|3} the top "
             "weight is {pL|6} and ‖J‖ = {jL|3}: no gradient gets through.",
             "logits 为 [2, 1, 0.5, 0, −1]。s = 1 时最大权重为 {p1|3}，‖J‖ = {j1|3}；s = {s_last|3} 时最大权重为 {pL|6}，"
-            "‖J‖ = {jL|3}：梯度过不去了。",
+            "‖J‖ = {jL|3}：梯度几乎无法回传。",
         ),
         {
             "p1": read(0, "max_prob"),

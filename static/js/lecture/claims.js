@@ -2,6 +2,7 @@
 // app/experiments/lecture/claims.py (same paths, same value ops, same checks; tests/browser/test_lecture.py
 // compares the two). The caption is the claim's statement with these measured values filled in.
 import { t, lang } from '../i18n.js';
+import { fitLaw } from '../theory.js';
 
 /** Follow 'layers[15:].token_cosine', 'sweep[-1].max_prob', 'runs[0].done.final_loss' into an answer. */
 export function readPath(data, path) {
@@ -38,8 +39,23 @@ function value(spec, answers, known) {
   switch (spec.op) {
     case 'ratio': return elementwise(divide, known[spec.of[0]], known[spec.of[1]]);
     case 'root': return arg === null || arg < 0 ? null : arg ** (1 / spec.n);
-    case 'min': return arg.some((v) => v === null) ? null : Math.min(...arg);
-    case 'max': return arg.some((v) => v === null) ? null : Math.max(...arg);
+    case 'add': {
+      const [a, b] = spec.of.map((name) => known[name]);
+      return a === null || b === null ? null : a + b;
+    }
+    case 'law': {
+      const fit = fitLaw(arg, spec.law);
+      return fit === null ? null : fit[spec.out];
+    }
+    case 'one_minus': return arg === null ? null : 1 - arg;
+    case 'sumsq': {
+      const items = Array.isArray(arg) ? arg : [arg];
+      return items.some((v) => v === null) ? null : items.reduce((s, v) => s + v * v, 0);
+    }
+    case 'min': case 'max': {
+      const items = arg.flat(Infinity);   // the same path in several sources: one list
+      return items.some((v) => v === null) ? null : Math[spec.op](...items);
+    }
     case 'first_over': {
       const i = arg.findIndex((v) => v !== null && v > spec.bound);
       return i < 0 ? null : i + 1;

@@ -14,6 +14,7 @@ const STAGE = { width: 1280, height: 720 };
 // site header; landscape screens (projectors, laptops, a phone turned sideways) get the scaled 16:9 stage.
 const FLOW_BELOW = 700;
 const REDRAW_MS = 250;
+const SWIPE_PX = 60;
 const NEXT = ['ArrowRight', 'ArrowDown', 'PageDown', ' ', 'Enter', 'n'];
 const PREVIOUS = ['ArrowLeft', 'ArrowUp', 'PageUp', 'Backspace', 'p'];
 
@@ -44,6 +45,7 @@ export class Deck {
     window.addEventListener('resize', () => this.fit());
     document.addEventListener('keydown', (event) => this.onKey(event));
     window.addEventListener('hashchange', () => this.show(slideFromUrl({ search: '', hash: window.location.hash })));
+    this.wireTouch();
     document.querySelectorAll('[data-train-start]').forEach((button) => button.addEventListener('click', () => {
       this.startTraining(DECK.findIndex((s) => s.id === button.dataset.trainStart));
     }));
@@ -99,11 +101,12 @@ export class Deck {
 
   onKey(event) {
     if (event.altKey || event.ctrlKey || event.metaKey || event.target.closest?.('input, textarea, select')) return;
+    if (document.getElementById('room')?.open) return;   // the QR panel is a modal dialog: Esc closes it, not the deck
     const key = event.key.length === 1 ? event.key.toLowerCase() : event.key;
     if ((key === 'Enter' || key === ' ') && event.target.closest?.('button, a')) return;   // let buttons and links work
     const actions = {
       Home: () => this.show(0), End: () => this.show(DECK.length - 1),
-      f: () => toggleFullScreen(), s: () => this.channel.openSpeaker(this.current),
+      f: () => toggleFullScreen(), s: () => this.channel.openSpeaker(this.current), q: () => openRoom(),
       t: () => this.startTraining(this.current), '?': () => toggleHelp(), Escape: () => toggleHelp(false),
     };
     let action = actions[key];
@@ -112,6 +115,27 @@ export class Deck {
     if (!action) return;
     event.preventDefault();
     action();
+  }
+
+  /** The ‹ QR › buttons (shown on touch screens and phones, faint on a projector) and a horizontal swipe. */
+  wireTouch() {
+    document.querySelector('[data-deck-prev]')?.addEventListener('click', () => this.show(this.current - 1));
+    document.querySelector('[data-deck-next]')?.addEventListener('click', () => this.show(this.current + 1));
+    document.querySelector('[data-deck-qr]')?.addEventListener('click', () => openRoom());
+    let start = null;
+    const deck = document.getElementById('deck');
+    deck.addEventListener('touchstart', (event) => {
+      const touch = event.changedTouches[0];
+      start = event.touches.length === 1 ? { x: touch.clientX, y: touch.clientY } : null;
+    }, { passive: true });
+    deck.addEventListener('touchend', (event) => {
+      if (!start) return;
+      const touch = event.changedTouches[0];
+      const dx = touch.clientX - start.x, dy = touch.clientY - start.y;
+      start = null;
+      // a deliberate sideways swipe, not a vertical scroll of a phone's flowing slide or a tap
+      if (Math.abs(dx) >= SWIPE_PX && Math.abs(dx) > 2 * Math.abs(dy)) this.show(this.current + (dx < 0 ? 1 : -1));
+    }, { passive: true });
   }
 
   /** Draw slide i once (its chart, caption and check mark); later calls return the same promise. */
@@ -196,13 +220,18 @@ export class Deck {
 
 /** Plotly.js runs after this module (templates/lecture.html; the answers are fetched meanwhile): wait for it before
  *  the first drawing. */
-function plotlyReady() {
+export function plotlyReady() {
   const script = document.getElementById('plotly-script');
   if (window.Plotly || !script) return Promise.resolve();
   return new Promise((resolve, reject) => {
     script.addEventListener('load', resolve, { once: true });
     script.addEventListener('error', () => reject(new Error('Plotly.js did not load')), { once: true });
   });
+}
+
+/** The room panel (templates/_room.html, static/js/room.js): the site header's QR button opens it, also when hidden. */
+function openRoom() {
+  document.getElementById('room-open')?.click();
 }
 
 function toggleFullScreen() {

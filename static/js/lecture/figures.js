@@ -3,8 +3,8 @@
 // which answer feeds which series, and the labels. 'table' is an HTML table, not a Plotly figure.
 import { t, lang } from '../i18n.js';
 import { axis, layout, line, hline, markOverflow, overflowBand, themeOf, PALETTE, FLOAT16_MAX } from '../charts.js';
-import { fitSqrtGrowth } from '../theory.js';
-import { formatNumber, readPath } from './claims.js';
+import { fitLaw } from '../theory.js';
+import { evaluate, formatNumber, readPath } from './claims.js';
 
 const tr = (text) => (typeof text === 'string' ? text : text[lang]);
 const label = (spec) => (spec.key ? t(spec.key, { value: spec.value }) : tr(spec));
@@ -20,8 +20,8 @@ function perLayer(answer, field) {
 /** Two panels side by side: the second gets its own axes (x2, y2). */
 function splitPanels(fig, panels, theme) {
   const style = themeOf(theme);
-  fig.layout.xaxis.domain = [0, 0.42];   // the gap holds the right panel's y title
-  fig.layout.xaxis2 = { ...axis(style, t('axis.layer')), domain: [0.6, 1], anchor: 'y2' };
+  fig.layout.xaxis.domain = [0, 0.4];   // the gap holds the right panel's y title and ticks
+  fig.layout.xaxis2 = { ...axis(style, t('axis.layer')), domain: [0.63, 1], anchor: 'y2' };
   fig.layout.yaxis2 = { ...axis(style, tr(panels[1].y), { log: panels[1].log }), anchor: 'x2' };
   if (panels[1].range) fig.layout.yaxis2.range = panels[1].range;
   if (panels[1].log) fig.layout.yaxis2.nticks = 6;
@@ -40,7 +40,14 @@ function layersFigure(chart, answers, theme) {
     fig.data.push(line(theme, { name, x, y, color: PALETTE[s.color], dash: s.dash, markers: x.length <= 30,
       legendgroup: name, showlegend: !named.has(name), xaxis: s.panel ? 'x2' : 'x', yaxis: s.panel ? 'y2' : 'y' }));
     named.add(name);
-    if (s.panel === 0 && y.some((v) => v === null)) markOverflow(theme, fig, x, y, { series: name });
+    if (s.panel === 0 && y.some((v) => v === null)) {
+      const before = fig.layout.annotations.length;
+      markOverflow(theme, fig, x, y, { series: name });
+      // two panels: keep the label inside the left one (top left, smaller, on two lines), off both y titles
+      if (chart.panels.length > 1) fig.layout.annotations.slice(before).forEach((a) => Object.assign(a, {
+        xref: 'paper', x: 0.01, xanchor: 'left', y: 0.98, yanchor: 'top', text: a.text.replace(': ', ':<br>'),
+        font: { ...a.font, size: themeOf(theme).font - 6 } }));
+    }
     if (chart.panels[s.panel].log) markUnderflow(theme, fig, x, y, name);
   });
   (chart.overlays || []).forEach((overlay) => addOverlay(theme, fig, chart, answers, overlay));
@@ -56,16 +63,21 @@ function markUnderflow(theme, fig, x, y, name) {
     font: { size: themeOf(theme).font - 4, color: PALETTE.vermillion }, bgcolor: 'rgba(255,255,255,0.85)' });
 }
 
+const LAW_COLORS = { sqrt: 'black', line: 'purple', power: 'vermillion' };
+
 function addOverlay(theme, fig, chart, answers, overlay) {
   if (overlay.type === 'hline') {
     hline(theme, fig, overlay.value, label(overlay.label), { color: PALETTE[overlay.color || 'black'], below: overlay.below });
     return;
   }
-  const s = chart.series[overlay.series];   // 'sqrt_fit': √(‖x₀‖² + c·l), c by least squares (theory.js, as on /norms)
+  // 'law_fit': (a + c·l)^p fitted to one series (theory.js; the claim names the same fits and their errors)
+  const s = chart.series[overlay.series];
   const { x, y } = perLayer(answers[s.source], s.field);
-  const { c, curve } = fitSqrtGrowth(y);
-  fig.data.push(line(theme, { name: t('series.theory_pre', { c: formatNumber(c) }), x, y: curve, color: PALETTE.black,
-    dash: 'dash', markers: false, width: 0.6 }));
+  const fit = fitLaw(y.slice(1), overlay.law);   // blocks 1..L, as the claim fits them (x[0] is the embedding)
+  if (!fit) return;
+  const name = t(`lecture.law.${overlay.law}`, { p: formatNumber(fit.p, 2), error: formatNumber(fit.error, 2) });
+  fig.data.push(line(theme, { name, x: x.slice(1), y: fit.curve, color: PALETTE[LAW_COLORS[overlay.law]], dash: 'dash',
+    markers: false, width: 0.8 }));
 }
 
 function chainFigure(chart, answers, theme) {
@@ -172,12 +184,16 @@ function barsFigure(chart, answers, theme) {
 
 /** The 'table' kind: one row per source, one column per path, as a Plotly table (drawn, exported and printed like
  *  every other chart). */
-function tableFigure(chart, answers, theme) {
+function tableFigure(chart, answers, theme, slide) {
   const style = themeOf(theme);
   const fig = { data: [], layout: layout(theme, { title: tr(chart.title) }) };
-  const columns = chart.columns.map((c) => answers.map((answer) => formatNumber(readPath(answer, c.path), 3)));
+  // cells: each the value its slide showed, with that slide's digits; null: no slide showed it, left blank
+  const measured = chart.cells ? evaluate(slide.claim, answers) : null;
+  const columns = chart.columns.map((c, j) => (chart.cells
+    ? chart.cells.map((row) => (row[j] ? formatNumber(measured[row[j].value], row[j].digits) : ''))
+    : answers.map((answer) => formatNumber(readPath(answer, c.path), 3))));
   fig.data.push({ type: 'table', columnwidth: [1.5, ...chart.columns.map(() => 1)],
-    header: { values: ['', ...chart.columns.map((c) => `<b>${tr(c.label)}</b>`)], align: ['left', 'right'],
+    header: { values: ['', ...chart.columns.map((c) => `<b>${tr(c.label).replace(/\n/g, '<br>')}</b>`)], align: ['left', 'right'],
       font: { size: style.font - 4, color: '#111' }, height: style.font * 2.4, line: { color: '#c9cdd3' }, fill: { color: '#f1f3f6' } },
     cells: { values: [chart.rows.map((row) => `<b>${tr(row).replace(/\n/g, '<br>')}</b>`), ...columns], align: ['left', 'right'],
       font: { size: style.font - 2, color: '#111' }, height: style.font * 2.2, line: { color: '#c9cdd3' }, fill: { color: '#fff' } } });
@@ -191,7 +207,7 @@ const FIGURES = { layers: layersFigure, chain: chainFigure, precision: precision
 
 /** The Plotly figure of a slide's chart. Its title is smaller than the slide theme's: the slide's own title is above it. */
 export function figureFor(slide, answers, theme) {
-  const fig = FIGURES[slide.chart.kind](slide.chart, answers, theme);
+  const fig = FIGURES[slide.chart.kind](slide.chart, answers, theme, slide);
   fig.layout.title.font.size = Math.round(themeOf(theme).title * 0.75);
   fig.layout.legend.font.size = themeOf(theme).font - 4;
   return fig;

@@ -1,7 +1,12 @@
-// The speaker view (a second window: notes, next slide, elapsed time) and the channel that keeps it and the deck
-// on the same slide. A BroadcastChannel reaches every window of this deck on this origin (and survives reloads);
+// The speaker view (a second window: the current and the next slide as thumbnails, the slide's measured numbers to
+// read out, notes, elapsed time in all and on this slide) and the channel that keeps it and the deck on the same slide. A BroadcastChannel reaches every window of this deck on this origin (and survives reloads);
 // the window that opened the other one is also told directly, which works from a file:// copy too.
 import { pageData, t } from '../i18n.js';
+import { draw } from '../charts.js';
+import { answersFor, isTrainingSlide, trained } from './sources.js';
+import { figureFor } from './figures.js';
+import { evaluate, statement } from './claims.js';
+import { plotlyReady } from './deck.js';
 
 const DECK = pageData.extra.deck;
 const CHANNEL = 'resnorm-lecture';
@@ -47,14 +52,42 @@ function minutes(seconds) {
   return `${Math.floor(seconds / 60)}:${String(s).padStart(2, '0')}`;
 }
 
+/** The caption of slide `index` with the numbers measured now (the same requests as the deck: cached, or baked). */
+async function measuredCaption(slide) {
+  if (!slide.chart) return statement(slide.claim, evaluate(slide.claim, []));
+  if (isTrainingSlide(slide) && !trained(slide)) return t('lecture.train_pending');
+  return statement(slide.claim, evaluate(slide.claim, await answersFor(slide)));
+}
+
+/** A small copy of slide `index` (its markup from this page, its chart drawn again) inside `box`. */
+async function thumbnail(box, index) {
+  const slide = DECK[index];
+  box.replaceChildren();
+  box.dataset.slide = slide ? String(index + 1) : '';
+  if (!slide) return;
+  const copy = document.getElementById(slide.id).cloneNode(true);
+  for (const element of [copy, ...copy.querySelectorAll('[id]')]) element.removeAttribute('id');
+  copy.classList.add('current');
+  copy.querySelector('[data-slide-chart]')?.removeAttribute('data-chart');   // not a chart of this page's own
+  box.append(copy);
+  const claim = copy.querySelector('[data-claim]');
+  claim.textContent = await measuredCaption(slide).catch(() => '');
+  if (!slide.chart || (isTrainingSlide(slide) && !trained(slide))) return;
+  await plotlyReady();
+  await draw(copy.querySelector('[data-slide-chart]'), figureFor(slide, await answersFor(slide), 'slide'));
+}
+
 /** Run this window as the speaker view; `go(index)` moves the deck (and this view) to a slide. */
 export function startSpeakerView(initial, channel) {
   document.body.classList.add('speaker-view');
   document.getElementById('speaker').hidden = false;
   let current = initial;
   let started = Date.now();
+  let slideStarted = Date.now();
   const show = (index) => {
-    current = Math.max(0, Math.min(DECK.length - 1, index));
+    const target = Math.max(0, Math.min(DECK.length - 1, index));
+    if (target !== current) slideStarted = Date.now();
+    current = target;
     const slide = DECK[current], next = DECK[current + 1];
     const lang = pageData.lang;
     document.getElementById('speaker-count').textContent = t('lecture.speaker.count', { n: current + 1, total: DECK.length });
@@ -63,12 +96,23 @@ export function startSpeakerView(initial, channel) {
     document.getElementById('speaker-next-title').textContent = next ? next.title[lang] : t('lecture.speaker.end');
     document.getElementById('speaker-next-text').textContent = next ? next.text[lang] : '';
     document.body.dataset.slide = String(current + 1);
+    const numbers = document.getElementById('speaker-numbers');
+    numbers.textContent = '…';
+    const shown = current;
+    measuredCaption(slide).then((text) => { if (shown === current) numbers.textContent = text; })
+      .catch(() => { numbers.textContent = t('lecture.speaker.no_numbers'); });
+    thumbnail(document.getElementById('speaker-thumb-now'), current).catch(() => {});
+    thumbnail(document.getElementById('speaker-thumb-next'), current + 1).catch(() => {});
+    tick();
   };
   const go = (index) => {
     show(index);
     channel.post({ type: 'goto', index: current });
   };
-  const tick = () => { document.getElementById('speaker-elapsed').textContent = minutes((Date.now() - started) / 1000); };
+  function tick() {
+    document.getElementById('speaker-elapsed').textContent = minutes((Date.now() - started) / 1000);
+    document.querySelector('#speaker-slide-elapsed b').textContent = minutes((Date.now() - slideStarted) / 1000);
+  }
   setInterval(tick, 1000);
   document.getElementById('speaker-reset').addEventListener('click', () => { started = Date.now(); tick(); });
   document.getElementById('speaker-prev').addEventListener('click', () => go(current - 1));
