@@ -51,3 +51,19 @@ export function fmt(value, { digits = 3, lang = 'en', zeros = false } = {}) {
 export function fmtFactor(value, options = {}) {
   return `×${fmt(value, options)}`;
 }
+
+// ---- Symbols typeset, not typed: x_l -> xₗ, x_0 -> x₀, d_model -> d<sub>model</sub> ----------------------------
+const SUBSCRIPT = { 0: '₀', 1: '₁', 2: '₂', 3: '₃', 4: '₄', 5: '₅', 6: '₆', 7: '₇', 8: '₈', 9: '₉', '+': '₊', '-': '₋',
+  a: 'ₐ', e: 'ₑ', h: 'ₕ', i: 'ᵢ', j: 'ⱼ', k: 'ₖ', l: 'ₗ', m: 'ₘ', n: 'ₙ', o: 'ₒ', p: 'ₚ', r: 'ᵣ', s: 'ₛ', t: 'ₜ', u: 'ᵤ', v: 'ᵥ', x: 'ₓ' };
+
+/** A label's "name_sub" written as a subscript: Unicode subscript characters where every character has one (xₗ,
+ *  x₀, W₁₂), else <sub>…</sub> when `html` (Plotly draws it; d<sub>model</sub>), else left as it is. Only a
+ *  letter or symbol directly before the underscore counts, so snake_case words of code (`d_model=64` in a URL
+ *  or in code) are left alone: they are followed by = or sit inside backticks. */
+export function typeset(text, { html = true } = {}) {
+  if (typeof text !== 'string' || !text.includes('_')) return text;
+  return text.replace(/(^|[^\w`])([A-Za-zα-ωΑ-Ω∂])_\{?([A-Za-z0-9+-]+)\}?(?![\w=`])/g, (whole, before, base, sub) => {
+    if ([...sub].every((c) => c in SUBSCRIPT)) return `${before}${base}${[...sub].map((c) => SUBSCRIPT[c]).join('')}`;
+    return html ? `${before}${base}<sub>${sub}</sub>` : whole;
+  });
+}

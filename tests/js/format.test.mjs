@@ -60,3 +60,15 @@ test('no raw JavaScript exponent ever leaks', () => {
     }
   }
 });
+
+test('subscripts typeset, not typed', async () => {
+  const { typeset } = await import('../../static/js/format.js');
+  assert.equal(typeset('Mean token gradient ‖∂loss/∂x_l‖'), 'Mean token gradient ‖∂loss/∂xₗ‖');
+  assert.equal(typeset('√(‖x_0‖² + c·l)'), '√(‖x₀‖² + c·l)');
+  assert.equal(typeset('Theory √d_model = 8'), 'Theory √d<sub>model</sub> = 8');
+  assert.equal(typeset('Theory √d_model = 8', { html: false }), 'Theory √d_model = 8');
+  assert.equal(typeset('词元平均范数 ‖x_l‖'), '词元平均范数 ‖xₗ‖');
+  assert.equal(typeset('d_model=64 in the URL'), 'd_model=64 in the URL');       // code is left alone
+  assert.equal(typeset('act_norm and grad_survival'), 'act_norm and grad_survival');  // words, not symbols
+  assert.equal(typeset(null), null);
+});
