@@ -30,8 +30,12 @@ function rect(el) {
 
 /** The box of a text without the font's empty ascent and descent, widened by the gap texts keep. */
 function ink(b, dx = 0, dy = 0) {
-  const shrink = b.h * 0.12 + 1, grow = b.h * GAP;
-  return { left: b.left - grow + dx, right: b.right + grow + dx, top: b.top + shrink + dy, bottom: b.bottom - shrink + dy };
+  if (b.kind === 'legend') return { left: b.left + dx, right: b.right + dx, top: b.top + dy, bottom: b.bottom + dy };   // opaque
+  const width = b.right - b.left, upright = b.h > width * 1.5 && b.kind !== 'tick';   // a text turned upright
+  const line = upright ? width : b.h, shrink = line * 0.12 + 1, grow = line * GAP;
+  return upright
+    ? { left: b.left + shrink + dx, right: b.right - shrink + dx, top: b.top - grow + dy, bottom: b.bottom + grow + dy }
+    : { left: b.left - grow + dx, right: b.right + grow + dx, top: b.top + shrink + dy, bottom: b.bottom - shrink + dy };
 }
 
 const meet = (a, b) => Math.min(a.right, b.right) - Math.max(a.left, b.left) > 0.5 && Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top) > 0.5;
@@ -50,7 +54,7 @@ function texts(gd) {
   add('.annotation', 'note', (el) => ({ index: Number(el.dataset.index) }));
   add('.bartext', 'bar label');
   add('.colorbar text', 'colour bar');
-  add('.legend .legendtext', 'legend');
+  gd.querySelectorAll('.legend rect.bg').forEach((el) => { if (shown(el)) out.push({ ...rect(el), kind: 'legend' }); });
   return out.map((b) => (b.kind === 'note' ? { ...b, ...noteBox(b) } : b));
 }
 
@@ -167,12 +171,20 @@ function barLabels(gd, boxes, update) {
 // ---- 4. room for text cut off at the edge --------------------------------------------------------------
 function roomForText(gd, boxes, update) {
   const svg = gd.querySelector('.main-svg').getBoundingClientRect(), scale = scaleOf(gd), full = gd._fullLayout;
-  const right = Math.max(0, ...boxes.filter((b) => b.kind === 'bar label').map((b) => b.right - svg.right + 2));
-  if (right > 0) {   // labels past the right edge: end the x range that much earlier on screen
-    const x = full.xaxis;
-    const span = x.range[1] - x.range[0];
-    update.layout['xaxis.range'] = [x.range[0], x.range[1] + span * (right / scale / x._length) * 1.15];
-  }
+  const size = full._size, plotTop = svg.top + size.t * scale, plotBottom = svg.top + (size.t + size.h) * scale;
+  const labels = boxes.filter((b) => b.kind === 'bar label');
+  const right = Math.max(0, ...labels.map((b) => b.right - svg.right + 2));
+  const legend = boxes.find((b) => b.kind === 'legend');
+  const ceiling = Math.max(plotTop, legend && legend.bottom <= plotTop + 4 ? legend.bottom : plotTop);   // the legend row sits on the plot
+  const top = Math.max(0, ...labels.map((b) => ceiling - b.top + 2));
+  const bottom = Math.max(0, ...labels.map((b) => b.bottom - plotBottom + 2));
+  // bar labels past the plot's edge (under the legend, out of the chart): widen the value axis that much
+  const widen = (key, low, high, length) => {
+    const range = full[key].range, span = range[1] - range[0];
+    update.layout[`${key}.range`] = [range[0] - span * (low / scale / length) * 1.5, range[1] + span * (high / scale / length) * 1.5];
+  };
+  if (right > 0) widen('xaxis', 0, right, full.xaxis._length);
+  if ((top > 0 || bottom > 0) && full.yaxis?.type === 'linear' && labels.length) widen('yaxis', bottom, top, full.yaxis._length);
   const below = Math.max(0, ...boxes.filter((b) => b.kind === 'axis title' && b.axis?.startsWith('x')).map((b) => b.bottom - svg.bottom + 2));
   if (below > 0) update.layout['margin.b'] = full.margin.b + Math.ceil(below / scale);
   for (const b of boxes.filter((t) => t.kind === 'axis title' && t.axis?.startsWith('x'))) {
@@ -271,7 +283,7 @@ export function fitEquations(root = document) {
 export async function legible(gd) {
   if (!gd?._fullLayout || !gd.querySelector('.main-svg') || !shown(gd)) return;
   const layoutSteps = [panelsApart, thinTicks, everyCategory, barLabels, roomForText];
-  for (const steps of [layoutSteps, layoutSteps, [moveNotes], [moveNotes]]) {
+  for (const steps of [layoutSteps, layoutSteps, layoutSteps, [moveNotes], [moveNotes]]) {
     const update = { layout: {}, traces: [] };
     steps.forEach((step) => step(gd, texts(gd), update));
     if (!Object.keys(update.layout).length && !update.traces.length) continue;

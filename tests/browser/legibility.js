@@ -2,7 +2,7 @@
 // could not read on a Plotly chart. `(root) => problems`, root an element (a slide, or the document body); each
 // problem is a short sentence naming the chart and the texts involved. Four faults:
 //   overlap  two text boxes of a chart cover each other or touch (they must keep a gap of a fifth of their height,
-//            so ticks "10⁻¹²10⁻⁹" or bar labels "−0.8165−0.8165" running together count); a legend entry is a box;
+//            so ticks "10⁻¹²10⁻⁹" or bar labels "−0.8165−0.8165" running together count); the legend's area is a box;
 //   on-line  a note, axis title or bar label covers a plotted line or marker of a trace (the data it explains);
 //   clipped  a text box reaches out of its chart's SVG, out of the root's box (a slide, the page's width);
 //   wrap     an equation line (.equation) broken in the middle of the expression.
@@ -21,17 +21,22 @@
   };
   // Text boxes include the font's ascent and descent: two lines set one under the other touch without any ink
   // touching. Shrink every box vertically by 12% of its height (and by 1 px) before comparing.
+  // A text turned upright (a y title, an upright bar label) has its ascent and descent left and right instead.
   const ink = (b, grow = 0) => {
-    const dy = b.h * 0.12 + 1;
-    return { left: b.left - grow, right: b.right + grow, top: b.top + dy, bottom: b.bottom - dy };
+    if (b.kind === 'legend') return { left: b.left, right: b.right, top: b.top, bottom: b.bottom };   // opaque to its edge
+    const width = b.right - b.left, upright = b.h > width * 1.5 && b.kind !== 'tick';
+    const line = upright ? width : b.h, d = line * 0.12 + 1;
+    return upright ? { left: b.left + d, right: b.right - d, top: b.top - grow, bottom: b.bottom + grow }
+      : { left: b.left - grow, right: b.right + grow, top: b.top + d, bottom: b.bottom - d };
   };
+  const lineOf = (b) => Math.min(b.h, b.right - b.left);
   const meet = (a, b) => Math.min(a.right, b.right) - Math.max(a.left, b.left) > 0.5 && Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top) > 0.5;
   const inside = (p, r) => p.x > r.left && p.x < r.right && p.y > r.top && p.y < r.bottom;
 
   function textBoxes(gd) {
     const out = [];
     const add = (selector, kind) => gd.querySelectorAll(selector).forEach((el) => {
-      if (shown(el) && el.textContent.trim()) out.push(box(el, kind));
+      if (shown(el) && (el.textContent.trim() || kind === 'legend')) out.push(box(el, kind, kind === 'legend' ? 'legend' : undefined));
     });
     add('.g-gtitle text', 'title');
     add('.infolayer text[class$="title"]:not(.gtitle):not(.cbtitle)', 'axis title');
@@ -40,7 +45,7 @@
     add('.annotation-text-g text', 'note');
     add('.bartext, .textpoint text', 'bar label');
     add('.colorbar text', 'colour bar');
-    add('.legend .legendtext', 'legend');
+    add('.legend rect.bg', 'legend');   // the legend's whole (opaque) area: it hides what lies under it
     return out;
   }
 
@@ -71,7 +76,7 @@
         const a = texts[i], b = texts[j];
         if (a.kind === 'legend' && b.kind === 'legend') continue;   // Plotly lays out its legend's entries itself
         // two texts side by side need a gap of a fifth of their height (else "−0.8165−0.8165" reads as one number)
-        const grow = Math.min(a.h, b.h) * 0.1;
+        const grow = Math.min(lineOf(a), lineOf(b)) * 0.1;
         if (meet(ink(a, grow), ink(b, grow))) problems.push(`${name}: overlap: ${a.kind} "${a.label}" / ${b.kind} "${b.label}"`);
       }
     }
