@@ -260,6 +260,7 @@ export async function draw(element, figure) {
   await window.Plotly.react(element, figure.data, forScreen(figure, element.clientWidth || 960, element.clientHeight || 540), plotlyConfig());
   await clearTitle(element);
   await legible(element);   // legible.js: texts apart from each other and from the lines
+  await clearTitle(element);
   element.dataset.drawn = String(Number(element.dataset.drawn || 0) + 1);
   followSize(element, figure);
 }
@@ -304,6 +305,7 @@ async function resizeChart(element) {
     ...Object.fromEntries(axisTitles) });
   await clearTitle(element);
   await legible(element);
+  await clearTitle(element);
 }
 
 /** Text safe inside HTML (chart labels, hover boxes, the exported files of save.js). */

@@ -45,6 +45,7 @@ const inside = (p, r) => p.x > r.left && p.x < r.right && p.y > r.top && p.y < r
 function texts(gd) {
   const out = [];
   const add = (selector, kind, extra = () => ({})) => gd.querySelectorAll(selector).forEach((el) => {
+    if (kind === 'axis title' && el.closest('.colorbar')) return;
     if (shown(el) && el.textContent.trim()) out.push({ ...rect(el), kind, ...extra(el) });
   });
   add('.g-gtitle text', 'title');

@@ -36,6 +36,7 @@
   function textBoxes(gd) {
     const out = [];
     const add = (selector, kind) => gd.querySelectorAll(selector).forEach((el) => {
+      if (kind === 'axis title' && el.closest('.colorbar')) return;   // a colour bar's title is the colour bar's
       if (shown(el) && (el.textContent.trim() || kind === 'legend')) out.push(box(el, kind, kind === 'legend' ? 'legend' : undefined));
     });
     add('.g-gtitle text', 'title');
