@@ -5,7 +5,8 @@
 //            so ticks "10⁻¹²10⁻⁹" or bar labels "−0.8165−0.8165" running together count); the legend's area is a box;
 //   on-line  a note, axis title or bar label covers a plotted line or marker of a trace (the data it explains);
 //   clipped  a text box reaches out of its chart's SVG, out of the root's box (a slide, the page's width);
-//   wrap     an equation line (.equation) broken in the middle of the expression.
+//   wrap     an equation line (.equation) broken in the middle of the expression;
+//   typeset  a raw underscore in a chart text (x_l, not xₗ); number: a computer exponent (4.9e+2) in a chart or caption.
 // Boxes are screen rectangles (getBoundingClientRect), so a CSS scale (the deck's stage) changes nothing but units:
 // every tolerance is a fraction of the text's own height.
 (root) => {
@@ -95,6 +96,21 @@
     }
   }
 
+  /** Symbols typeset (xₗ, not x_l) in every chart text, and numbers in one style (4.05×10⁻⁵, not 4.05e-5) in every
+   *  chart text and caption. */
+  function checkWriting() {
+    const chartTexts = [...root.querySelectorAll('.js-plotly-plot .main-svg text, .js-plotly-plot .legendtext')];
+    const captions = [...root.querySelectorAll('.claim, .caption, figcaption, .js-plotly-plot + p, table')];
+    const raw = /(^|[^\w`])[A-Za-zα-ω∂]_[A-Za-z0-9{]/;
+    const exponent = /\d(\.\d+)?e[+\-\u2212]?\d/;
+    for (const el of chartTexts) {
+      if (raw.test(el.textContent)) problems.push(`typeset: raw underscore in chart text "${cut(el.textContent)}"`);
+    }
+    for (const el of [...chartTexts, ...captions]) {
+      if (shown(el) && exponent.test(el.textContent)) problems.push(`number: computer exponent in "${cut(el.textContent.match(/\S*\d(\.\d+)?e[+\-\u2212]?\d\S*/)[0])}"`);
+    }
+  }
+
   function checkEquations() {
     root.querySelectorAll('.equation').forEach((eq) => {
       if (!shown(eq)) return;
@@ -117,5 +133,6 @@
     checkChart(gd, gd.dataset.chart || gd.id || `chart ${k + 1}`, limit);
   });
   checkEquations();
-  return problems;
+  checkWriting();
+  return [...new Set(problems)];
 }
