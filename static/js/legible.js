@@ -13,6 +13,7 @@
 
 import { wrapText } from './fit.js';
 import { typeset } from './format.js';
+import { fmt } from './i18n.js';
 
 const GAP = 0.1;          // of a text's height, on each side: two texts keep a fifth of their height apart
 const SAMPLE_PX = 3;      // spacing of the points sampled along each drawn line
@@ -243,8 +244,9 @@ function moveNotes(gd, boxes, update) {
 }
 
 // ---- symbols typeset ---------------------------------------------------------------------------------
-/** Every label of the figure with x_l written xₗ and d_model as d<sub>model</sub> (format.js typeset); the figure
- *  itself changes, so the exports (PNG, SVG, HTML, CSV headers) say the same as the screen. */
+/** Every label of the figure with x_l written xₗ and d_model as d<sub>model</sub> (format.js typeset), and every
+ *  tooltip's number written by fmt; the figure itself changes, so the exports (PNG, SVG, offline HTML) say the same
+ *  as the screen. */
 export function typesetFigure(figure) {
   const layout = figure.layout;
   const title = (holder) => {
@@ -257,9 +259,27 @@ export function typesetFigure(figure) {
   (figure.data || []).forEach((trace) => {
     if (typeof trace.name === 'string') trace.name = typeset(trace.name);
     if (typeof trace.hovertemplate === 'string') trace.hovertemplate = typeset(trace.hovertemplate);
+    hoverNumbers(trace);
     title(trace.colorbar);
   });
   return figure;
+}
+
+// ---- tooltips in the one number style ----------------------------------------------------------------
+const HOVER_NUMBER = /%\{(x|y|z|customdata)(?::[^}]*?\.(\d+)[gfe])?[^}]*\}/g;
+
+/** A tooltip's one formatted number (Plotly's d3 "%{y:.4g}" writes 4.9e+2 and 1.23e-5) as fmt writes it: the
+ *  values are formatted here into hovertext and the template shows that. */
+function hoverNumbers(trace) {
+  if (typeof trace.hovertemplate !== 'string' || trace.hovertext) return;
+  const formatted = [...trace.hovertemplate.matchAll(HOVER_NUMBER)].filter((m) => m[2]);
+  if (formatted.length !== 1) return;
+  const [whole, field, digits] = formatted[0];
+  const values = trace[field];
+  if (!Array.isArray(values)) return;
+  const write = (v) => (Array.isArray(v) ? v.map(write) : typeof v === 'number' ? fmt(v, { digits: Number(digits) }) : String(v ?? '—'));
+  trace.hovertext = values.map(write);
+  trace.hovertemplate = trace.hovertemplate.replace(whole, '%{hovertext}');
 }
 
 // ---- equations of the deck (HTML, not Plotly) ----------------------------------------------------------
