@@ -312,3 +312,18 @@ export async function legible(gd) {
     if (Object.keys(update.layout).length) await window.Plotly.relayout(gd, update.layout);
   }
 }
+
+/** A PNG or SVG export made legible the same way: drawn off screen at the export's size, fixed, then saved. */
+export async function legibleImage(figure, { width, height, scale = 1 }, format) {
+  const box = document.createElement('div');
+  box.style.cssText = `position:fixed;left:-${width + 100}px;top:0;width:${width}px;height:${height}px;`;
+  document.body.append(box);
+  try {
+    await window.Plotly.newPlot(box, figure.data, { ...figure.layout, width, height }, { staticPlot: true });
+    await legible(box);
+    return await window.Plotly.toImage(box, { format, width, height, scale });
+  } finally {
+    window.Plotly.purge(box);
+    box.remove();
+  }
+}
