@@ -25,7 +25,7 @@
   // A text turned upright (a y title, an upright bar label) has its ascent and descent left and right instead.
   const ink = (b, grow = 0) => {
     if (b.kind === 'legend') return { left: b.left, right: b.right, top: b.top, bottom: b.bottom };   // opaque to its edge
-    const width = b.right - b.left, upright = b.h > width * 1.5 && b.kind !== 'tick';
+    const width = b.right - b.left, upright = b.h > width * 1.5 && !b.kind.endsWith('tick');
     const line = upright ? width : b.h, d = line * 0.12 + 1;
     return upright ? { left: b.left + d, right: b.right - d, top: b.top - grow, bottom: b.bottom + grow }
       : { left: b.left - grow, right: b.right + grow, top: b.top + d, bottom: b.bottom - d };

@@ -89,6 +89,35 @@ def test_every_slide_is_legible(deck_walk, lang, screen, slide_id):
     check(deck_walk.problems(lang, screen, slide_id), (slide_id, screen))
 
 
+TRAINING = [s["id"] for s in DECK if s["chart"] and any(src["api"] == "train" for src in s["chart"]["sources"])]
+
+
+@pytest.mark.parametrize("slide_id", TRAINING)
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_training_slides_are_legible_after_training(browser, live_server, lang, slide_id):
+    """A training slide changes when T is pressed: its loss curves, and the labels that must stay off them. The
+    server keeps a finished run, so the second language replays the first one's training."""
+    context = browser.new_context(**SCREENS["1280x720"], locale="en-US")
+    try:
+        page = context.new_page()
+        page.goto(f"{live_server}/lecture?lang={lang}#{slide_id}")
+        page.wait_for_selector("body[data-ready='1']", state="attached", timeout=60_000)
+        page.wait_for_function("id => document.body.dataset.slide && location.hash === '#' + id", arg=slide_id)
+        page.keyboard.press("t")
+        page.wait_for_function(
+            "id => document.getElementById(id).dataset.training === 'done'", arg=slide_id, timeout=600_000
+        )
+        page.wait_for_timeout(300)
+        problems = page.evaluate(
+            f"(() => {{ const check = {DETECTOR}; return check(document.getElementById('{slide_id}')); }})()"
+        )
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SHOTS / f"deck-{lang}-trained-{slide_id}.png"))
+    finally:
+        context.close()
+    check(problems, (slide_id, "trained"))
+
+
 def page_name(path: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", path.split("?")[0].lower()).strip("-") or "home"
 
