@@ -189,15 +189,26 @@ function roomForText(gd, boxes, update) {
   if ((top > 0 || bottom > 0) && full.yaxis?.type === 'linear' && labels.length) widen('yaxis', bottom, top, full.yaxis._length);
   const below = Math.max(0, ...boxes.filter((b) => b.kind === 'axis title' && b.axis?.startsWith('x')).map((b) => b.bottom - svg.bottom + 2));
   if (below > 0) update.layout['margin.b'] = full.margin.b + Math.ceil(below / scale);
-  for (const b of boxes.filter((t) => t.kind === 'axis title' && t.axis?.startsWith('x'))) {
-    // an x title wider than its axis (long category labels squeeze the plot) runs out of the chart: in lines
-    const key = axisKey(b.axis), title = gd.layout[key]?.title;
-    const tooWide = b.right - b.left > full[key]._length * scale + 2 || Math.max(b.right - svg.right, svg.left - b.left) > 1
-      || boxes.some((o) => o !== b && o.kind === 'axis title' && meet(ink(o), ink(b)));
+  for (const b of boxes.filter((t) => t.kind === 'axis title' && full[axisKey(t.axis)])) {
+    // a title longer than its axis (long category labels squeeze the plot; a phone) runs out of it: in lines
+    const key = axisKey(b.axis), title = gd.layout[key]?.title, along = b.axis.startsWith('x') ? b.right - b.left : b.h;
+    const tooWide = along > full[key]._length * scale + 2 || Math.max(b.right - svg.right, svg.left - b.left, svg.top - b.top) > 1
+      || boxes.some((o) => o !== b && (o.kind === 'axis title' || o.kind === 'title') && meet(ink(o), ink(b)));
     if (!tooWide || !title?.text || title.text.includes('<br>')) continue;
     const size = full[key].title.font.size;
     update.layout[`${key}.title.text`] = wrapText(title.text, Math.max(80, full[key]._length - 12), size).join('<br>');
   }
+}
+
+/** A legend under the plot (legendBelow) that a wrapped x title or the ticks reach: move it down below them. */
+function legendBelowText(gd, boxes, update) {
+  const legend = boxes.find((b) => b.kind === 'legend'), own = gd.layout.legend;
+  if (!legend || !own || !(own.y < 0)) return;
+  const above = boxes.filter((b) => b.kind !== 'legend' && b.kind !== 'title' && b.top < legend.top + 2 && meet(ink(b), ink(legend)));
+  if (!above.length) return;
+  const overlap = Math.max(...above.map((b) => b.bottom - legend.top)) + 4;
+  const scale = scaleOf(gd);
+  update.layout['legend.y'] = own.y - overlap / scale / gd._fullLayout._size.h;
 }
 
 // ---- 5. notes moved ---------------------------------------------------------------------------------
@@ -303,7 +314,7 @@ export function fitEquations(root = document) {
 /** Measure the drawn chart and move what collides; a few rounds, each one relayout. */
 export async function legible(gd) {
   if (!gd?._fullLayout || !gd.querySelector('.main-svg') || !shown(gd)) return;
-  const layoutSteps = [panelsApart, thinTicks, everyCategory, barLabels, roomForText];
+  const layoutSteps = [panelsApart, thinTicks, everyCategory, barLabels, roomForText, legendBelowText];
   for (const steps of [layoutSteps, layoutSteps, layoutSteps, [moveNotes], [moveNotes]]) {
     const update = { layout: {}, traces: [] };
     steps.forEach((step) => step(gd, texts(gd), update));
