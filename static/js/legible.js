@@ -233,11 +233,11 @@ function moveNotes(gd, boxes, update) {
     bottom: svg.top + (size.t + size.h) * scale };
   const points = linePoints(gd);
   const fixed = boxes.filter((b) => b.kind !== 'note');
-  const placed = [];
-  for (const note of boxes.filter((b) => b.kind === 'note')) {
-    const notes = boxes.filter((b) => b.kind === 'note' && b !== note && !placed.includes(b.index));
-    const others = [...fixed, ...notes, ...placed.map((p) => p.box)];
-    if (!collides(ink(note), points, others)) { placed.push({ box: note }); continue; }
+  const notes = boxes.filter((b) => b.kind === 'note');
+  const placed = new Map();   // note -> its box where it now stands (moved or not)
+  for (const note of notes) {
+    const others = [...fixed, ...notes.filter((n) => n !== note).map((n) => placed.get(n) || n)];
+    if (!collides(ink(note), points, others)) { placed.set(note, note); continue; }
     const within = (b) => b.left >= svg.left && b.right <= svg.right && b.top >= plot.top - note.h && b.bottom <= plot.bottom + note.h;
     const spot = candidates(note, plot).find(({ dx, dy }) => {
       const moved = ink(note, dx, dy);
@@ -247,7 +247,7 @@ function moveNotes(gd, boxes, update) {
     if (spot) {
       update.layout[`annotations[${note.index}].xshift`] = (layoutNote.xshift || 0) + spot.dx / scale;
       update.layout[`annotations[${note.index}].yshift`] = (layoutNote.yshift || 0) - spot.dy / scale;
-      placed.push({ box: { ...note, left: note.left + spot.dx, right: note.right + spot.dx, top: note.top + spot.dy, bottom: note.bottom + spot.dy } });
+      placed.set(note, { ...note, left: note.left + spot.dx, right: note.right + spot.dx, top: note.top + spot.dy, bottom: note.bottom + spot.dy });
     } else if (svg.width < NARROW) {
       update.layout[`annotations[${note.index}].visible`] = false;
     }
