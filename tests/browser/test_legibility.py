@@ -14,6 +14,7 @@ import re
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from app.experiments.lecture import DECK
 from tests.browser.conftest import SCREENSHOTS
@@ -52,14 +53,7 @@ class DeckWalk:
             page.wait_for_selector("body[data-ready='1']", state="attached", timeout=60_000)
             found = {}
             for number, slide in enumerate(DECK, start=1):
-                page.evaluate("id => { location.hash = '#' + id; }", slide["id"])
-                page.wait_for_function("n => document.body.dataset.slide === String(n)", arg=number)
-                page.wait_for_function(
-                    """id => { const s = document.getElementById(id);
-                       return s.dataset.claimChecked || s.dataset.training === 'idle'; }""",
-                    arg=slide["id"],
-                    timeout=120_000,
-                )
+                show_drawn(page, number, slide["id"])
                 page.wait_for_timeout(150)  # the chart's own after-draw adjustments (legend room, resize)
                 root = "document.body" if screen == "phone" else f"document.getElementById('{slide['id']}')"
                 found[slide["id"]] = page.evaluate(f"(() => {{ const check = {DETECTOR}; return check({root}); }})()")
@@ -69,6 +63,28 @@ class DeckWalk:
             return found
         finally:
             context.close()
+
+
+def show_drawn(page, number: int, slide_id: str, tries: int = 10) -> None:
+    """Show slide `number` and wait until its chart and caption are drawn. A busy server (a cold cache, other work on
+    the machine) may answer a slide's request with 503; the deck draws a failed slide again when it is shown again,
+    so after 30 s without a caption show the slide again."""
+    for attempt in range(tries):
+        if attempt:
+            page.evaluate("() => { location.hash = '#' + document.querySelector('.slide').id; }")
+        page.evaluate("id => { location.hash = '#' + id; }", slide_id)
+        page.wait_for_function("n => document.body.dataset.slide === String(n)", arg=number)
+        try:
+            page.wait_for_function(
+                """id => { const s = document.getElementById(id);
+                   return s.dataset.claimChecked || s.dataset.training === 'idle'; }""",
+                arg=slide_id,
+                timeout=30_000,
+            )
+            return
+        except PlaywrightTimeout:
+            continue
+    raise AssertionError(f"slide {number} ({slide_id}) was not drawn after {tries} tries")
 
 
 @pytest.fixture(scope="module")
