@@ -37,6 +37,8 @@ class DeckWalk:
     def __init__(self, browser, base: str) -> None:
         self.browser, self.base = browser, base
         self.found: dict[tuple[str, str], dict[str, list[str]]] = {}
+        self.route: tuple[str, str] | None = None
+        self.label = ""  # screenshot name prefix
 
     def problems(self, lang: str, screen: str, slide_id: str) -> list[str]:
         if (lang, screen) not in self.found:
@@ -46,6 +48,9 @@ class DeckWalk:
     def _walk(self, lang: str, screen: str) -> dict[str, list[str]]:
         context = self.browser.new_context(**SCREENS[screen], locale="en-US")
         page = context.new_page()
+        if self.route:  # (pattern, module text): serve this module instead (the detector's own test)
+            pattern, body = self.route
+            page.route(pattern, lambda route: route.fulfill(body=body, content_type="text/javascript"))
         errors: list[str] = []
         page.on("pageerror", lambda e: errors.append(str(e)))
         try:
@@ -58,7 +63,7 @@ class DeckWalk:
                 root = "document.body" if screen == "phone" else f"document.getElementById('{slide['id']}')"
                 found[slide["id"]] = page.evaluate(f"(() => {{ const check = {DETECTOR}; return check({root}); }})()")
                 SHOTS.mkdir(parents=True, exist_ok=True)
-                page.screenshot(path=str(SHOTS / f"deck-{lang}-{screen}-{number:02d}-{slide['id']}.png"))
+                page.screenshot(path=str(SHOTS / f"{self.label}deck-{lang}-{screen}-{number:02d}-{slide['id']}.png"))
             assert not errors, errors
             return found
         finally:
@@ -103,6 +108,32 @@ def check(problems: list[str], key: tuple[str, str]) -> None:
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_every_slide_is_legible(deck_walk, lang, screen, slide_id):
     check(deck_walk.problems(lang, screen, slide_id), (slide_id, screen))
+
+
+# legible.js with every fix switched off: what the deck looks like without it (the state issue 18 describes).
+NO_FIXES = """export async function legible() {}
+export function fitEquations() {}
+export function typesetFigure(figure) { return figure; }
+export async function legibleImage(figure, size, format) {
+  return window.Plotly.toImage({ data: figure.data, layout: { ...figure.layout, ...size } }, { format, ...size });
+}
+"""
+
+
+def test_the_detector_finds_the_faults_legible_js_fixes(browser, live_server):
+    """The detector is not blind: with legible.js switched off, the deck at 1280x720 shows each kind of fault issue
+    18 lists (ticks running together, a title on a line, a note hiding its line, a cut-off axis title, an equation
+    broken mid-expression, touching bar labels, raw underscores)."""
+    walk = DeckWalk(browser, live_server)
+    walk.route, walk.label = ("**/js/legible.js", NO_FIXES), "without-legible-"
+    found = walk._walk("en", "1280x720")
+    problems = [p for slide in found.values() for p in slide]
+    kinds = {
+        kind for kind in ("overlap", "on-line", "clipped", "wrap", "typeset") if any(f"{kind}:" in p for p in problems)
+    }
+    assert kinds == {"overlap", "on-line", "clipped", "wrap", "typeset"}, problems
+    assert any("tick" in p and "overlap" in p for p in problems), problems
+    assert any("bar label" in p and "overlap" in p for p in problems), problems
 
 
 TRAINING = [s["id"] for s in DECK if s["chart"] and any(src["api"] == "train" for src in s["chart"]["sources"])]
