@@ -2,6 +2,7 @@
 // Page modules only map API answers to series with these helpers.
 import { t, fmt } from './i18n.js';
 import { forScreen, touchScreen } from './fit.js';
+import { legible, typesetFigure } from './legible.js';
 
 // Okabe & Ito (2008), "Color Universal Design": distinguishable with every common colour-vision deficiency.
 export const PALETTE = {
@@ -253,9 +254,12 @@ export function tidyLogAxes(figure) {
 
 /** Draw (or redraw in place) a figure into a chart element and count the draws for tests. */
 export async function draw(element, figure) {
+  typesetFigure(figure);
   fitLegend(figure, element.clientWidth || 960);
   tidyLogAxes(figure);
   await window.Plotly.react(element, figure.data, forScreen(figure, element.clientWidth || 960, element.clientHeight || 540), plotlyConfig());
+  await clearTitle(element);
+  await legible(element);   // legible.js: texts apart from each other and from the lines
   await clearTitle(element);
   element.dataset.drawn = String(Number(element.dataset.drawn || 0) + 1);
   followSize(element, figure);
@@ -299,6 +303,8 @@ async function resizeChart(element) {
   await window.Plotly.Plots.resize(element);
   await window.Plotly.relayout(element, { margin: shown.margin, title: shown.title, annotations: shown.annotations,
     ...Object.fromEntries(axisTitles) });
+  await clearTitle(element);
+  await legible(element);
   await clearTitle(element);
 }
 

@@ -1,3 +1,5 @@
+import { fmt as formatNumber } from './format.js';
+
 // The page's data block and the translation table the server handed over (app/i18n.py is the source).
 const block = document.getElementById('page-data');
 export const pageData = block ? JSON.parse(block.textContent) : { strings: {}, lang: 'en' };
@@ -14,12 +16,9 @@ export function has(key) {
   return key in pageData.strings;
 }
 
-/** A number as a reader wants it: 3 significant digits, exponent only when very large or small. */
-export function fmt(value) {
-  if (value === null || value === undefined || !Number.isFinite(value)) return '—';
-  const size = Math.abs(value);
-  if (size !== 0 && (size < 1e-3 || size >= 1e5)) return value.toExponential(2).replace('e+', 'e');
-  return Number(value.toPrecision(3)).toString();
+/** A number as a reader wants it, in the page language (format.js: significant digits, ×10ⁿ, 万/亿, U+2212). */
+export function fmt(value, options = {}) {
+  return formatNumber(value, { lang, ...options });
 }
 
 /** Join sentences the way the language does: a space in English, nothing in Chinese. */

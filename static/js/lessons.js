@@ -1,7 +1,7 @@
 // Shared by the four lesson pages (/chain, /layernorm, /softmax, /precision): URL specs derived from a lesson
 // request model's schema (handed over in pageData.extra.schema), vector text boxes and sliders the page binds
 // itself, and number formatting that keeps enough digits to be exact.
-import { pageData, t } from './i18n.js';
+import { pageData, t, fmt } from './i18n.js';
 
 /** The page's URL state, remembered from the first chart load so the page's own buttons can update it. */
 export const handle = { url: null };
@@ -79,16 +79,10 @@ export function syncSlider(name, value, { fromState = Number, show = String } = 
   if (output) output.textContent = show(value);
 }
 
-/** A number with `digits` significant digits, exponent form when very small or large; null (overflow) says so. */
+/** A number with `digits` significant digits through the site's one formatter (format.js); null (overflow) says so. */
 export function precise(value, digits = 6) {
   if (value === null || value === undefined || !Number.isFinite(value)) return t('lesson.overflow');
-  const size = Math.abs(value);
-  if (size !== 0 && (size < 1e-3 || size >= 1e6)) {
-    const [mantissa, exponent] = value.toExponential(digits - 1).split('e');
-    // 1.00000e-192 -> 1e−192; a true minus sign (U+2212) so a caption never breaks the number after "e-".
-    return `${Number(mantissa)}e${String(Number(exponent)).replace('-', '\u2212')}`;
-  }
-  return String(Number(value.toPrecision(digits)));
+  return fmt(value, { digits });
 }
 
 /** Create an element with text or children, for the step lists and tables the pages render. */

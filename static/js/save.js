@@ -2,6 +2,7 @@
 // as JSON or CSV, and the iframe snippet that embeds it. Drawing lives in charts.js; page.js wires the buttons.
 import { lang } from './i18n.js';
 import { escapeText, fitLegend } from './charts.js';
+import { legibleImage } from './legible.js';
 
 function saveBlob(blob, filename) {
   const link = document.createElement('a');
@@ -17,8 +18,7 @@ function saveBlob(blob, filename) {
 export async function downloadImage(element, figure, format, filename) {
   const size = format === 'png' ? { width: 1280, height: 720, scale: 1.5 } : { width: 1280, height: 720 };
   const sized = fitLegend(structuredClone({ data: figure.data, layout: figure.layout }), size.width);
-  const url = await window.Plotly.toImage({ data: sized.data, layout: { ...sized.layout, width: size.width, height: size.height } },
-    { format, ...size });
+  const url = await legibleImage(sized, size, format);   // texts apart, as on screen (legible.js)
   const link = document.createElement('a');
   link.href = url;
   link.download = `${filename}.${format}`;

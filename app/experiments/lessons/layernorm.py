@@ -13,6 +13,7 @@ import torch
 import torch.nn.functional as F
 from pydantic import BaseModel, ConfigDict, model_validator
 
+from ...numbers import fmt
 from . import Finite, lesson_field
 
 MAX_LENGTH = 4096
@@ -235,9 +236,9 @@ def _sum_text(terms: list[float], n: int, result: torch.Tensor) -> str:
     """'(8 + 2 + 2 + 4) / 4 = 4' for short vectors, so a student can redo the arithmetic."""
     if len(terms) > SHOWN_TERMS:
         return ""
-    body = " + ".join(_number(t) for t in terms).replace("+ -", "− ")
+    body = " + ".join(_number(t) for t in terms).replace("+ \u2212", "\u2212 ")
     return f"({body}) / {n} = {_number(result.item())}"
 
 
 def _number(value: float) -> str:
-    return f"{value:.6g}"
+    return fmt(value, digits=6)  # the site's one number style (app/numbers.py, twin of static/js/format.js)

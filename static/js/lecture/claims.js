@@ -1,7 +1,7 @@
 // A slide's claim, evaluated on the answers the slide just received: the JavaScript twin of
 // app/experiments/lecture/claims.py (same paths, same value ops, same checks; tests/browser/test_lecture.py
 // compares the two). The caption is the claim's statement with these measured values filled in.
-import { t, lang } from '../i18n.js';
+import { t, lang, fmt } from '../i18n.js';
 import { fitLaw } from '../theory.js';
 
 /** Follow 'layers[15:].token_cosine', 'sweep[-1].max_prob', 'runs[0].done.final_loss' into an answer. */
@@ -92,21 +92,12 @@ export function failures(claim, measured) {
   }).map((check) => check.value);
 }
 
-const SUPERSCRIPT = { '-': '⁻', 0: '⁰', 1: '¹', 2: '²', 3: '³', 4: '⁴', 5: '⁵', 6: '⁶', 7: '⁷', 8: '⁸', 9: '⁹' };
-
-/** A measured number with `digits` significant digits; 4.04896×10⁻⁵ when very small or large; 0 digits: an integer. */
+/** A measured number through the site's one formatter (format.js) with `digits` significant digits (0: an
+ *  integer); no number (an overflow in strict JSON) says so in words. */
 export function formatNumber(v, digits = 3) {
-  if (v === null || v === undefined) return t('lecture.overflow');
   if (typeof v === 'boolean') return String(v);
-  if (!Number.isFinite(v)) return t('lecture.overflow');
-  if (digits === 0 || v === 0) return String(Math.round(v));   // an exact 0 (e.g. an underflow) is 0, not 0.00
-  const size = Math.abs(v);
-  if (size !== 0 && (size < 1e-3 || size >= 1e5)) {
-    const [mantissa, exponent] = v.toExponential(digits - 1).split('e');
-    const power = String(Number(exponent)).replace(/[-0-9]/g, (c) => SUPERSCRIPT[c]);
-    return `${mantissa.replace('-', '\u2212')}×10${power}`;
-  }
-  return v.toPrecision(digits).replace('-', '\u2212');   // keep the digits measured: 1.000, not 1
+  if (v === null || v === undefined || !Number.isFinite(v)) return t('lecture.overflow');
+  return fmt(v, { digits });
 }
 
 /** The claim's statement in the page language, {name} or {name|digits} replaced by measured values. */

@@ -4,6 +4,7 @@
 import { pageData, t } from '../i18n.js';
 import { describeError } from '../api.js';
 import { draw } from '../charts.js';
+import { fitEquations } from '../legible.js';
 import { answersFor, isTrainingSlide, offline, train, trained } from './sources.js';
 import { figureFor } from './figures.js';
 import { evaluate, failures, statement } from './claims.js';
@@ -66,6 +67,8 @@ export class Deck {
     const changed = this.flow !== undefined && flow !== this.flow;
     this.flow = flow;
     if (changed) [...this.drawn.keys()].forEach((i) => this.redraw(i));   // the other chart size and theme
+    fitEquations(document);   // an equation line never breaks mid-expression (legible.js)
+    document.fonts?.ready.then(() => fitEquations(document));
   }
 
   /** Slide-sized chart text on the 16:9 stage; the explorer's normal sizes when a phone shows the slide at its width. */

@@ -1,0 +1,138 @@
+// Legibility detector, evaluated in the page by tests/browser/test_legibility.py: what a student in the back row
+// could not read on a Plotly chart. `(root) => problems`, root an element (a slide, or the document body); each
+// problem is a short sentence naming the chart and the texts involved. Four faults:
+//   overlap  two text boxes of a chart cover each other or touch (they must keep a gap of a fifth of their height,
+//            so ticks "10⁻¹²10⁻⁹" or bar labels "−0.8165−0.8165" running together count); the legend's area is a box;
+//   on-line  a note, axis title or bar label covers a plotted line or marker of a trace (the data it explains);
+//   clipped  a text box reaches out of its chart's SVG, out of the root's box (a slide, the page's width);
+//   wrap     an equation line (.equation) broken in the middle of the expression;
+//   typeset  a raw underscore in a chart text (x_l, not xₗ); number: a computer exponent (4.9e+2) in a chart or caption.
+// Boxes are screen rectangles (getBoundingClientRect), so a CSS scale (the deck's stage) changes nothing but units:
+// every tolerance is a fraction of the text's own height.
+(root) => {
+  const problems = [];
+  const cut = (text) => String(text).replace(/\s+/g, ' ').trim().slice(0, 40);
+  const shown = (el) => {
+    const r = el.getBoundingClientRect();
+    return r.width > 0.5 && r.height > 0.5 && getComputedStyle(el).visibility !== 'hidden' && getComputedStyle(el).display !== 'none';
+  };
+  const box = (el, kind, label) => {
+    const r = el.getBoundingClientRect();
+    return { kind, label: cut(label ?? el.textContent), left: r.left, right: r.right, top: r.top, bottom: r.bottom, h: r.height, el };
+  };
+  // Text boxes include the font's ascent and descent: two lines set one under the other touch without any ink
+  // touching. Shrink every box vertically by 12% of its height (and by 1 px) before comparing.
+  // A text turned upright (a y title, an upright bar label) has its ascent and descent left and right instead.
+  const ink = (b, grow = 0) => {
+    if (b.kind === 'legend') return { left: b.left, right: b.right, top: b.top, bottom: b.bottom };   // opaque to its edge
+    const width = b.right - b.left, upright = b.h > width * 1.5 && !b.kind.endsWith('tick');
+    const line = upright ? width : b.h, d = line * 0.12 + 1;
+    return upright ? { left: b.left + d, right: b.right - d, top: b.top - grow, bottom: b.bottom + grow }
+      : { left: b.left - grow, right: b.right + grow, top: b.top + d, bottom: b.bottom - d };
+  };
+  const lineOf = (b) => Math.min(b.h, b.right - b.left);
+  const meet = (a, b) => Math.min(a.right, b.right) - Math.max(a.left, b.left) > 0.5 && Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top) > 0.5;
+  const inside = (p, r) => p.x > r.left && p.x < r.right && p.y > r.top && p.y < r.bottom;
+
+  function textBoxes(gd) {
+    const out = [];
+    const add = (selector, kind) => gd.querySelectorAll(selector).forEach((el) => {
+      if (kind === 'axis title' && el.closest('.colorbar')) return;   // a colour bar's title is the colour bar's
+      if (shown(el) && (el.textContent.trim() || kind === 'legend')) out.push(box(el, kind, kind === 'legend' ? 'legend' : undefined));
+    });
+    add('.g-gtitle text', 'title');
+    add('.infolayer text[class$="title"]:not(.gtitle):not(.cbtitle)', 'axis title');
+    add('.xaxislayer-above [class$="tick"] > text, .xaxislayer-below [class$="tick"] > text', 'x tick');
+    add('.yaxislayer-above [class$="tick"] > text, .yaxislayer-below [class$="tick"] > text', 'y tick');
+    add('.annotation-text-g text', 'note');
+    add('.bartext, .textpoint text', 'bar label');
+    add('.colorbar text', 'colour bar');
+    add('.legend rect.bg', 'legend');   // the legend's whole (opaque) area: it hides what lies under it
+    return out;
+  }
+
+  /** Screen points along every drawn line and every marker of the chart's traces, 3 px apart (in SVG units). */
+  function linePoints(gd) {
+    const points = [];
+    gd.querySelectorAll('.scatterlayer .trace path.js-line, .scatterlayer .trace .points path.point').forEach((path) => {
+      if (!shown(path)) return;
+      const m = path.getScreenCTM();
+      if (!m) return;
+      const at = (p) => ({ x: m.a * p.x + m.c * p.y + m.e, y: m.b * p.x + m.d * p.y + m.f });
+      if (path.classList.contains('point')) {
+        const r = path.getBoundingClientRect();
+        points.push({ x: (r.left + r.right) / 2, y: (r.top + r.bottom) / 2 });
+        return;
+      }
+      const length = path.getTotalLength();
+      for (let s = 0; s <= length; s += 3) points.push(at(path.getPointAtLength(s)));
+    });
+    return points;
+  }
+
+  function checkChart(gd, name, limit) {
+    const texts = textBoxes(gd);
+    const svg = gd.querySelector('.main-svg').getBoundingClientRect();
+    for (let i = 0; i < texts.length; i += 1) {
+      for (let j = i + 1; j < texts.length; j += 1) {
+        const a = texts[i], b = texts[j];
+        if (a.kind === 'legend' && b.kind === 'legend') continue;   // Plotly lays out its legend's entries itself
+        // two texts side by side need a gap of a fifth of their height (else "−0.8165−0.8165" reads as one number)
+        const grow = Math.min(lineOf(a), lineOf(b)) * 0.1;
+        if (meet(ink(a, grow), ink(b, grow))) problems.push(`${name}: overlap: ${a.kind} "${a.label}" / ${b.kind} "${b.label}"`);
+      }
+    }
+    const points = linePoints(gd);
+    for (const t of texts.filter((b) => ['note', 'axis title', 'bar label', 'legend', 'title'].includes(b.kind))) {
+      const r = ink(t);
+      const hits = points.filter((p) => inside(p, r)).length;
+      if (hits) problems.push(`${name}: on-line: ${t.kind} "${t.label}" covers ${hits} point(s) of a plotted line`);
+    }
+    for (const t of texts) {
+      const r = ink(t);
+      const out = Math.max(svg.left - r.left, r.right - svg.right, svg.top - r.top, r.bottom - svg.bottom,
+        limit.left - r.left, r.right - limit.right, limit.top - r.top, r.bottom - limit.bottom);
+      if (out > 1) problems.push(`${name}: clipped: ${t.kind} "${t.label}" reaches ${Math.round(out)} px out of its chart`);
+    }
+  }
+
+  /** Symbols typeset (xₗ, not x_l) in every chart text, and numbers in one style (4.05×10⁻⁵, not 4.05e-5) in every
+   *  chart text and caption. */
+  function checkWriting() {
+    const chartTexts = [...root.querySelectorAll('.js-plotly-plot .main-svg text, .js-plotly-plot .legendtext')];
+    const captions = [...root.querySelectorAll('.claim, .caption, figcaption, .js-plotly-plot + p, table')];
+    const raw = /(^|[^\w`])[A-Za-zα-ω∂]_[A-Za-z0-9{]/;
+    const exponent = /\d(\.\d+)?e[+\-\u2212]?\d/;
+    for (const el of chartTexts) {
+      if (raw.test(el.textContent)) problems.push(`typeset: raw underscore in chart text "${cut(el.textContent)}"`);
+    }
+    for (const el of [...chartTexts, ...captions]) {
+      if (shown(el) && exponent.test(el.textContent)) problems.push(`number: computer exponent in "${cut(el.textContent.match(/\S*\d(\.\d+)?e[+\-\u2212]?\d\S*/)[0])}"`);
+    }
+  }
+
+  function checkEquations() {
+    root.querySelectorAll('.equation').forEach((eq) => {
+      if (!shown(eq)) return;
+      const lines = eq.textContent.split('\n').filter((l) => l.trim()).length;
+      const range = document.createRange();
+      range.selectNodeContents(eq);
+      const tops = new Set([...range.getClientRects()].filter((r) => r.width > 0).map((r) => Math.round(r.top)));
+      if (tops.size > lines) problems.push(`wrap: equation "${cut(eq.textContent)}" breaks over ${tops.size} lines (it has ${lines})`);
+      if (eq.scrollWidth > eq.clientWidth + 1) problems.push(`clipped: equation "${cut(eq.textContent)}" is wider than its box`);
+    });
+  }
+
+  const rootBox = root.getBoundingClientRect();
+  // A page scrolls down, never sideways: its limit is the window's width; a slide's is its own box.
+  const limit = root === document.body
+    ? { left: 0, right: document.documentElement.clientWidth, top: -Infinity, bottom: Infinity }
+    : { left: rootBox.left, right: rootBox.right, top: rootBox.top, bottom: rootBox.bottom };
+  root.querySelectorAll('.js-plotly-plot').forEach((gd, k) => {
+    if (!gd.querySelector('.main-svg') || !shown(gd)) return;
+    checkChart(gd, gd.dataset.chart || gd.id || `chart ${k + 1}`, limit);
+  });
+  checkEquations();
+  checkWriting();
+  return [...new Set(problems)];
+}
