@@ -8,13 +8,14 @@ import math
 import shutil
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from app.numbers import MINUS, fmt
 
 ROOT = Path(__file__).resolve().parents[1]
-CASES = [
+CASES: list[tuple[float | None, dict[str, Any], str]] = [
     (4.000001, {"digits": 6}, "4"),
     (490, {"digits": 2}, "490"),
     (0.014923, {}, "0.0149"),
@@ -43,7 +44,7 @@ def test_the_server_and_the_browser_write_numbers_alike():
     if node is None:
         pytest.skip("node not installed")
     values = [sign * m * 10.0**e for e in range(-40, 40, 3) for m in (1, 1.2345, 4.999, 9.9996) for sign in (1, -1)]
-    options = [{"digits": d, "lang": lang} for d in (1, 2, 3, 6) for lang in ("en", "zh")]
+    options: list[dict[str, Any]] = [{"digits": d, "lang": lang} for d in (1, 2, 3, 6) for lang in ("en", "zh")]
     script = (
         "import { fmt } from './static/js/format.js';"
         f"const values = {json.dumps(values)}; const options = {json.dumps(options)};"
