@@ -116,22 +116,26 @@ CHECK_PY='
 import json, random, sys, threading, time, urllib.error, urllib.request
 mode, apps = sys.argv[1], sys.argv[2:]
 
-def get(url, timeout=60):
+def get(url, timeout=120):
     with urllib.request.urlopen(url, timeout=timeout) as r:
         return r.status, r.headers, r.read()
 
-if mode == "ready":
-    deadline = time.time() + 240
+if mode == "ready":  # up, and done warming up (as a room is before the students come)
+    deadline, views = time.time() + 600, set()
     for base in [f"http://{a}:8000" for a in apps] + ["http://nginx"]:
         while True:
             try:
-                if get(base + "/api/health", timeout=5)[0] == 200:
+                status, _, body = get(base + "/api/health", timeout=5)
+                warm = json.loads(body)["warm"]
+                if status == 200 and not warm["running"]:
+                    views.add(warm["total"])
                     break
             except (OSError, urllib.error.URLError):
                 pass
-            assert time.time() < deadline, f"{base} did not answer /api/health within 240 s"
-            time.sleep(1)
-    print(f"all {len(apps)} app containers and nginx answer /api/health")
+            assert time.time() < deadline, f"{base} did not answer /api/health, warm-up done, within 600 s"
+            time.sleep(2)
+    counts = " or ".join(map(str, sorted(views)))
+    print(f"all {len(apps)} app containers and nginx answer /api/health; warm-up done ({counts} views each)")
 
 if mode == "shared":
     query = f"/api/trace?depth=3&d_model=32&seed={random.randrange(10**6, 10**9)}"

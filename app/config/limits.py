@@ -8,6 +8,7 @@ request model also accepts (n_heads and GroupNorm's groups must divide d_model).
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any
 
 from pydantic import ValidationError
@@ -28,6 +29,7 @@ SIZE_FIELDS = ("depth", "d_model", "seq_len", "batch", "vocab_size", "n_heads")
 MAX_STEPS_DOWN = 64  # from the budget's limit down to a value the request model accepts (a divisor, a multiple)
 
 
+@cache  # the schema is fixed for the process; building it is most of a report's cost
 def _bounds(field: str) -> tuple[int, int]:
     schema = TraceConfig.model_json_schema()["properties"][field]
     return int(schema["minimum"]), int(schema["maximum"])
