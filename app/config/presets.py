@@ -15,7 +15,7 @@ def deepnorm_alpha(depth: int) -> float:
 
 
 # The lecture's reference model, where it differs from TraceConfig's defaults: 96 blocks, tanh, Xavier, d_model 64,
-# seed 0, Pre-LN LayerNorm. /gradients opens on it (Page.defaults): there the plain stack's gradient fades
+# seed 0, Pre-LN LayerNorm (the deck's app/experiments/lecture/reference.py builds on this). /gradients opens on it (Page.defaults): there the plain stack's gradient fades
 # (layer 1 / layer 96 = 0.0149) while the shortcut keeps it (5.58), the story the page tells.
 REFERENCE_MODEL: dict[str, Any] = {"depth": 96, "activation": "tanh"}
 

@@ -14,10 +14,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...config import TraceConfig
+from ...config import REFERENCE_MODEL, TraceConfig
 from . import sources as src
 
-REFERENCE: dict[str, Any] = {"depth": 96, "d_model": 64, "activation": "tanh", "init": "xavier", "seed": 0}
+# The fields that make the reference model (app/config/presets.py: /gradients opens on the same model).
+REFERENCE: dict[str, Any] = {"d_model": 64, "init": "xavier", "seed": 0, **REFERENCE_MODEL}
 SEEDS = (0, 1, 2)
 # What the deck switches: (norm, norm_position, residual) per stabilizer setting.
 SETTINGS: dict[str, dict[str, str]] = {
