@@ -22,7 +22,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("app.probes",),
     ("app.models",),
     ("app.config", "app.errors"),
-    ("app.settings", "app.paths", "app.i18n", "app.jsonsafe", "app.assets"),
+    ("app.settings", "app.paths", "app.i18n", "app.jsonsafe", "app.assets", "app.numbers"),
 )
 
 
@@ -70,7 +70,9 @@ def layer(module: str) -> int:
     best, rank = -1, -1
     for index, prefixes in enumerate(LAYERS):
         for prefix in prefixes:
-            if (module == prefix or module.startswith(prefix + ".")) and len(prefix) > best:
+            # "app" names the package's own __init__ (the public facade) only, not everything under it
+            matches = module == prefix or (prefix != "app" and module.startswith(prefix + "."))
+            if matches and len(prefix) > best:
                 best, rank = len(prefix), index
     return rank
 

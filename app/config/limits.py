@@ -11,7 +11,7 @@ from __future__ import annotations
 from functools import cache
 from typing import Any
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from .budget import (
     MAX_ACTIVATION_FLOATS,
@@ -22,52 +22,57 @@ from .budget import (
     forward_macs,
     parameter_count,
 )
-from .request import TraceConfig
 
 # The settings the budget depends on, in the order a reader would look for the cause.
 SIZE_FIELDS = ("depth", "d_model", "seq_len", "batch", "vocab_size", "n_heads")
 MAX_STEPS_DOWN = 64  # from the budget's limit down to a value the request model accepts (a divisor, a multiple)
 
 
+# The request model arrives as the class of the config asked about (type(cfg)): app/config/request.py calls this
+# module from its validator, so importing it here would make a circle.
+Model = type[BaseModel]
+
+
 @cache  # the schema is fixed for the process; building it is most of a report's cost
-def _bounds(field: str) -> tuple[int, int]:
-    schema = TraceConfig.model_json_schema()["properties"][field]
+def _bounds(model: Model, field: str) -> tuple[int, int]:
+    schema = model.model_json_schema()["properties"][field]
     return int(schema["minimum"]), int(schema["maximum"])
 
 
-def _within_budget(values: dict[str, Any]) -> bool:
-    return budget_problem(TraceConfig.model_construct(**values)) is None
+def _within_budget(model: Model, values: dict[str, Any]) -> bool:
+    config: Any = model.model_construct(**values)  # the fields budget_problem reads (config/budget.py)
+    return budget_problem(config) is None
 
 
-def _accepted(values: dict[str, Any]) -> bool:
+def _accepted(model: Model, values: dict[str, Any]) -> bool:
     """Valid and affordable; validated without the budget check, so this never recurses into the error message."""
     try:
-        TraceConfig.model_validate(values, context={"budget": False})
+        model.model_validate(values, context={"budget": False})
     except ValidationError:
         return False
-    return _within_budget(values)
+    return _within_budget(model, values)
 
 
-def largest_fitting(values: dict[str, Any], field: str) -> int | None:
+def largest_fitting(model: Model, values: dict[str, Any], field: str) -> int | None:
     """The largest value of `field` that fits with every other setting as it is (None: not even the minimum)."""
-    low, high = _bounds(field)
-    if not _within_budget({**values, field: low}):
+    low, high = _bounds(model, field)
+    if not _within_budget(model, {**values, field: low}):
         return None
     while low < high:  # the largest value within the budget: costs grow with every size
         middle = (low + high + 1) // 2
-        if _within_budget({**values, field: middle}):
+        if _within_budget(model, {**values, field: middle}):
             low = middle
         else:
             high = middle - 1
-    for candidate in range(low, max(_bounds(field)[0], low - MAX_STEPS_DOWN) - 1, -1):
-        if _accepted({**values, field: candidate}):
+    for candidate in range(low, max(_bounds(model, field)[0], low - MAX_STEPS_DOWN) - 1, -1):
+        if _accepted(model, {**values, field: candidate}):
             return candidate
     return None
 
 
-def size_limits(cfg: TraceConfig) -> dict[str, int | None]:
+def size_limits(cfg: Any) -> dict[str, int | None]:
     values = cfg.model_dump()
-    return {field: largest_fitting(values, field) for field in SIZE_FIELDS}
+    return {field: largest_fitting(type(cfg), values, field) for field in SIZE_FIELDS}
 
 
 def cause(values: dict[str, Any], limits: dict[str, int | None]) -> str | None:
@@ -76,15 +81,17 @@ def cause(values: dict[str, Any], limits: dict[str, int | None]) -> str | None:
     return max(over, key=lambda f: over[f]) if over else None
 
 
-def budget_report(cfg: TraceConfig) -> dict[str, Any]:
-    """POST /api/budget's answer: the costs against their limits, each size's limit given the others, the cause."""
+def budget_report(cfg: Any) -> dict[str, Any]:
+    """POST /api/budget's answer (cfg: a TraceConfig): the costs against their limits, each size's limit given the
+    others, the cause."""
+    model: Model = type(cfg)
     values = cfg.model_dump()
     limits = size_limits(cfg)
-    fits = _within_budget(values)
+    fits = _within_budget(model, values)
     return {
         "fits": fits,
         "cause": None if fits else cause(values, limits),
-        "limits": {f: {"value": values[f], "min": _bounds(f)[0], "max": limits[f]} for f in SIZE_FIELDS},
+        "limits": {f: {"value": values[f], "min": _bounds(model, f)[0], "max": limits[f]} for f in SIZE_FIELDS},
         "costs": {
             "forward_multiply_adds": {"value": forward_macs(cfg), "limit": MAX_FORWARD_MACS},
             "parameters": {"value": parameter_count(cfg), "limit": MAX_PARAMETERS},
@@ -93,7 +100,7 @@ def budget_report(cfg: TraceConfig) -> dict[str, Any]:
     }
 
 
-def over_budget_message(cfg: TraceConfig) -> str:
+def over_budget_message(cfg: Any) -> str:
     """The 422 text for a model over the budget (format of app/errors.py: "field: why | allowed: ..."): the size
     needing the smallest cut, the largest value of it that fits, and the other ways out."""
     values = cfg.model_dump()
