@@ -162,14 +162,21 @@ def _unknown(loaded: LoadedModel, ids: torch.Tensor) -> int:
 
 
 def _post_ln(record: StreamRecord) -> dict[str, Any]:
-    """Per block: the sums x + F(x) before the attention's and the MLP's LayerNorm, and those LayerNorms' outputs."""
-    sums = [s[0].detach().norm(dim=-1).mean().item() for s in record.norm_inputs]
-    outs = [o[0].detach().norm(dim=-1).mean().item() for o in record.norm_outputs]
+    """Per block: the sums x + F(x) before the attention's and the MLP's LayerNorm, those LayerNorms' outputs, and
+    how far apart the tokens are before and after the block's last norm (largest / smallest token norm)."""
+    sums = [s[0].detach().norm(dim=-1) for s in record.norm_inputs]
+    outs = [o[0].detach().norm(dim=-1) for o in record.norm_outputs]
+
+    def spread(norms: torch.Tensor) -> float:
+        return float(norms.max() / norms.min())
+
     return {
-        "sum_before_attention_norm": sums[0::2],
-        "attention_norm_output": outs[0::2],
-        "sum_before_mlp_norm": sums[1::2],
-        "mlp_norm_output": outs[1::2],
+        "sum_before_attention_norm": [float(n.mean()) for n in sums[0::2]],
+        "attention_norm_output": [float(n.mean()) for n in outs[0::2]],
+        "sum_before_mlp_norm": [float(n.mean()) for n in sums[1::2]],
+        "mlp_norm_output": [float(n.mean()) for n in outs[1::2]],
+        "token_spread_before_norm": [spread(n) for n in sums[1::2]],
+        "token_spread_after_norm": [spread(n) for n in outs[1::2]],
     }
 
 

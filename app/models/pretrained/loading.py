@@ -87,21 +87,17 @@ def load_model(source: ModelSource, models_dir: Path, allow_downloads: bool = Fa
     loader = AutoModelForCausalLM if causal else AutoModel
     model = loader.from_pretrained(location, use_safetensors=True, dtype=torch.float32)
     tokenizer = AutoTokenizer.from_pretrained(location)
+    loaded = wrap_model(model, tokenizer, source, causal)
+    loaded.revision, loaded.load_s = source_revision(source), time.perf_counter() - started
+    return loaded
+
+
+def wrap_model(model: Any, tokenizer: Any, source: ModelSource, causal: bool) -> LoadedModel:
+    """A model already in memory (loaded above, or built from a config in a test), frozen and described."""
     model.eval().requires_grad_(False)
-    layout = find_layout(model, config.model_type)
-    revision = source_revision(source)
+    config = model.config
     tensors = list(model.parameters()) + list(model.buffers())
     memory = sum(t.numel() * t.element_size() for t in tensors) / 2**20
     d_model = int(getattr(config, "hidden_size", 0) or getattr(config, "n_embd", 0))
-    return LoadedModel(
-        source,
-        model,
-        tokenizer,
-        layout,
-        causal,
-        config.model_type,
-        d_model,
-        revision,
-        memory,
-        time.perf_counter() - started,
-    )
+    layout = find_layout(model, config.model_type)
+    return LoadedModel(source, model, tokenizer, layout, causal, config.model_type, d_model, "", memory, 0.0)
