@@ -104,3 +104,28 @@ def test_the_shelf_unloads_the_least_recently_used(monkeypatch):
     a, b, c = (ModelSource(n, "local", "/nowhere") for n in "abc")
     shelf.get(a), shelf.get(b), shelf.get(a), shelf.get(c)  # a was used after b: b leaves
     assert set(shelf.loaded()) == {"a", "c"} and loads == ["a", "b", "c"]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_models_page_renders_in_both_languages(client, lang):
+    from app.i18n import t
+    from tests.conftest import page_data
+
+    html = client.get("/models", params={"lang": lang}).text
+    assert t("models.title", lang) in html
+    data = page_data(html)
+    if data["extra"]["ready"]:
+        assert 'data-chart="models-stream"' in html and 'data-chart="models-tokens"' in html
+        assert data["extra"]["default_model"] in data["extra"]["models"]
+
+
+def test_models_page_without_the_extra_says_what_to_install(client, monkeypatch):
+    from dataclasses import replace
+
+    from app.pages import PAGES
+
+    page = PAGES["models"]
+    bare = replace(page, charts=(), extra={**page.extra, "ready": False, "models": []})
+    monkeypatch.setitem(PAGES, "models", bare)
+    html = client.get("/models", params={"lang": "zh"}).text
+    assert 'id="models-missing"' in html and "resnorm-explorer[models]" in html and "data-chart=" not in html

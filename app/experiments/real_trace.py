@@ -82,7 +82,7 @@ def _means(norms: torch.Tensor) -> dict[str, list[float]]:
     return {"mean": norms.mean(dim=1).tolist(), "mean_without_first": rest.tolist(), "first": norms[:, 0].tolist()}
 
 
-def growth_fit(values: list[float]) -> dict[str, float] | None:
+def growth_fit(values: list[float]) -> dict[str, Any] | None:
     """Least-squares fits of log‖x_l‖ against l (geometric: ×r per block) and against log l (power law), l ≥ 1."""
     points = [(l, v) for l, v in enumerate(values) if l >= 1 and v > 0 and math.isfinite(v)]
     if len(points) < 3:
@@ -90,16 +90,18 @@ def growth_fit(values: list[float]) -> dict[str, float] | None:
     layer = torch.tensor([p[0] for p in points], dtype=torch.float64)
     log_norm = torch.tensor([math.log(p[1]) for p in points], dtype=torch.float64)
 
-    def r_squared(x: torch.Tensor) -> tuple[float, float]:
+    def fit(x: torch.Tensor) -> tuple[float, float, torch.Tensor]:
         design = torch.stack([x, torch.ones_like(x)], dim=1)
         coef = torch.linalg.lstsq(design, log_norm.unsqueeze(1)).solution.squeeze(1)
         residual = log_norm - design @ coef
         total = ((log_norm - log_norm.mean()) ** 2).sum()
-        return float(coef[0]), float(1 - (residual**2).sum() / total)
+        return float(coef[0]), float(1 - (residual**2).sum() / total), design @ coef
 
-    slope, r2_geometric = r_squared(layer)
-    exponent, r2_power = r_squared(torch.log(layer))
+    slope, r2_geometric, fitted = fit(layer)
+    exponent, r2_power, _ = fit(torch.log(layer))
     return {
+        "layers": [p[0] for p in points],
+        "fitted": torch.exp(fitted).tolist(),  # the geometric fit at those layers, to draw beside the measurement
         "per_block": math.exp(slope),
         "over_blocks": points[-1][1] / points[0][1],
         "per_block_endpoints": (points[-1][1] / points[0][1]) ** (1 / max(1, points[-1][0] - points[0][0])),

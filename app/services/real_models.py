@@ -54,7 +54,9 @@ class ModelShelf:
         self._loaded: OrderedDict[str, LoadedModel] = OrderedDict()
         self._failed: dict[str, tuple[float, str]] = {}
         self._lock = threading.Lock()
-        self._loading: dict[str, threading.Lock] = {}
+        # One load at a time per process: transformers' loading switches process-wide state (the default device
+        # and dtype while it builds a model), so two loads in two threads at once broke one of them.
+        self._loading = threading.Lock()
 
     def loaded(self) -> dict[str, LoadedModel]:
         with self._lock:
@@ -65,8 +67,7 @@ class ModelShelf:
             if source.name in self._loaded:
                 self._loaded.move_to_end(source.name)
                 return self._loaded[source.name]
-            gate = self._loading.setdefault(source.name, threading.Lock())
-        with gate:  # a second request for the same model waits for the first load instead of loading it again
+        with self._loading:  # a second request for the same model waits for the first load instead of loading again
             with self._lock:
                 if source.name in self._loaded:
                     return self._loaded[source.name]
