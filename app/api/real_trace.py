@@ -8,8 +8,7 @@ from fastapi import APIRouter, Request
 
 from ..config.real import RealTraceRequest
 from ..jsonsafe import StrictJSONResponse
-from ..services.compute import get_pool
-from ..services.real_models import as_field_error, compute_real_trace, models_payload, resolve
+from ..services.real_models import models_payload, real_trace_answer
 from .body import body_doc, json_body
 from .trace import CACHE_HEADER
 
@@ -26,17 +25,8 @@ async def real_models() -> StrictJSONResponse:
 async def real_trace(request: Request) -> StrictJSONResponse:
     """Per-block stream norms, branch norms, per-token norms and (causal models) gradients of a real model."""
     body = await json_body(request, RealTraceRequest)
-    source, revision = resolve(body)
     started = time.perf_counter()
-    pool = get_pool()
-    try:
-        # in a thread of this worker (pool.run), where the model stays loaded between requests
-        result, where = await pool.run_sourced(body.cache_key(revision), compute_real_trace, source, body)
-    except Exception as exc:
-        error = as_field_error(exc)
-        if error is None:
-            raise
-        raise error from None
+    result, where = await real_trace_answer(body)
     answer = {
         **result,
         "summary": {

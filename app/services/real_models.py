@@ -166,6 +166,21 @@ def compute_real_trace(source: ModelSource, request: RealTraceRequest) -> dict[s
     return result
 
 
+async def real_trace_answer(request: RealTraceRequest) -> tuple[dict[str, Any], str]:
+    """(the trace, where it came from), cached and coalesced under (model, revision, text, options), computed in a
+    thread of this worker (where the model stays loaded); a failure is a FieldError naming the field at fault."""
+    from .compute import get_pool
+
+    source, revision = resolve(request)
+    try:
+        return await get_pool().run_sourced(request.cache_key(revision), compute_real_trace, source, request)
+    except Exception as exc:
+        error = as_field_error(exc)
+        if error is None:
+            raise
+        raise error from None
+
+
 def as_field_error(exc: Exception) -> FieldError | None:
     """What a failed trace tells the client, naming the field at fault."""
     if isinstance(exc, TooManyTokens):

@@ -46,6 +46,11 @@ async def run_source(source: dict[str, Any]) -> Any:
         return await _precision(source["query"])
     if api == "train":
         return await recorded_events(TrainRequest(**source["body"]))
+    if api == "real_trace":  # slides_real: a pretrained model, as POST /api/real_trace answers it
+        from ...config.real import RealTraceRequest
+        from ...services.real_models import real_trace_answer
+
+        return (await real_trace_answer(RealTraceRequest(**source["body"])))[0]
     raise ValueError(f"unknown source api {api!r}")
 
 
