@@ -15,7 +15,7 @@ from .build import chart, check, claim, const, op, panel, read, series, slide
 
 def real_trace(model: str, text: str = DEFAULT_TEXT) -> dict[str, Any]:
     """A source for POST /api/real_trace, validated by the API's own request model."""
-    return {"api": "real_trace", "body": RealTraceRequest(model=model, text=text).model_dump()}
+    return {"api": "real_trace", "body": RealTraceRequest(model=model, text=text, gradients=True).model_dump()}
 
 
 MINILM, SMOLLM2 = real_trace("minilm"), real_trace("smollm2")
