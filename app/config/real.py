@@ -22,7 +22,7 @@ class RealTraceRequest(BaseModel):
         max_length=MAX_TEXT_CHARS,
         description=f"the sentence (English, Chinese, ...), at most {MAX_TOKENS} tokens",
     )
-    gradients: bool = Field(True, description="causal models: the gradient of the next-token loss per block")
+    gradients: bool = Field(default=True, description="causal models: the gradient of the next-token loss per block")
 
     @field_validator("text")
     @classmethod
