@@ -131,21 +131,22 @@ def test_models_page_without_the_extra_says_what_to_install(client, monkeypatch)
     assert 'id="models-missing"' in html and "resnorm-explorer[models]" in html and "data-chart=" not in html
 
 
-@needs_minilm
-def test_two_traces_of_one_model_at_once_do_not_mix():
+@pytest.mark.parametrize("name", ["minilm", "smollm2"])
+def test_two_traces_of_one_model_at_once_do_not_mix(name: str):
     """The hooks sit on the shared model: concurrent traces must each see only their own sentence."""
     from concurrent.futures import ThreadPoolExecutor
 
     from app.config.real import RealTraceRequest
 
-    source = real_models.sources()["minilm"]
+    if packaged_source(name) is None:
+        pytest.skip(f"{name} is not installed")
+    source = real_models.sources()[name]
     texts = ["Short one.", "A rather longer sentence with many more tokens in it than the first."]
-    alone = [real_models.compute_real_trace(source, RealTraceRequest(model="minilm", text=t)) for t in texts]
+    alone = [real_models.compute_real_trace(source, RealTraceRequest(model=name, text=t)) for t in texts]
     with ThreadPoolExecutor(2) as pool:
         together = list(
-            pool.map(
-                lambda t: real_models.compute_real_trace(source, RealTraceRequest(model="minilm", text=t)), texts * 3
-            )
+            pool.map(lambda t: real_models.compute_real_trace(source, RealTraceRequest(model=name, text=t)), texts * 3)
         )
     for i, result in enumerate(together):
         assert result["stream"]["per_token"] == alone[i % 2]["stream"]["per_token"]
+        assert result["gradient"] == alone[i % 2]["gradient"]

@@ -6,6 +6,7 @@ here from each block's own output instead. Every hook handle is removed when the
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -36,23 +37,29 @@ class StreamRecord:
 
 @contextmanager
 def watch_stream(layout: Layout) -> Iterator[StreamRecord]:
-    """Record the residual stream (kept in the autograd graph, so gradients can be taken w.r.t. it)."""
+    """Record the residual stream (kept in the autograd graph, so gradients can be taken w.r.t. it).
+
+    Only this thread's forward pass is recorded: a loaded model is shared, and another request may run it at the
+    same time in another thread, with hooks of its own on the same modules."""
     record = StreamRecord()
+    owner = threading.get_ident()
     handles: list[torch.utils.hooks.RemovableHandle] = []
 
     def keep(into: list[torch.Tensor]):
         def hook(module: nn.Module, inputs: Any, output: Any) -> None:
-            into.append(_tensor(output))
+            if threading.get_ident() == owner:
+                into.append(_tensor(output))
 
         return hook
 
     def keep_input(module: nn.Module, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
-        hidden = args[0] if args else kwargs["hidden_states"]
-        record.streams.append(hidden)
+        if threading.get_ident() == owner:
+            record.streams.append(args[0] if args else kwargs["hidden_states"])
 
     def keep_norm(module: nn.Module, inputs: tuple[Any, ...], output: Any) -> None:
-        record.norm_inputs.append(inputs[0])
-        record.norm_outputs.append(_tensor(output))
+        if threading.get_ident() == owner:
+            record.norm_inputs.append(inputs[0])
+            record.norm_outputs.append(_tensor(output))
 
     try:
         if layout.embeddings is not None:

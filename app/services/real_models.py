@@ -57,13 +57,6 @@ class ModelShelf:
         # One load at a time per process: transformers' loading switches process-wide state (the default device
         # and dtype while it builds a model), so two loads in two threads at once broke one of them.
         self._loading = threading.Lock()
-        # One trace at a time per model: the hooks are registered on the shared model, and two traces at once
-        # would each record the other's tensors.
-        self._tracing: dict[str, threading.Lock] = {}
-
-    def tracing(self, name: str) -> threading.Lock:
-        with self._lock:
-            return self._tracing.setdefault(name, threading.Lock())
 
     def loaded(self) -> dict[str, LoadedModel]:
         with self._lock:
@@ -166,11 +159,9 @@ def resolve(request: RealTraceRequest) -> tuple[ModelSource, str]:
 
 def compute_real_trace(source: ModelSource, request: RealTraceRequest) -> dict[str, Any]:
     """In a worker thread: load (or reuse) the model, then trace the sentence."""
-    shelf = get_shelf()
-    loaded = shelf.get(source)
-    with shelf.tracing(source.name):
-        started = time.perf_counter()
-        result = trace_pretrained(loaded, request.text, request.gradients)
+    loaded = get_shelf().get(source)
+    started = time.perf_counter()  # two requests may trace one model at once: each hook records its own thread
+    result = trace_pretrained(loaded, request.text, request.gradients)
     result["summary"]["compute_s"] = round(time.perf_counter() - started, 3)
     return result
 
