@@ -205,3 +205,26 @@ def test_smollm2_snowballs_and_sinks(smollm2_trace: dict[str, Any]):
     assert min(result["summary"]["first_token_ratio"][12:29]) > 40
     gradient = result["gradient"]["per_block"]
     assert gradient[1] > 10 * gradient[29]  # the gradient reaching early blocks is larger, not vanishing
+
+
+def test_a_gguf_file_is_converted_once(tmp_path: Path, monkeypatch):
+    """The float32 copy is made by the first caller only; a half-written copy (no marker) is made again."""
+    from app.models.pretrained import gguf_cache
+
+    gguf = tmp_path / "weights" / "tiny.Q4_1.gguf"
+    gguf.parent.mkdir()
+    gguf.write_bytes(b"GGUF")
+    calls: list[Path] = []
+
+    def convert(path: Path, folder: Path, causal: bool) -> None:
+        calls.append(folder)
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / gguf_cache.DONE).write_text("ok")
+
+    monkeypatch.setattr(gguf_cache, "_convert", convert)
+    models_dir = tmp_path / "models"
+    gguf_cache.converted_folder(models_dir, gguf).mkdir(parents=True)  # an interrupted conversion: no marker
+    first = gguf_cache.ensure_converted(models_dir, gguf)
+    second = gguf_cache.ensure_converted(models_dir, gguf)
+    assert first == second and len(calls) == 1 and gguf_cache.is_converted(first)
+    assert local_source(gguf.parent) == ModelSource("weights", "local", str(gguf.parent), gguf.name, str(gguf.parent))
