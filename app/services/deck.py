@@ -16,6 +16,7 @@ from typing import Any
 import anyio.to_thread
 from pydantic import BaseModel
 
+from ..config.real import RealTraceRequest
 from ..experiments.lecture import DECK
 from ..experiments.requests import REQUESTS
 from ..experiments.train import TrainRequest, train_events
@@ -23,6 +24,7 @@ from ..jsonsafe import to_strict
 from ..settings import get_settings
 from .answers import answer
 from .compute import get_cache
+from .real_models import real_trace_answer
 from .training import cache_key, recorded_run
 
 
@@ -41,7 +43,7 @@ def deck_requests() -> list[tuple[str, BaseModel]]:
         for slide in DECK
         if slide["chart"]
         for source in slide["chart"]["sources"]
-        if source["api"] != "train"
+        if source["api"] not in ("train", "real_trace")  # real models: loaded on first use, never warmed
     ]
 
 
@@ -49,6 +51,8 @@ async def run_source(source: dict[str, Any]) -> Any:
     """The answer the API gives for this source (a training source: its list of NDJSON events)."""
     if source["api"] == "train":
         return await recorded_events(TrainRequest(**source["body"]))
+    if source["api"] == "real_trace":  # slides_real: a pretrained model, as POST /api/real_trace answers it
+        return (await real_trace_answer(RealTraceRequest(**source["body"])))[0]
     result, _ = await answer(*source_request(source))
     return result
 

@@ -10,6 +10,7 @@ slides_gradient  the gradient's trip down 96 blocks and the shortcut
 slides_reference the slides on the reference model: live chain product, norm alone, snowball, its increments
 slides_walls     what the snowballing stream runs into: drift, 16-bit overflow, softmax saturation
 slides_norm      normalization: LayerNorm by hand, Post-LN vs Pre-LN, RMSNorm
+slides_real      real pretrained models: the pinning, the snowball, the first-token sink (where installed)
 slides_overview  title, alternatives (read from the registries), summary
 """
 
@@ -17,18 +18,24 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import slides_gradient, slides_norm, slides_walls
+from . import slides_gradient, slides_norm, slides_real, slides_walls
 from .describe import settings_text
 from .slides_overview import alternatives_slide, summary_slide, title_slide
 
 
 def build_deck() -> list[dict[str, Any]]:
-    body = [*slides_gradient.SLIDES, *slides_walls.SLIDES, *slides_norm.SLIDES, alternatives_slide()]
+    body = [
+        *slides_gradient.SLIDES,
+        *slides_walls.SLIDES,
+        *slides_norm.SLIDES,
+        *slides_real.SLIDES,
+        alternatives_slide(),
+    ]
     body.append(summary_slide(body))
     deck = [title_slide(len(body) + 1), *body]
     for slide in deck:
         if slide["chart"]:
-            slide["chart"]["settings"] = settings_text(slide["chart"])
+            slide["chart"]["settings"] = slide["chart"].get("settings") or settings_text(slide["chart"])
     ids = [s["id"] for s in deck]
     if len(set(ids)) != len(ids):
         raise ValueError(f"slide ids must be unique: {ids}")

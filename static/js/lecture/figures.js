@@ -14,7 +14,7 @@ function perLayer(answer, field) {
   if (answer.layers && answer.layers[0]?.layer !== undefined) {
     return { x: [0, ...answer.layers.map((l) => l.layer)], y: [answer.embedding[field], ...answer.layers.map((l) => l[field])] };
   }
-  return { x: answer.layers, y: answer[field] };
+  return { x: answer.layers, y: readPath(answer, field) };   // a path: 'stream.mean' of a real model's trace
 }
 
 /** Two panels side by side: the second gets its own axes (x2, y2). */

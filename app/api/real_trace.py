@@ -1,0 +1,39 @@
+"""POST /api/real_trace: the residual stream of a pretrained model on one sentence; GET /api/real_models."""
+
+from __future__ import annotations
+
+import time
+
+from fastapi import APIRouter, Request
+
+from ..config.real import RealTraceRequest
+from ..jsonsafe import StrictJSONResponse
+from ..services.real_models import models_payload, real_trace_answer
+from .body import body_doc, json_body
+from .trace import CACHE_HEADER
+
+router = APIRouter(tags=["real models"])
+
+
+@router.get("/api/real_models", response_class=StrictJSONResponse)
+async def real_models() -> StrictJSONResponse:
+    """The pretrained models this server can trace, and the commands that install the others."""
+    return StrictJSONResponse(models_payload())
+
+
+@router.post("/api/real_trace", response_class=StrictJSONResponse, openapi_extra=body_doc(RealTraceRequest))
+async def real_trace(request: Request) -> StrictJSONResponse:
+    """Per-block stream norms, branch norms, per-token norms and (causal models) gradients of a real model."""
+    body = await json_body(request, RealTraceRequest)
+    started = time.perf_counter()
+    result, where = await real_trace_answer(body)
+    answer = {
+        **result,
+        "summary": {
+            **result["summary"],
+            "cached": where != "computed",
+            "source": where,
+            "served_ms": round((time.perf_counter() - started) * 1000, 2),
+        },
+    }
+    return StrictJSONResponse(answer, headers={CACHE_HEADER: where})

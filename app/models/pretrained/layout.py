@@ -1,0 +1,71 @@
+"""Where the blocks, the branches and the norms sit inside a Hugging Face Transformer, per family.
+
+Two families are told apart by where the norm sits (Xiong et al. 2020, eq. 1-2):
+- Post-LN (BERT, Devlin et al. 2019): x_{l+1} = LN(x_l + F(x_l)); every block's output is a LayerNorm output.
+- Pre-norm (GPT-2, Llama): x_{l+1} = x_l + F(LN(x_l)); the stream is never normalised, only a final norm
+  before the output head reads it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from torch import nn
+
+Family = Literal["post_ln", "pre_norm"]
+POST_LN_TYPES = ("bert", "roberta", "xlm-roberta", "electra", "camembert")
+
+
+@dataclass
+class Branches:
+    """One block: the modules whose outputs are its attention and MLP contributions, and (Post-LN) its two norms."""
+
+    block: nn.Module
+    attention: nn.Module
+    mlp: nn.Module
+    norms: tuple[nn.Module, ...] = ()  # Post-LN: the LayerNorms after each residual sum, in order
+
+
+@dataclass
+class Layout:
+    family: Family
+    embeddings: nn.Module | None  # Post-LN: its output is the stream before block 1
+    blocks: list[Branches] = field(default_factory=list)
+    final_norm: nn.Module | None = None  # pre-norm: the norm between the last block and the head
+
+
+class UnsupportedModel(ValueError):
+    """A model whose blocks this explorer cannot find."""
+
+
+def _first(module: nn.Module, names: tuple[str, ...]) -> nn.Module | None:
+    return next((getattr(module, n) for n in names if isinstance(getattr(module, n, None), nn.Module)), None)
+
+
+def find_layout(model: nn.Module, model_type: str) -> Layout:
+    base: Any = getattr(model, "base_model", model)
+    if model_type in POST_LN_TYPES:
+        return Layout(
+            "post_ln",
+            base.embeddings,
+            [
+                Branches(
+                    b,
+                    b.attention.output.dense,
+                    b.output.dense,
+                    (b.attention.output.LayerNorm, b.output.LayerNorm),
+                )
+                for b in base.encoder.layer
+            ],
+        )
+    blocks = _first(base, ("layers", "h", "blocks"))
+    if not isinstance(blocks, nn.ModuleList) or len(blocks) == 0:
+        raise UnsupportedModel(f"no list of blocks found in a {model_type} model")
+    found = []
+    for block in blocks:
+        attention, mlp = _first(block, ("self_attn", "attn", "attention")), _first(block, ("mlp", "feed_forward"))
+        if attention is None or mlp is None:
+            raise UnsupportedModel(f"no attention or MLP branch found in a {model_type} block")
+        found.append(Branches(block, attention, mlp))
+    return Layout("pre_norm", None, found, _first(base, ("norm", "ln_f", "final_layernorm")))

@@ -1,0 +1,132 @@
+"""The /models page: real pretrained Transformers (a Post-LN and a pre-norm one) on a sentence the user types.
+Its strings (English + Chinese) and its registration; the models this server has are handed to the page in
+`extra`, and without the [models] extra the page says in one line what to install."""
+
+from __future__ import annotations
+
+from .. import i18n
+from ..config.real import DEFAULT_TEXT, MAX_TEXT_CHARS, MAX_TOKENS
+from ..services.real_models import models_payload
+from .registry import Page, register_page
+
+STRINGS = {
+    "nav.models": ("Real models", "真实模型"),
+    "models.title": (
+        "Real models: does it happen in a pretrained Transformer?",
+        "真实模型：预训练 Transformer 里也这样吗？",
+    ),
+    "models.intro": (
+        "Two real pretrained models read your sentence on this server, offline. MiniLM is a BERT: Post-LN, so every "
+        "block's output is a LayerNorm output and its norm is pinned. SmolLM2 is a Llama: pre-norm, so nothing "
+        "normalises the residual stream and it snowballs from block to block, while the first token carries a "
+        "massive activation.",
+        "两个真实的预训练模型在本服务器上离线读取你的句子。MiniLM 属于 BERT 家族：Post-LN，每个块的输出都是 LayerNorm "
+        "的输出，范数被钉住。SmolLM2 属于 Llama 家族：Pre-norm，残差流从不被归一化，逐块像滚雪球一样增长，"
+        "而第一个词元携带巨大的激活值。",
+    ),
+    "models.missing": (
+        "Real models are not installed on this server. Install them with: {command}",
+        "本服务器没有安装真实模型。安装命令：{command}",
+    ),
+    "models.quantised": (
+        "SmolLM2's weights are a 4-bit approximation (a Q4_1 GGUF file, dequantised to float32).",
+        "SmolLM2 的权重是 4 位近似值（Q4_1 GGUF 文件，反量化为 float32）。",
+    ),
+    "models.model": ("Model (heatmap and gradient)", "模型（热力图和梯度）"),
+    "models.model.help": ("The model whose per-token norms and gradients are shown.", "显示其逐词元范数和梯度的模型。"),
+    "models.compare": ("Beside it (stream chart)", "并排对比（残差流图）"),
+    "models.compare.help": ("A second model drawn in the stream chart.", "在残差流图中一起画出的第二个模型。"),
+    "models.text": ("Sentence", "句子"),
+    "models.text.help": (
+        f"Any sentence in English or Chinese, at most {MAX_TOKENS} tokens.",
+        f"任意英文或中文句子，最多 {MAX_TOKENS} 个词元。",
+    ),
+    "enum.model.minilm": ("MiniLM-L6 (BERT, Post-LN)", "MiniLM-L6（BERT，Post-LN）"),
+    "enum.model.smollm2": ("SmolLM2-135M (Llama, pre-norm)", "SmolLM2-135M（Llama，Pre-norm）"),
+    "enum.compare.minilm": ("MiniLM-L6 (BERT, Post-LN)", "MiniLM-L6（BERT，Post-LN）"),
+    "enum.compare.smollm2": ("SmolLM2-135M (Llama, pre-norm)", "SmolLM2-135M（Llama，Pre-norm）"),
+    "enum.compare.none": ("none", "无"),
+    "chart.models_stream.title": ("Residual stream norm per layer (mean over tokens)", "逐层残差流范数（词元平均）"),
+    "chart.models_stream.y": ("‖x_l‖", "‖x_l‖"),
+    "models.series.rest": ("{model}: tokens 2…T", "{model}：第 2…T 个词元"),
+    "models.series.first": ("{model}: first token", "{model}：第一个词元"),
+    "models.series.pinned": (
+        "{model}: level set by the LayerNorm gain √Σ(γ²+β²)",
+        "{model}：LayerNorm 增益决定的水平 √Σ(γ²+β²)",
+    ),
+    "models.series.fit": ("{model}: geometric fit ×{factor} per block", "{model}：几何拟合，每块 ×{factor}"),
+    "models.mark.sqrt_d": ("√d = {value} ({model})", "√d = {value}（{model}）"),
+    "caption.models_stream": (
+        "Layer 0 is the stream before block 1; the stream is read before the final norm.",
+        "第 0 层是第 1 块之前的残差流；读取的是最终归一化之前的残差流。",
+    ),
+    "models.caption.pre": (
+        "{model}: without the first token the stream grows from {start} after block 1 to {end} after block {blocks} "
+        "(×{over}, ×{per} per block); the first token reaches {first}, {ratio}× the others.",
+        "{model}：不计第一个词元，残差流从第 1 块后的 {start} 增长到第 {blocks} 块后的 {end}（×{over}，每块 ×{per}）；"
+        "第一个词元达到 {first}，是其他词元的 {ratio} 倍。",
+    ),
+    "models.caption.post": (
+        "{model}: every block's output is a LayerNorm output, so its norm stays between {low} and {high}: pinned "
+        "(tokens up to {before}× apart before the norm are within {after}× after it).",
+        "{model}：每个块的输出都是 LayerNorm 的输出，范数始终在 {low} 与 {high} 之间：被钉住了"
+        "（归一化前相差可达 {before} 倍的词元，归一化后相差不超过 {after} 倍）。",
+    ),
+    "chart.models_tokens.title": ("Norm of each token's stream, layer by layer", "每个词元的残差流范数，逐层"),
+    "models.axis.token": ("Token", "词元"),
+    "models.axis.layer": ("Layer (0 = before block 1)", "层（0 = 第 1 块之前）"),
+    "caption.models_tokens": (
+        "Each column is a token of your sentence; the colour is ‖x_l‖ on a log scale.",
+        "每一列是句子中的一个词元；颜色表示 ‖x_l‖（对数刻度）。",
+    ),
+    "models.caption.sink": (
+        "The first token ({token}) stands out: up to {ratio}× the others' norm (the attention sink / massive activation).",
+        "第一个词元（{token}）格外突出：范数最高可达其他词元的 {ratio} 倍（注意力汇聚点 / 巨大激活）。",
+    ),
+    "models.caption.unknown": (
+        "{count} tokens were unknown to this model's vocabulary ([UNK]).",
+        "有 {count} 个词元不在该模型的词表中（[UNK]）。",
+    ),
+    "chart.models_gradient.title": ("Gradient of the next-token loss per layer", "逐层的下一词元损失梯度"),
+    "chart.models_gradient.y": ("‖∂loss/∂x_l‖", "‖∂loss/∂x_l‖"),
+    "models.series.gradient": ("{model}", "{model}"),
+    "caption.models_gradient": (
+        "Only causal language models have a next-token loss; MiniLM is an encoder.",
+        "只有因果语言模型才有下一词元损失；MiniLM 是编码器。",
+    ),
+    "models.caption.gradient": (
+        "{model}: loss {loss} nats; the gradient reaching block 1 is {ratio}× the one at the last block: the "
+        "shortcut carries it back without vanishing.",
+        "{model}：损失 {loss} 纳特；到达第 1 块的梯度是最后一块的 {ratio} 倍：残差捷径把梯度传回，没有消失。",
+    ),
+    "models.no_gradient": ("{model} has no next-token loss (an encoder).", "{model} 没有下一词元损失（编码器）。"),
+}
+
+
+def _register() -> None:
+    i18n.register(STRINGS)
+    payload = models_payload()
+    names = [m["name"] for m in payload["models"]]
+    register_page(
+        Page(
+            key="models",
+            path="/models",
+            title_key="models.title",
+            charts=("models-stream", "models-tokens", "models-gradient") if payload["ready"] else (),
+            nav_key="nav.models",
+            nav_order=90,
+            model_controls=False,
+            extra={
+                "ready": payload["ready"],
+                "install": " && ".join(payload["install"]),
+                "models": names,
+                "default_model": "smollm2" if "smollm2" in names else (names[0] if names else ""),
+                "default_compare": "minilm" if "minilm" in names and "smollm2" in names else "none",
+                "default_text": DEFAULT_TEXT,
+                "max_text_chars": MAX_TEXT_CHARS,
+            },
+        )
+    )
+
+
+_register()

