@@ -11,6 +11,8 @@ const COLOURS = [PALETTE.blue, PALETTE.vermillion];
 const answers = new Map();   // model + text -> promise: the three charts share the requests
 
 function noControlCharacters(text) {
+  // the server refuses C0/C1 control characters (app/config/real.py): the same test before sending
+  // eslint-disable-next-line no-control-regex
   return text.trim().length > 0 && text.length <= EXTRA.max_text_chars && !/[\u0000-\u001f\u007f-\u009f]/.test(text);
 }
 
