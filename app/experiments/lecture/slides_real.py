@@ -11,6 +11,7 @@ from typing import Any
 from ...config.real import DEFAULT_TEXT, RealTraceRequest
 from ...models.pretrained.sources import packaged_source
 from .build import chart, check, claim, const, op, panel, read, series, slide
+from .reference import departs
 
 
 def real_trace(model: str, text: str = DEFAULT_TEXT) -> dict[str, Any]:
@@ -78,6 +79,10 @@ PINNED = slide(
         },
         [check("high", "<", SQRT_384), check("band", "<", 1.5), check("after", "<", 2.0), check("before", ">", 10.0)],
     ),
+    departs=departs(
+        "a pretrained MiniLM-L6 (BERT family, Post-LN), not a stack built here",
+        "预训练的 MiniLM-L6（BERT 家族，Post-LN），不是这里搭建的模型",
+    ),
 )
 
 SNOWBALL = slide(
@@ -120,6 +125,10 @@ SNOWBALL = slide(
             "per": op("root", "over", n=29),
         },
         [check("over", "between", [5.0, 20.0]), check("per", "between", [1.05, 1.12])],
+    ),
+    departs=departs(
+        "a pretrained SmolLM2-135M (Llama family, Pre-RMSNorm), not a stack built here",
+        "预训练的 SmolLM2-135M（Llama 家族，Pre-RMSNorm），不是这里搭建的模型",
     ),
 )
 
@@ -164,6 +173,10 @@ SINK = slide(
             "middle": read(0, "summary.first_token_ratio[12:29]"),
         },
         [check("ratio", ">", 100.0), check("middle", ">", 30.0), check("peak", ">", 10000.0)],
+    ),
+    departs=departs(
+        "a pretrained SmolLM2-135M (Llama family, Pre-RMSNorm), not a stack built here",
+        "预训练的 SmolLM2-135M（Llama 家族，Pre-RMSNorm），不是这里搭建的模型",
     ),
 )
 
