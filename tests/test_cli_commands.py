@@ -132,12 +132,12 @@ def test_lecture_writes_the_offline_deck_without_a_server(monkeypatch, tmp_path,
     slide takes minutes; tests/test_lecture.py checks the baked answers of the real export)."""
     import re
 
-    from app.experiments.lecture import export
+    from app.pages import lecture_offline
 
     async def no_answers() -> dict:
         return {"answers": [], "slides": {}}
 
-    monkeypatch.setattr(export, "bake", no_answers)
+    monkeypatch.setattr(lecture_offline, "bake", no_answers)
     deck = tmp_path / "deck.html"
     code, _, err = run(["lecture", "--lang", "zh", "-o", str(deck), "--origin", "http://10.0.0.5:8000/"], capsys)
     html = deck.read_text(encoding="utf-8")
@@ -162,4 +162,6 @@ def test_sweep_checks_the_budget_at_its_own_depths(capsys):
     code, out, err = run(["sweep", "--from", "1", "--to", "1", *wide, "--csv"], capsys)
     assert code == 0 and [row["depth"] for row in csv.DictReader(io.StringIO(out))] == ["1"], err
     code, _, err = run(["sweep", "--from", "1", "--to", "40", *wide], capsys)
-    assert code == 2 and "--from/--to: depth 40 with this config: the model is too large" in err, err
+    # the size to blame and the largest value that fits (app/config/limits.py), at the sweep's own deepest depth
+    assert code == 2 and "--from/--to: depth 40 with this config: d_model: 512 is too large" in err, err
+    assert "allowed: d_model <= 104" in err, err

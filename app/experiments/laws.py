@@ -56,3 +56,21 @@ def fit_law(values: list[float | None], law: str) -> Fit | None:
     finite = [float(v) for v in values if v is not None]
     p = LAWS[law]
     return best_power(finite) if p is None else fit_power(finite, p)
+
+
+def growth_laws(norms: list[float | None]) -> tuple[list[tuple[str, Fit]], tuple[str, Fit]] | None:
+    """/norms' comparison (theory.js growthLaws): every law fitted to a stream's norms (index 0 = the embedding,
+    fitted over blocks 1..L) and the one of smallest error; None when fewer than 3 blocks or a value is not finite
+    and positive."""
+    if len(norms) < 4 or any(n is None or not math.isfinite(n) or n <= 0 for n in norms):
+        return None
+    laws: list[tuple[str, Fit]] = []
+    for key in LAWS:
+        fit = fit_law(norms[1:], key)
+        assert fit is not None  # every value is finite (checked above)
+        laws.append((key, fit))
+    best = laws[0]
+    for law in laws[1:]:  # the first one on a tie, as reduce() in the browser
+        if law[1].error < best[1].error:
+            best = law
+    return laws, best

@@ -41,7 +41,7 @@ class SweepRequest(BaseModel):
         try:  # the deepest depth must itself be a valid, affordable trace
             TraceConfig(**{**self.config.model_dump(), "depth": max(self.depths)})
         except ValidationError as exc:
-            why = exc.errors()[0]["msg"].removeprefix("Value error, ").partition(": ")[2]
+            why = exc.errors()[0]["msg"].removeprefix("Value error, ")  # "d_model: 512 is too large ... | allowed: ..."
             raise ValueError(f"depths: depth {max(self.depths)} with this config: {why}") from None
         total = DTYPE_COST[self.config.dtype] * sum(forward_macs(self.config.with_depth(d)) for d in self.depths)
         if total > MAX_SWEEP_MACS:

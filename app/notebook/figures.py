@@ -11,6 +11,8 @@ from typing import Any
 
 import plotly.graph_objects as go
 
+from ..config import VARIANTS
+from ..experiments.laws import growth_laws
 from ..i18n import t
 from ..pages import explorer as _page_strings  # noqa: F401  (registers the charts' strings)
 
@@ -119,23 +121,21 @@ def stream(trace: dict[str, Any], field: str) -> tuple[list[int], list[float | N
     return [0, *(layer["layer"] for layer in layers)], [trace["embedding"][field], *(layer[field] for layer in layers)]
 
 
-def has_growth_theory(cfg: dict[str, Any]) -> bool:
-    return (
-        cfg["norm_position"] in ("pre", "sandwich")
-        and cfg["norm"] != "none"
-        and cfg["residual"] == "identity"
-        and abs(cfg["residual_scale"] - 1) < 1e-9
-        and not cfg["depth_scaled_norm"]
-    )
+GROWS_ABOVE = 1.5  # norms.js: a stream that grew less than this from layer 1 to L is not fitted with a growth law
 
 
 def fit_sqrt_growth(norms: Sequence[float | None]) -> tuple[float, list[float]]:
-    """Pre-LN at init: E‖x_l‖² ≈ ‖x₀‖² + c·l (Xiong et al. 2020, Lemma 2); c fitted by least squares (theory.js)."""
+    """Pre-LN at init: E‖x_l‖² ≈ ‖x₀‖² + c·l (Xiong et al. 2020, Lemma 2); c fitted by least squares."""
     base = (norms[0] or 0.0) ** 2
     top = sum(l * (n * n - base) for l, n in enumerate(norms) if l > 0 and n is not None and math.isfinite(n))
     bottom = sum(l * l for l, n in enumerate(norms) if l > 0 and n is not None and math.isfinite(n))
     c = top / bottom if bottom > 0 else 0.0
     return c, [math.sqrt(max(0.0, base + c * l)) for l in range(len(norms))]
+
+
+def is_pinned(cfg: dict[str, Any]) -> bool:
+    """Post placement of a norm that pins every token at √d (its pins_token in the variant table), as norms.js."""
+    return cfg["norm_position"] == "post" and VARIANTS["norm"][cfg["norm"]].pins_token
 
 
 def norms_figure(trace: dict[str, Any], lang: str = "en", log: bool = False) -> go.Figure:
@@ -147,11 +147,13 @@ def norms_figure(trace: dict[str, Any], lang: str = "en", log: bool = False) -> 
     add_line(fig, t("series.act_norm", lang), x, act, PALETTE["blue"])
     branches = [layer["branch_norm"] for layer in trace["layers"]]
     add_line(fig, t("series.branch_norm", lang), x[1:], branches, PALETTE["vermillion"], width=0.8)
-    if has_growth_theory(cfg):
-        c, curve = fit_sqrt_growth(finite(act))
-        name = t("series.theory_pre", lang, c=fmt(c))
-        add_line(fig, name, x, curve, PALETTE["black"], dash="dash", markers=False, width=0.6)
-    if cfg["norm_position"] == "post" and cfg["norm"] in ("layernorm", "rmsnorm"):
+    growth = trace["summary"].get("norm_growth")
+    laws = None if is_pinned(cfg) or not (growth is not None and growth > GROWS_ABOVE) else growth_laws(finite(act))
+    if laws:  # /norms: √l, a line and the best power compared; the one of smallest error drawn (theory.js)
+        key, fit = laws[1]
+        name = t(f"series.law.{key}", lang, c=fmt(fit.c), slope=fmt(fit.c), p=fmt(fit.p))
+        add_line(fig, name, x, [None, *fit.curve], PALETTE["black"], dash="dash", markers=False, width=0.6)
+    if is_pinned(cfg):
         root = math.sqrt(cfg["d_model"])
         add_hline(fig, root, t("series.theory_post", lang, value=fmt(root)))
     seen = [v for v in [*finite(max_abs), *finite(act)] if v is not None]

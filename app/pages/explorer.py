@@ -119,41 +119,41 @@ STRINGS: dict[str, tuple[str, str]] = {
         "残差流不断缩小，在第 {layer} 层下溢为 0：数值小到 {dtype} 无法表示，之后的每一层收到的都是 0。",
     ),
     "caption.norms.law.sqrt": (
-        "Of three laws fitted by least squares (√l, a straight line, a power l^p), √(‖x₀‖² + c·l) fits best "
+        "Of three laws fitted by least squares (√l, a straight line, a power (a + c·l)^p), √(a + c·l) fits best "
         "(dashed): the blocks' updates add like independent steps, whose squares add up (Xiong et al. 2020).",
-        "用最小二乘拟合三种规律（√l、直线、幂律 l^p），√(‖x₀‖² + c·l) 拟合得最好（虚线）："
+        "用最小二乘拟合三种规律（√l、直线、幂律 (a + c·l)^p），√(a + c·l) 拟合得最好（虚线）："
         "各块的增量近似独立，按平方累加（Xiong 等，2020）。",
     ),
     "caption.norms.law.line": (
-        "Of three laws fitted by least squares (√l, a straight line, a power l^p), a straight line fits best "
+        "Of three laws fitted by least squares (√l, a straight line, a power (a + c·l)^p), a straight line fits best "
         "(dashed): the blocks' updates are correlated rather than independent, so their lengths add up more like "
         "numbers than like independent steps, whose squares add, and the stream grows faster than √l.",
-        "用最小二乘拟合三种规律（√l、直线、幂律 l^p），直线拟合得最好（虚线）：各块的增量彼此相关而非独立，"
+        "用最小二乘拟合三种规律（√l、直线、幂律 (a + c·l)^p），直线拟合得最好（虚线）：各块的增量彼此相关而非独立，"
         "它们的长度更像数值一样直接相加，而不是像独立增量那样按平方累加，所以残差流比 √l 增长得快。",
     ),
     "caption.norms.law.power_between": (
-        "Of three laws fitted by least squares (√l, a straight line, a power l^p), the power l^{p} fits best "
+        "Of three laws fitted by least squares (√l, a straight line, a power (a + c·l)^p), the power (a + c·l)^{p} fits best "
         "(dashed): between √l (independent updates) and a line (aligned updates).",
-        "用最小二乘拟合三种规律（√l、直线、幂律 l^p），幂律 l^{p} 拟合得最好（虚线）："
+        "用最小二乘拟合三种规律（√l、直线、幂律 (a + c·l)^p），幂律 (a + c·l)^{p} 拟合得最好（虚线）："
         "介于 √l（增量相互独立）和直线（增量方向一致）之间。",
     ),
     "caption.norms.law.power_slow": (
-        "Of three laws fitted by least squares (√l, a straight line, a power l^p), the power l^{p} fits best "
+        "Of three laws fitted by least squares (√l, a straight line, a power (a + c·l)^p), the power (a + c·l)^{p} fits best "
         "(dashed): slower than √l.",
-        "用最小二乘拟合三种规律（√l、直线、幂律 l^p），幂律 l^{p} 拟合得最好（虚线）：比 √l 增长得还慢。",
+        "用最小二乘拟合三种规律（√l、直线、幂律 (a + c·l)^p），幂律 (a + c·l)^{p} 拟合得最好（虚线）：比 √l 增长得还慢。",
     ),
     "caption.norms.law.power_fast": (
-        "Of three laws fitted by least squares (√l, a straight line, a power l^p), the power l^{p} fits best "
+        "Of three laws fitted by least squares (√l, a straight line, a power (a + c·l)^p), the power (a + c·l)^{p} fits best "
         "(dashed): faster than a straight line.",
-        "用最小二乘拟合三种规律（√l、直线、幂律 l^p），幂律 l^{p} 拟合得最好（虚线）：比直线增长得还快。",
+        "用最小二乘拟合三种规律（√l、直线、幂律 (a + c·l)^p），幂律 (a + c·l)^{p} 拟合得最好（虚线）：比直线增长得还快。",
     ),
     "caption.norms.law_errors": (
-        "Root-mean-square error of each fit: √l {sqrt}, line {line}, l^{p} {power}.",
-        "各拟合的均方根误差：√l 为 {sqrt}，直线为 {line}，l^{p} 为 {power}。",
+        "Root-mean-square error of each fit: √l {sqrt}, line {line}, best power (p = {p}) {power}.",
+        "各拟合的均方根误差：√l 为 {sqrt}，直线为 {line}，最佳幂律（p = {p}）为 {power}。",
     ),
-    "series.law.sqrt": ("Best fit √(‖x₀‖² + c·l), c = {c}", "最佳拟合 √(‖x₀‖² + c·l)，c = {c}"),
+    "series.law.sqrt": ("Best fit √(a + c·l), c = {c}", "最佳拟合 √(a + c·l)，c = {c}"),
     "series.law.line": ("Best fit: a line, slope {slope}", "最佳拟合：直线，斜率 {slope}"),
-    "series.law.power": ("Best fit: power l^{p}", "最佳拟合：幂律 l^{p}"),
+    "series.law.power": ("Best fit: power (a + c·l)^{p}", "最佳拟合：幂律 (a + c·l)^{p}"),
     "caption.norms.overflow": (
         "In {dtype} the values passed the largest finite number: from layer {layer} on they are inf or NaN (marked).",
         "在 {dtype} 下数值超过了最大有限值：从第 {layer} 层起变成 inf 或 NaN（已标出）。",

@@ -8,7 +8,7 @@ export function growthLaws(norms) {
   if (norms.length < 4 || !norms.every((n) => Number.isFinite(n) && n > 0)) return null;
   const laws = Object.keys(LAWS).map((key) => {
     const fit = fitLaw(norms.slice(1), key);
-    return { key, p: fit.p, c: fit.c, error: fit.error, curve: [null, ...fit.curve] };
+    return { key, p: fit.p, c: fit.c, slope: fit.c, error: fit.error, curve: [null, ...fit.curve] };
   });
   const best = laws.reduce((a, b) => (b.error < a.error ? b : a));
   return { laws, best };
