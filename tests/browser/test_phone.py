@@ -176,8 +176,8 @@ def test_a_swipe_over_a_chart_scrolls_the_page(open_device):
     assert page.evaluate("document.querySelector('[data-chart=norms]')._fullLayout.dragmode") is False
     box = page.locator("[data-chart='norms'] .nsewdrag").bounding_box()
     page.touchscreen.tap(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)  # a tap still reads a point
-    page.wait_for_function(
-        "() => document.querySelector('[data-chart=norms] .hoverlayer').textContent.includes('‖x_l‖')"
+    page.wait_for_function(  # the series name as legible.js typesets it
+        "() => document.querySelector('[data-chart=norms] .hoverlayer').textContent.includes('‖xₗ‖')"
     )
 
 
