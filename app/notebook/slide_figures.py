@@ -168,7 +168,9 @@ def precision_figure(chart: dict[str, Any], answers: Answers, lang: str, slide: 
     snow = answers[0]["snowball"]
     fig = figures.base_figure(chart["title"][lang], t("axis.layer_plain", lang), t("precision.axis.y", lang), True)
     name32, name16 = t("precision.series.float32", lang), t("precision.series.float16", lang)
-    figures.add_line(fig, name32, snow["layers"], snow["float32_max_abs"], PALETTE["black"], dash="dash", width=0.7)
+    figures.add_line(
+        fig, name32, snow["layers"], snow["float32_max_abs"], PALETTE["black"], dash="dash", width=0.7, markers=False
+    )
     figures.add_line(fig, name16, snow["layers"], snow["float16_max_abs"], PALETTE["blue"])
     figures.add_hline(fig, figures.FLOAT16_MAX, t("series.fp16_max", lang), PALETTE["vermillion"])
     if snow["overflow_layer"] is not None:  # low: the float32 series still climbs through the band's middle
