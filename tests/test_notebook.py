@@ -15,6 +15,7 @@ from pydantic import ValidationError
 import app as rx
 from app.i18n import t
 from app.notebook import figures
+from app.numbers import fmt
 
 ROOT = Path(__file__).resolve().parents[1]
 TIMING = ("elapsed_ms", "served_ms", "cached", "source")
@@ -121,11 +122,21 @@ def test_the_norms_figure_is_the_pages_chart_in_either_language():
     )
     assert chinese.layout.xaxis.title.text == "层 l（0 = 嵌入层）"
     assert [s.line.color for s in english.data[:2]] == [figures.PALETTE["blue"], figures.PALETTE["vermillion"]]
-    # Pre-LN grows like √(‖x₀‖² + c·l) (Xiong et al. 2020): the fitted theory curve is drawn and follows the points
+    # The stream grew (×2.1 here): √l, a line and the best power (a + c·l)^p are fitted over blocks 1..L and the one
+    # of least error is drawn, as /norms draws it (theory.js's growthLaws), following the points
+    from app.experiments.laws import fit_law
+
+    measured = [l["act_norm"] for l in trace.layers]
+    fits = {}
+    for law in ("sqrt", "line", "power"):
+        fit = fit_law(measured, law)
+        assert fit is not None
+        fits[law] = fit
+    best = min(fits, key=lambda law: fits[law].error)
     theory = english.data[2]
-    assert theory.name.startswith("Theory √(‖x₀‖² + c·l)")
-    measured = [trace.result["embedding"]["act_norm"], *(l["act_norm"] for l in trace.layers)]
-    assert max(abs(a - b) / b for a, b in zip(theory.y, measured, strict=True)) < 0.25
+    assert theory.name == figures.law_name(best, fits[best], "en") and theory.name.startswith("Best fit")
+    assert theory.y[0] is None and list(theory.y[1:]) == fits[best].curve
+    assert max(abs(a - b) / b for a, b in zip(theory.y[1:], measured, strict=True)) < 0.05
 
 
 def test_float16_overflow_is_marked_on_the_figure():
@@ -214,12 +225,20 @@ def test_a_lecture_slide_is_computed_as_the_server_does_and_its_claim_checked(cl
     assert without_timing(snowball.answers[0]) == without_timing(http)
     assert snowball.holds and snowball.failed == []
     growth = http["summary"]["norm_growth"]
-    assert snowball.measured["growth"] == growth and f"×{growth:.3g}" in snowball.statement()
+    assert snowball.measured["growth0"] == growth and f"×{fmt(growth)} from block 1 to 96" in snowball.statement()
+    assert f"变为 {fmt(growth, lang='zh')} 倍" in snowball.statement("zh")
     figure = snowball.figure(lang="zh")
     assert figure.layout.title.text == snowball.data["chart"]["title"]["zh"]
     assert list(figure.data[0].y) == [http["embedding"]["act_norm"], *(l["act_norm"] for l in http["layers"])]
-    assert figure.data[1].name.startswith("理论 √(‖x₀‖² + c·l)")  # the fitted theory overlay
-    assert "√96 = 9.80" in snowball.statement() and "接近 √96 = 9.80" in snowball.statement("zh")
+    # the three law fits over seed 0's blocks 1..96 (as figures.js draws them), named with the claim's own numbers
+    fits = figure.data[3:]
+    assert [s.line.color for s in fits] == [figures.PALETTE[c] for c in ("black", "purple", "vermillion")]
+    assert all(list(s.x) == list(range(1, 97)) for s in fits)
+    p0, e_power0 = fmt(snowball.measured["p0"], 2, "zh"), fmt(snowball.measured["e_power0"], 2, "zh")
+    assert fits[0].name == f"拟合 √l：误差 {fmt(snowball.measured['e_sqrt0'], 2, 'zh')}"
+    assert fits[
+        2
+    ].name == f"拟合最佳幂次 p = {p0}：误差 {e_power0}" and f"p = {p0} 时为 {e_power0}" in snowball.statement("zh")
 
 
 def test_a_two_panel_slide_and_a_slide_drawn_only_by_the_deck():
@@ -301,8 +320,63 @@ def test_the_figures_use_the_pages_palette_limits_and_theme():
     assert float(found(r"FLOAT16_MAX = (\d+)")[1]) == figures.FLOAT16_MAX
     normal = found(r"normal: \{ font: (\d+), title: \d+, line: ([\d.]+), marker: (\d+)")
     assert (int(normal[1]), float(normal[2]), int(normal[3])) == (figures.FONT, figures.LINE, figures.MARKER)
-    theory = (ROOT / "static" / "js" / "pages" / "norms.js").read_text(encoding="utf-8")
-    assert "['pre', 'sandwich'].includes(cfg.norm_position)" in theory  # where figures.has_growth_theory comes from
+
+
+def test_the_norms_theory_line_and_the_slides_overlays_are_the_js_charts():
+    """figures.norms_figure draws /norms' growth law as static/js/pages/norms.js does (the law of least error of
+    theory.js's growthLaws, once the stream grew GROWS_ABOVE, never on a pinned Post-LN stream), and slide_figures
+    draws the deck's law fits and two panels as static/js/lecture/figures.js does: read from the JS, held to the
+    figures Python draws."""
+    import re
+
+    from app.notebook import slide_figures
+
+    def js(*parts: str) -> str:
+        return (ROOT / "static" / "js").joinpath(*parts).read_text(encoding="utf-8")
+
+    def found(pattern: str, text: str) -> re.Match[str]:
+        match = re.search(pattern, text)
+        assert match, pattern
+        return match
+
+    norms, theory, deck = js("pages", "norms.js"), js("theory.js"), js("lecture", "figures.js")
+    assert float(found(r"const GROWS_ABOVE = ([\d.]+);", norms)[1]) == figures.GROWS_ABOVE
+    assert found(r"function lawsFor\(trace\) \{[^}]*growthLaws\(actNorms\(trace\)\)", norms)
+    assert found(r"isPinned\(trace\.config\) \|\| !\(growth > GROWS_ABOVE\)", norms)
+    assert found(
+        r"cfg\.norm_position === 'post' && Boolean\(pageData\.variants\.norm\[cfg\.norm\]\?\.pins_token\)", norms
+    )
+    assert found(r"norms\.length < 4 \|\|", theory) and found(r"fitLaw\(norms\.slice\(1\), key\)", theory)
+    assert found(r"laws\.reduce\(\(a, b\) => \(b\.error < a\.error \? b : a\)\)", theory)  # the first on a tie
+    drawn = found(r"name: lawName\(laws\.best\), x, y: laws\.best\.curve, color: PALETTE\.(\w+), dash: '(\w+)', "
+                  r"markers: (\w+), width: ([\d.]+)", norms)  # fmt: skip
+    grown = rx.trace(depth=8, norm_position="pre").figure().data[2]
+    assert (grown.line.color, grown.line.dash, grown.mode) == (figures.PALETTE[drawn[1]], drawn[2], "lines")
+    assert drawn[3] == "false" and grown.line.width == pytest.approx(figures.LINE * float(drawn[4]))
+    pinned = rx.trace(depth=8, norm_position="post").figure()
+    assert len(pinned.data) == 2 and [s.y0 for s in pinned.layout.shapes] == [pytest.approx(8.0)]  # √d, no law
+
+    colors = dict(re.findall(r"(\w+): '(\w+)'", found(r"const LAW_COLORS = \{([^}]*)\}", deck)[1]))
+    assert colors == slide_figures.LAW_COLORS
+    law = found(r"x: x\.slice\(1\), y: fit\.curve, color: PALETTE\[LAW_COLORS\[overlay\.law\]\], dash: '(\w+)',\s*"
+                r"markers: false, width: ([\d.]+)", deck)  # fmt: skip
+    assert found(r"fitLaw\(y\.slice\(1\), overlay\.law\)", deck)
+    left = [float(v) for v in found(r"xaxis\.domain = \[([\d.]+), ([\d.]+)\]", deck).groups()]
+    right = [float(v) for v in found(r"xaxis2 = \{[^}]*domain: \[([\d.]+), ([\d.]+)\]", deck).groups()]
+    chart = {
+        "title": {"en": ""},
+        "panels": [{"y": {"en": "a"}, "log": False}, {"y": {"en": "b"}, "log": False}],
+        "series": [
+            {"source": 0, "field": "act_norm", "label": {"en": "s"}, "color": "blue", "dash": "solid", "panel": 0}
+        ],
+        "overlays": [{"type": "law_fit", "series": 0, "law": key} for key in colors],
+    }
+    trace = rx.trace(depth=8, norm_position="pre").result
+    figure = slide_figures.layers_figure(chart, [trace], "en")
+    assert list(figure.layout.xaxis.domain) == left and list(figure.layout.xaxis2.domain) == right
+    for fit in figure.data[1:]:
+        assert fit.line.dash == law[1] and fit.line.width == pytest.approx(figures.LINE * float(law[2]))
+        assert list(fit.x) == list(range(1, 9))
 
 
 def test_in_jupyter_training_draws_a_live_chart(monkeypatch):

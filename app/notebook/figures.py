@@ -11,8 +11,8 @@ from typing import Any
 
 import plotly.graph_objects as go
 
-from ..config import VARIANTS
-from ..experiments.laws import growth_laws
+from .. import numbers
+from ..experiments.laws import Fit, growth_laws
 from ..i18n import t
 from ..pages import explorer as _page_strings  # noqa: F401  (registers the charts' strings)
 
@@ -38,13 +38,10 @@ def finite(values: Sequence[float | None]) -> list[float | None]:
     return [v if v is not None and math.isfinite(v) else None for v in values]
 
 
-def fmt(value: float | None) -> str:
-    """Three significant digits, as i18n.js's fmt."""
-    if value is None or not math.isfinite(value):
-        return "—"
-    if value != 0 and (abs(value) < 1e-3 or abs(value) >= 1e5):
-        return f"{value:.2e}".replace("e+", "e").replace("e0", "e").replace("e-0", "e-")
-    return f"{float(f'{value:.3g}'):g}"
+def fmt(value: float | None, lang: str = "en") -> str:
+    """The site's one number formatter (app/numbers.py, format.js's twin, which i18n.js's fmt binds to the page's
+    language): three significant digits, ×10ⁿ for the very small and large, 万/亿 in Chinese."""
+    return numbers.fmt(value, lang=lang)
 
 
 def base_figure(title: str, x: str, y: str, ylog: bool = False) -> go.Figure:
@@ -124,13 +121,17 @@ def stream(trace: dict[str, Any], field: str) -> tuple[list[int], list[float | N
 GROWS_ABOVE = 1.5  # norms.js: a stream that grew less than this from layer 1 to L is not fitted with a growth law
 
 
-def fit_sqrt_growth(norms: Sequence[float | None]) -> tuple[float, list[float]]:
-    """Pre-LN at init: E‖x_l‖² ≈ ‖x₀‖² + c·l (Xiong et al. 2020, Lemma 2); c fitted by least squares."""
-    base = (norms[0] or 0.0) ** 2
-    top = sum(l * (n * n - base) for l, n in enumerate(norms) if l > 0 and n is not None and math.isfinite(n))
-    bottom = sum(l * l for l, n in enumerate(norms) if l > 0 and n is not None and math.isfinite(n))
-    c = top / bottom if bottom > 0 else 0.0
-    return c, [math.sqrt(max(0.0, base + c * l)) for l in range(len(norms))]
+def laws_for(trace: dict[str, Any]) -> tuple[list[tuple[str, Fit]], tuple[str, Fit]] | None:
+    """norms.js's lawsFor: the growth laws compared on this trace when its stream grew (None otherwise)."""
+    growth = trace["summary"]["norm_growth"]
+    if is_pinned(trace["config"]) or not (growth is not None and growth > GROWS_ABOVE):
+        return None
+    return growth_laws(finite(stream(trace, "act_norm")[1]))
+
+
+def law_name(key: str, fit: Fit, lang: str) -> str:
+    """norms.js's lawName (the line's slope is its c: (a + c·l)¹)."""
+    return t(f"series.law.{key}", lang, c=fmt(fit.c, lang), slope=fmt(fit.c, lang), p=fmt(fit.p, lang))
 
 
 def is_pinned(cfg: dict[str, Any]) -> bool:
@@ -147,15 +148,22 @@ def norms_figure(trace: dict[str, Any], lang: str = "en", log: bool = False) -> 
     add_line(fig, t("series.act_norm", lang), x, act, PALETTE["blue"])
     branches = [layer["branch_norm"] for layer in trace["layers"]]
     add_line(fig, t("series.branch_norm", lang), x[1:], branches, PALETTE["vermillion"], width=0.8)
-    growth = trace["summary"].get("norm_growth")
-    laws = None if is_pinned(cfg) or not (growth is not None and growth > GROWS_ABOVE) else growth_laws(finite(act))
-    if laws:  # /norms: √l, a line and the best power compared; the one of smallest error drawn (theory.js)
-        key, fit = laws[1]
-        name = t(f"series.law.{key}", lang, c=fmt(fit.c), slope=fmt(fit.c), p=fmt(fit.p))
-        add_line(fig, name, x, [None, *fit.curve], PALETTE["black"], dash="dash", markers=False, width=0.6)
+    laws = laws_for(trace)
+    if laws:  # the law that fits best, over blocks 1..L (no point at the embedding)
+        key, best = laws[1]
+        add_line(
+            fig,
+            law_name(key, best, lang),
+            x,
+            [None, *best.curve],
+            PALETTE["black"],
+            dash="dash",
+            markers=False,
+            width=0.6,
+        )
     if is_pinned(cfg):
         root = math.sqrt(cfg["d_model"])
-        add_hline(fig, root, t("series.theory_post", lang, value=fmt(root)))
+        add_hline(fig, root, t("series.theory_post", lang, value=fmt(root, lang)))
     seen = [v for v in [*finite(max_abs), *finite(act)] if v is not None]
     peak = max(seen) if seen else 0.0
     overflowed = any(v is None for v in finite(max_abs))
@@ -165,7 +173,9 @@ def norms_figure(trace: dict[str, Any], lang: str = "en", log: bool = False) -> 
         add_hline(fig, FLOAT16_MAX, t("series.fp16_max", lang), PALETTE["vermillion"])
     limit = trace["summary"]["dtype_max"]
     if cfg["dtype"] == "bfloat16" and (peak > limit / 10 or overflowed):
-        add_hline(fig, limit, t("series.dtype_max", lang, dtype=cfg["dtype"], value=fmt(limit)), PALETTE["vermillion"])
+        add_hline(
+            fig, limit, t("series.dtype_max", lang, dtype=cfg["dtype"], value=fmt(limit, lang)), PALETTE["vermillion"]
+        )
     mark_overflow(fig, x, max_abs, lang)
     return fig
 
@@ -194,7 +204,7 @@ def compare_figure(traces: Sequence[tuple[str, dict[str, Any]]], lang: str = "en
     pinned = any(trace["config"]["norm_position"] == "post" for _, trace in traces)
     if pinned and len(widths) == 1:
         root = math.sqrt(widths.pop())
-        add_hline(fig, root, t("series.theory_post", lang, value=fmt(root)), below=True)
+        add_hline(fig, root, t("series.theory_post", lang, value=fmt(root, lang)), below=True)
     return fig
 
 

@@ -64,7 +64,7 @@ class Slide:
         chart = self.data["chart"]
         if not chart:
             raise ValueError(f"slide {self.data['id']!r} has no chart (a title or text slide)")
-        return KINDS[chart["kind"]](chart, self.answers, lang or self.lang)
+        return KINDS[chart["kind"]](chart, self.answers, lang or self.lang, self.data)
 
     def _repr_html_(self) -> str:
         verdict = t("nb.claim_holds" if self.holds else "nb.claim_fails", self.lang, why="; ".join(self.failed))

@@ -4,69 +4,133 @@ slide data (app/experiments/lecture) and the same answers. tests/test_notebook.p
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import plotly.graph_objects as go
 
-from ..experiments.lecture.claims import read_path
+from ..experiments.laws import fit_law
+from ..experiments.lecture.claims import evaluate, read_path
 from ..i18n import t
+from ..numbers import fmt
 from . import figures
 from .figures import PALETTE
 
 Answers = list[Any]
+Slide = dict[str, Any]
+LAW_COLORS = {"sqrt": "black", "line": "purple", "power": "vermillion"}  # figures.js's LAW_COLORS
 
 
-def per_layer(answer: dict[str, Any], field: str) -> tuple[list[int], list[float | None]]:
-    """A trace's values per layer (layer 0, the embedding, first), or a chain lesson's (layers 1..L)."""
-    if answer["layers"] and isinstance(answer["layers"][0], dict):
-        return figures.stream(answer, field)
-    return list(answer["layers"]), list(answer[field])
+def per_layer(answer: dict[str, Any], field: str) -> tuple[list[int], list[float | None], bool]:
+    """figures.js's perLayer: a trace's values per layer (layer 0, the embedding, first), or a chain lesson's or a
+    real model's (`field` a path such as 'stream.mean'), and whether a value is null (overflowed). A field the
+    embedding does not have (branch_norm) is a gap at layer 0, not an overflow (undefined in the browser)."""
+    layers = answer.get("layers")
+    if layers and isinstance(layers[0], dict) and "layer" in layers[0]:
+        values = [answer["embedding"].get(field, _ABSENT), *(layer.get(field, _ABSENT) for layer in layers)]
+        x = [0, *(layer["layer"] for layer in layers)]
+    else:
+        x, values = list(layers or []), list(read_path(answer, field) or [])
+    return x, [None if v is _ABSENT else v for v in values], any(v is None for v in values)
+
+
+_ABSENT = object()
 
 
 def format_number(value: Any, digits: int, lang: str) -> str:
-    """claims.js's formatNumber: `digits` significant digits, ×10ⁿ for the very small and large, overflow named."""
-    if value is None or (isinstance(value, float) and not math.isfinite(value)):
-        return t("lecture.overflow", lang)
+    """claims.js's formatNumber: the site's one formatter (app/numbers.py, format.js's twin) with `digits`
+    significant digits (0: an integer); no number (an overflow in strict JSON) named in words."""
     if isinstance(value, bool):
         return str(value).lower()
-    if digits == 0 or value == 0:
-        return str(round(value))
-    if abs(value) < 1e-3 or abs(value) >= 1e5:
-        mantissa, exponent = f"{value:.{digits - 1}e}".split("e")
-        return f"{mantissa.replace('-', '−')}×10{str(int(exponent)).translate(SUPERSCRIPT)}"
-    return f"{value:#.{digits}g}".rstrip(".").replace("-", "−")
+    if value is None or not math.isfinite(value):
+        return t("lecture.overflow", lang)
+    return fmt(value, digits=digits, lang=lang)
 
 
-SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+def overflow_band(
+    fig: go.Figure, low: int, high: int, text: str, anchor_right: bool = False, bottom: bool = False
+) -> None:
+    """charts.js's overflowBand: shade layers low..high, where values overflowed to inf/NaN, and say so."""
+    fig.add_shape(type="rect", xref="x", x0=low - 0.5, x1=high + 0.5, yref="paper", y0=0, y1=1,
+                  fillcolor="rgba(213,94,0,0.16)", line={"color": PALETTE["vermillion"], "width": 2, "dash": "dot"})  # fmt: skip
+    fig.add_annotation(xref="x", x=high + 0.5 if anchor_right else low - 0.5, yref="paper", y=0.03 if bottom else 0.5,
+                       yanchor="bottom" if bottom else "middle", xanchor="right" if anchor_right else "left",
+                       text=f"✕ {text}", showarrow=False, font={"color": PALETTE["vermillion"]},
+                       bgcolor="rgba(255,255,255,0.9)")  # fmt: skip
 
 
-def layers_figure(chart: dict[str, Any], answers: Answers, lang: str) -> go.Figure:
-    """One line per series over the layers, a second panel when the chart has one, overlays on top."""
+def mark_overflow(fig: go.Figure, x: Sequence[int], ys: Sequence[float | None], series: str, lang: str) -> None:
+    """charts.js's markOverflow: every run of layers with no value, shaded and labelled with the series' name."""
+    runs: list[list[int]] = []
+    for k, value in enumerate(x):
+        if ys[k] is not None:
+            continue
+        if runs and runs[-1][1] == x[k - 1]:
+            runs[-1][1] = value
+        else:
+            runs.append([value, value])
+    middle = (x[0] + x[-1]) / 2
+    for low, high in runs:
+        where = (
+            t("mark.overflow_at", lang, layer=low)
+            if low == high
+            else t("mark.overflow_range", lang, **{"from": low, "to": high})
+        )
+        overflow_band(fig, low, high, f"{series}: {where}" if series else where, anchor_right=low > middle)
+
+
+def layers_figure(chart: dict[str, Any], answers: Answers, lang: str, slide: Slide | None = None) -> go.Figure:
+    """One line per series over the layers, a second panel when the chart has one, overflow and underflow marked,
+    overlays on top (figures.js's layersFigure)."""
     first = chart["panels"][0]
     fig = figures.base_figure(chart["title"][lang], t("axis.layer", lang), first["y"][lang], ylog=first["log"])
     if "range" in first:
         fig.update_yaxes(range=first["range"])
-    if len(chart["panels"]) > 1:
+    if first["log"]:
+        fig.update_yaxes(nticks=6)  # powers of ten, not every digit between them
+    two = len(chart["panels"]) > 1
+    if two:
         second = chart["panels"][1]
         fig.update_layout(
-            xaxis={"domain": [0, 0.42]},
-            xaxis2={"domain": [0.6, 1], "anchor": "y2", "title": {"text": t("axis.layer", lang)}},
+            xaxis={"domain": [0, 0.4]},  # the gap holds the right panel's y title and ticks
+            xaxis2={"domain": [0.63, 1], "anchor": "y2", "title": {"text": t("axis.layer", lang)}},
             yaxis2={"anchor": "x2", "title": {"text": second["y"][lang]}, "type": "log" if second["log"] else "linear"},
         )
         if "range" in second:
             fig.update_layout(yaxis2={"range": second["range"]})
+        if second["log"]:
+            fig.update_layout(yaxis2={"nticks": 6})
+    named: set[str] = set()
     for series in chart["series"]:
-        x, y = per_layer(answers[series["source"]], series["field"])
+        x, y, overflowed = per_layer(answers[series["source"]], series["field"])
         name = series["label"][lang]
         figures.add_line(fig, name, x, y, PALETTE[series["color"]], dash=series["dash"], markers=len(x) <= 30)
+        fig.data[-1].update(legendgroup=name, showlegend=name not in named)
+        named.add(name)
         if series["panel"]:
             fig.data[-1].update(xaxis="x2", yaxis="y2")
-        elif any(v is None for v in y):
-            figures.mark_overflow(fig, x, y, lang)
+        elif overflowed:
+            before = len(fig.layout.annotations)
+            mark_overflow(fig, x, y, name, lang)
+            if two:  # keep the label inside the left panel (top left, smaller, on two lines), off both y titles
+                for note in fig.layout.annotations[before:]:
+                    note.update(xref="paper", x=0.01, xanchor="left", y=0.98, yanchor="top",
+                                text=note.text.replace(": ", ":<br>"), font={"size": figures.FONT - 6})  # fmt: skip
+        if chart["panels"][series["panel"]]["log"]:
+            _mark_underflow(fig, x, y, name, lang)
     for overlay in chart.get("overlays", []):
         _overlay(fig, chart, answers, overlay, lang)
     return fig
+
+
+def _mark_underflow(fig: go.Figure, x: list[int], y: list[float | None], name: str, lang: str) -> None:
+    """A log axis cannot show 0: say where a series underflowed to exactly 0 (figures.js's markUnderflow)."""
+    zeros = [layer for layer, value in zip(x, y, strict=True) if value == 0]
+    if zeros:
+        text = t("lecture.underflow", lang, name=name, **{"from": min(zeros), "to": max(zeros)})
+        fig.add_annotation(xref="paper", yref="paper", x=0.01, y=0.02, xanchor="left", yanchor="bottom", showarrow=False,
+                           text=text, font={"size": figures.FONT - 4, "color": PALETTE["vermillion"]},
+                           bgcolor="rgba(255,255,255,0.85)")  # fmt: skip
 
 
 def _overlay(fig: go.Figure, chart: dict[str, Any], answers: Answers, overlay: dict[str, Any], lang: str) -> None:
@@ -76,14 +140,21 @@ def _overlay(fig: go.Figure, chart: dict[str, Any], answers: Answers, overlay: d
         color = PALETTE[overlay.get("color", "black")]
         figures.add_hline(fig, overlay["value"], text, color, below=overlay.get("below", False))
         return
-    series = chart["series"][overlay["series"]]  # "sqrt_fit": √(‖x₀‖² + c·l), c by least squares, as on /norms
-    x, y = per_layer(answers[series["source"]], series["field"])
-    c, curve = figures.fit_sqrt_growth(figures.finite(y))
-    name = t("series.theory_pre", lang, c=format_number(c, 3, lang))
-    figures.add_line(fig, name, x, curve, PALETTE["black"], dash="dash", markers=False, width=0.6)
+    # "law_fit": (a + c·l)^p fitted to one series over blocks 1..L, as the claim fits them (x[0] is the embedding)
+    series = chart["series"][overlay["series"]]
+    x, y, _ = per_layer(answers[series["source"]], series["field"])
+    fit = fit_law(y[1:], overlay["law"])
+    if fit is None:
+        return
+    name = t(
+        f"lecture.law.{overlay['law']}", lang, p=format_number(fit.p, 2, lang), error=format_number(fit.error, 2, lang)
+    )
+    figures.add_line(
+        fig, name, x[1:], fit.curve, PALETTE[LAW_COLORS[overlay["law"]]], dash="dash", markers=False, width=0.8
+    )
 
 
-def chain_figure(chart: dict[str, Any], answers: Answers, lang: str) -> go.Figure:
+def chain_figure(chart: dict[str, Any], answers: Answers, lang: str, slide: Slide | None = None) -> go.Figure:
     fig = figures.base_figure(chart["title"][lang], t("chain.axis.x", lang), t("chain.axis.y", lang), ylog=True)
     for series in chart["series"]:
         answer = answers[series["source"]]
@@ -93,21 +164,22 @@ def chain_figure(chart: dict[str, Any], answers: Answers, lang: str) -> go.Figur
     return fig
 
 
-def precision_figure(chart: dict[str, Any], answers: Answers, lang: str) -> go.Figure:
+def precision_figure(chart: dict[str, Any], answers: Answers, lang: str, slide: Slide | None = None) -> go.Figure:
     snow = answers[0]["snowball"]
     fig = figures.base_figure(chart["title"][lang], t("axis.layer_plain", lang), t("precision.axis.y", lang), True)
     name32, name16 = t("precision.series.float32", lang), t("precision.series.float16", lang)
-    figures.add_line(fig, name32, snow["layers"], snow["float32_max_abs"], PALETTE["black"], dash="dash", width=0.7)
+    figures.add_line(
+        fig, name32, snow["layers"], snow["float32_max_abs"], PALETTE["black"], dash="dash", width=0.7, markers=False
+    )
     figures.add_line(fig, name16, snow["layers"], snow["float16_max_abs"], PALETTE["blue"])
     figures.add_hline(fig, figures.FLOAT16_MAX, t("series.fp16_max", lang), PALETTE["vermillion"])
-    if snow["overflow_layer"] is not None:
+    if snow["overflow_layer"] is not None:  # low: the float32 series still climbs through the band's middle
         at = t("mark.overflow", lang, layer=snow["overflow_layer"])
-        fig.add_vrect(x0=snow["overflow_layer"] - 0.5, x1=len(snow["layers"]) + 0.5, fillcolor="rgba(213,94,0,0.16)",
-                      line={"color": PALETTE["vermillion"], "width": 2, "dash": "dot"}, annotation={"text": at})  # fmt: skip
+        overflow_band(fig, snow["overflow_layer"], len(snow["layers"]), at, bottom=True)
     return fig
 
 
-def softmax_figure(chart: dict[str, Any], answers: Answers, lang: str) -> go.Figure:
+def softmax_figure(chart: dict[str, Any], answers: Answers, lang: str, slide: Slide | None = None) -> go.Figure:
     sweep = answers[0]["sweep"]
     fig = figures.base_figure(chart["title"][lang], t("softmax.axis.scale", lang), t("softmax.axis.value", lang), True)
     fig.update_xaxes(type="log")
@@ -122,7 +194,7 @@ def softmax_figure(chart: dict[str, Any], answers: Answers, lang: str) -> go.Fig
     return fig
 
 
-def layernorm_figure(chart: dict[str, Any], answers: Answers, lang: str) -> go.Figure:
+def layernorm_figure(chart: dict[str, Any], answers: Answers, lang: str, slide: Slide | None = None) -> go.Figure:
     fig = figures.base_figure(chart["title"][lang], t("layernorm.axis.x", lang), t("layernorm.axis.y", lang))
     colors = {"x": "#8a9099", "normalized": PALETTE["blue"], "output": PALETTE["vermillion"]}
     for field in chart["bars"]:
@@ -134,7 +206,7 @@ def layernorm_figure(chart: dict[str, Any], answers: Answers, lang: str) -> go.F
     return fig
 
 
-def train_figure(chart: dict[str, Any], answers: Answers, lang: str) -> go.Figure:
+def train_figure(chart: dict[str, Any], answers: Answers, lang: str, slide: Slide | None = None) -> go.Figure:
     fig = figures.base_figure(chart["title"][lang], t("chart.train_loss.x", lang), t("chart.train_loss.y", lang), True)
     colors = ["vermillion", "blue", "orange", "green"]
     labels = iter(chart["labels"])
@@ -153,7 +225,8 @@ def train_figure(chart: dict[str, Any], answers: Answers, lang: str) -> go.Figur
     return fig
 
 
-def bars_figure(chart: dict[str, Any], answers: Answers, lang: str) -> go.Figure:
+def bars_figure(chart: dict[str, Any], answers: Answers, lang: str, slide: Slide | None = None) -> go.Figure:
+    """One horizontal bar per source on a log axis; 0 and overflow said in words where the bar would start."""
     values = [read_path(answer, chart["field"]) for answer in answers]
     names = [label[lang] for label in chart["labels"]]
     fig = figures.base_figure(chart["title"][lang], chart["x"][lang], "")
@@ -161,26 +234,50 @@ def bars_figure(chart: dict[str, Any], answers: Answers, lang: str) -> go.Figure
     colors = [PALETTE["blue"] if v is not None and 0.05 < v < 20 else PALETTE["vermillion"] for v in values]
     text = [t("lecture.zero", lang) if v == 0 else format_number(v, 2, lang) for v in values]
     fig.add_bar(orientation="h", y=names, x=shown, marker={"color": colors}, text=text, textposition="outside",
-                showlegend=False, cliponaxis=False)  # fmt: skip
-    fig.update_xaxes(type="log")
+                showlegend=False, cliponaxis=False, hovertemplate="%{y}: %{x:.3g}<extra></extra>")  # fmt: skip
+    finite = [v for v in shown if v is not None]
+    low = math.floor(math.log10(min(finite))) - 1 if finite else 0
+    high = math.ceil(math.log10(max(finite))) + 1 if finite else 1
+    fig.update_xaxes(type="log", range=[low, high], dtick=max(1, math.ceil((high - low) / 5)), tickangle=0)
+    for name, v in zip(names, values, strict=True):  # no bar on a log axis for 0: say it where the bar would start
+        if not (v is not None and v > 0):
+            fig.add_annotation(xref="x", x=low, yref="y", y=name, xanchor="left", showarrow=False,
+                               text=t("lecture.zero" if v == 0 else "lecture.overflow", lang),
+                               font={"size": figures.FONT - 4, "color": PALETTE["vermillion"]})  # fmt: skip
     fig.update_yaxes(type="category", autorange="reversed", showgrid=False)
-    fig.add_vline(x=1, line={"color": PALETTE["black"], "dash": "dot", "width": 2})  # arrives as large as it left
+    # x = 1: the gradient arrives at block 1 as large as it left block 96
+    fig.add_shape(type="line", xref="x", x0=1, x1=1, yref="paper", y0=0, y1=1,
+                  line={"color": PALETTE["black"], "dash": "dot", "width": 2})  # fmt: skip
     fig.update_layout(hovermode="closest")
     return fig
 
 
-def table_figure(chart: dict[str, Any], answers: Answers, lang: str) -> go.Figure:
+def table_figure(chart: dict[str, Any], answers: Answers, lang: str, slide: Slide | None = None) -> go.Figure:
+    """One row per source and one column per path; or, with `cells` (the summary), each cell the value its own
+    slide showed, with that slide's digits, read from this slide's claim (null: no slide showed it, blank)."""
     fig = figures.base_figure(chart["title"][lang], "", "")
-    columns = [[format_number(read_path(a, c["path"]), 3, lang) for a in answers] for c in chart["columns"]]
-    header = ["", *(f"<b>{c['label'][lang]}</b>" for c in chart["columns"])]
+    if "cells" in chart:
+        if slide is None:
+            raise ValueError("a table with cells needs its slide: its claim names the cells' values")
+        measured = evaluate(slide["claim"], answers)
+        columns = [
+            [
+                format_number(measured[row[j]["value"]], row[j]["digits"], lang) if row[j] else ""
+                for row in chart["cells"]
+            ]
+            for j in range(len(chart["columns"]))
+        ]
+    else:
+        columns = [[format_number(read_path(a, c["path"]), 3, lang) for a in answers] for c in chart["columns"]]
+    header = ["", *(f"<b>{c['label'][lang]}</b>".replace("\n", "<br>") for c in chart["columns"])]
     rows = [f"<b>{row[lang]}</b>".replace("\n", "<br>") for row in chart["rows"]]
-    fig.add_table(header={"values": header, "align": ["left", "right"]}, cells={"values": [rows, *columns],
-                  "align": ["left", "right"]})  # fmt: skip
+    fig.add_table(columnwidth=[1.5, *(1 for _ in chart["columns"])], header={"values": header, "align": ["left", "right"]},
+                  cells={"values": [rows, *columns], "align": ["left", "right"]})  # fmt: skip
     fig.update_layout(xaxis={"visible": False}, yaxis={"visible": False}, showlegend=False)
     return fig
 
 
-KINDS: dict[str, Callable[[dict[str, Any], Answers, str], go.Figure]] = {
+KINDS: dict[str, Callable[[dict[str, Any], Answers, str, Slide | None], go.Figure]] = {
     "layers": layers_figure,
     "chain": chain_figure,
     "precision": precision_figure,
