@@ -12,6 +12,7 @@ from typing import Any
 import plotly.graph_objects as go
 
 from .. import numbers
+from ..config import VARIANTS
 from ..experiments.laws import Fit, growth_laws
 from ..i18n import t
 from ..pages import explorer as _page_strings  # noqa: F401  (registers the charts' strings)
