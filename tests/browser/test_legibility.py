@@ -28,7 +28,11 @@ SCREENS = {
     "phone": DEVICES["phone"],
 }
 # Slides that cannot pass yet, by slide id (never by number: the deck is reordered), with the cause.
-KNOWN: dict[tuple[str, str], str] = {}
+KNOWN: dict[tuple[str, str], str] = {
+    # Found after the deck's three-seed slide met legible.js: legendOffTitles moves the legend off the title, but on a
+    # 390 px phone it still lands on the two panels' wrapped x titles. Readable, not clean: open.
+    ("norm-collapse", "phone"): "phone: slide 6's seven-entry legend touches the wrapped x titles of both panels",
+}
 
 
 class DeckWalk:
