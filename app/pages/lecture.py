@@ -61,7 +61,7 @@ STRINGS = {
     "lecture.nav": ("Slides", "幻灯片切换"),
     "lecture.prev": ("Previous slide", "上一页"),
     "lecture.next": ("Next slide", "下一页"),
-    "lecture.qr": ("Show this slide's address as a QR code for the room (Q)", "以二维码向全场展示本页地址（Q）"),
+    "lecture.qr": ("Show this slide's address as a QR code for the room (Q)", "以 QR 二维码向全场展示本页地址（Q）"),
     "lecture.qa.why": ("Why", "为什么"),
     "lecture.qa.what": ("What", "是什么"),
     "lecture.qa.how": ("How", "怎么写"),

@@ -51,10 +51,10 @@ STRINGS = {
     "models.series.rest": ("{model}: tokens 2…T", "{model}：第 2…T 个词元"),
     "models.series.first": ("{model}: first token", "{model}：第一个词元"),
     "models.series.pinned": (
-        "{model}: level set by the LayerNorm gain √Σ(γ²+β²)",
-        "{model}：LayerNorm 增益决定的水平 √Σ(γ²+β²)",
+        "{model}: LayerNorm gain level √Σ(γ²+β²)",
+        "{model}：LayerNorm 增益水平 √Σ(γ²+β²)",
     ),
-    "models.series.fit": ("{model}: geometric fit ×{factor} per block", "{model}：几何拟合，每块 ×{factor}"),
+    "models.series.fit": ("{model}: geometric fit, ×{factor}/block", "{model}：几何拟合，每块 ×{factor}"),
     "models.mark.sqrt_d": ("√d = {value} ({model})", "√d = {value}（{model}）"),
     "caption.models_stream": (
         "Layer 0 is the stream before block 1; the stream is read before the final norm.",

@@ -200,22 +200,6 @@ function roomForText(gd, boxes, update) {
   }
 }
 
-/** A legend row above the plot that wraps into the title or an axis title (many entries on a phone): put it under the
- *  plot instead, where legendBelowText then keeps it clear of the x title and the ticks. */
-function legendOffTitles(gd, boxes, update) {
-  const legend = boxes.find((b) => b.kind === 'legend'), own = gd.layout.legend;
-  if (!legend || !own || own.y < 0) return;
-  const hit = boxes.some((b) => (b.kind === 'title' || b.kind === 'axis title') && meet(ink(b), ink(legend)));
-  if (!hit) return;
-  // its top just under the lowest x tick or x title (screen pixels, to paper units of the plot's height)
-  const size = gd._fullLayout._size, scale = scaleOf(gd);
-  const plotBottom = gd.getBoundingClientRect().top + (size.t + size.h) * scale;
-  const below = boxes.filter((b) => (b.kind === 'tick' || b.kind === 'axis title') && String(b.axis).startsWith('x'));
-  const lowest = Math.max(plotBottom, ...below.map((b) => b.bottom));
-  const y = -((lowest - plotBottom) / scale + 6) / size.h;
-  Object.assign(update.layout, { 'legend.y': y, 'legend.yanchor': 'top', 'legend.x': 0, 'legend.xanchor': 'left' });
-}
-
 /** A legend under the plot (legendBelow) that a wrapped x title or the ticks reach: move it down below them. */
 function legendBelowText(gd, boxes, update) {
   const legend = boxes.find((b) => b.kind === 'legend'), own = gd.layout.legend;
@@ -330,8 +314,8 @@ export function fitEquations(root = document) {
 /** Measure the drawn chart and move what collides; a few rounds, each one relayout. */
 export async function legible(gd) {
   if (!gd?._fullLayout || !gd.querySelector('.main-svg') || !shown(gd)) return;
-  const layoutSteps = [panelsApart, thinTicks, everyCategory, barLabels, roomForText, legendOffTitles, legendBelowText];
-  for (const steps of [layoutSteps, layoutSteps, layoutSteps, [legendBelowText], [moveNotes], [moveNotes]]) {
+  const layoutSteps = [panelsApart, thinTicks, everyCategory, barLabels, roomForText, legendBelowText];
+  for (const steps of [layoutSteps, layoutSteps, layoutSteps, [moveNotes], [moveNotes]]) {
     const update = { layout: {}, traces: [] };
     steps.forEach((step) => step(gd, texts(gd), update));
     if (!Object.keys(update.layout).length && !update.traces.length) continue;

@@ -34,13 +34,16 @@ function shown(state) {
 }
 
 const shortName = (trace) => (has(`enum.model.${trace.model.name}`) ? t(`enum.model.${trace.model.name}`) : trace.model.name);
+// In a legend the model's name alone (its family and norm placement are in the title, the caption and the menu): a
+// phone's chart is ~350 px wide and Plotly does not wrap legend entries.
+const legendName = (trace) => shortName(trace).split(/ ?[（(]/)[0];
 
 function streamFigure(data, state) {
   const theme = state.theme;
   const fig = { data: [], layout: layout(theme, { title: t('chart.models_stream.title'), x: t('models.axis.layer'),
     y: t('chart.models_stream.y'), ylog: state.y_scale === 'log' }) };
   data.forEach((trace, i) => {
-    const model = shortName(trace), color = COLOURS[i % COLOURS.length];
+    const model = legendName(trace), color = COLOURS[i % COLOURS.length];
     fig.data.push(line(theme, { name: t('models.series.rest', { model }), x: trace.layers, y: trace.stream.mean_without_first, color }));
     fig.data.push(line(theme, { name: t('models.series.first', { model }), x: trace.layers, y: trace.stream.first, color, dash: 'dot' }));
     const theory = trace.theory;
