@@ -78,7 +78,7 @@ ensure_service_images() {
 check_keeps_the_torch_index() {
     local context=$WORK/no-wheels
     mkdir -p "$context/deploy"
-    cp Dockerfile pyproject.toml "$context/"
+    cp Dockerfile pyproject.toml constraints.txt "$context/"   # what the Dockerfile copies before pip asks for torch
     cp deploy/compose.yaml "$context/deploy/"
     if docker-compose --project-name "$PROJECT-index" --file "$context/deploy/compose.yaml" \
         build --build-arg "PIP_ARGS=--retries 0 --timeout 3" app >"$WORK/index.log" 2>&1; then
