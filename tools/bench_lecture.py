@@ -15,16 +15,15 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
 import statistics
 import time
 import urllib.request
 
 from app.assets import plotly_url
+from tools.chromium import CHROMIUM, CHROMIUM_ARGS
 from tools.localserver import free_port, local_server, uvicorn_args
 
 SLIDES = {"model": 2, "live-gradient": 5, "alternatives": 18}  # one trace; three traces; twelve traces
-CHROMIUM = os.environ.get("RESNORM_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
 
 
 def wait_for_warm_up(base: str, timeout_s: float = 600) -> float:
@@ -118,9 +117,7 @@ def main() -> None:
     args = parser.parse_args()
     port = free_port()
     with local_server(uvicorn_args(port), port, cwd=os.getcwd()) as base, sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=CHROMIUM, args=["--headless", "--no-sandbox", "--disable-gpu"]
-        )
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         print(f"server warm-up finished after {wait_for_warm_up(base):.0f} s")
         size: ViewportSize = {"width": 1280, "height": 720}
         lecturer = browser.new_context(viewport=size)

@@ -17,6 +17,19 @@ def deepnorm_alpha(depth: int) -> float:
 # The lecture's reference model, where it differs from TraceConfig's defaults: 96 blocks, tanh, Xavier, d_model 64,
 # seed 0, Pre-LN LayerNorm (the deck's app/experiments/lecture/reference.py builds on this). /gradients opens on it (Page.defaults): there the plain stack's gradient fades
 # (layer 1 / layer 96 = 0.0149) while the shortcut keeps it (5.58), the story the page tells.
+# The fields a preset describes (the architecture); applying a preset resets them to their defaults first, and the
+# rest (sizes, seed, dtype) stays as it was.
+ARCH_FIELDS = (
+    "block",
+    "norm",
+    "norm_position",
+    "residual",
+    "residual_scale",
+    "activation",
+    "init",
+    "final_norm",
+    "depth_scaled_norm",
+)
 REFERENCE_MODEL: dict[str, Any] = {"depth": 96, "activation": "tanh"}
 
 PRESETS: dict[str, dict[str, Any]] = {
@@ -99,20 +112,7 @@ def preset_config(key: str, base: TraceConfig | None = None) -> TraceConfig:
     base = base or TraceConfig()
     preset = PRESETS[key]
     defaults = TraceConfig.model_fields
-    reset = {
-        name: defaults[name].default
-        for name in (
-            "block",
-            "norm",
-            "norm_position",
-            "residual",
-            "residual_scale",
-            "activation",
-            "init",
-            "final_norm",
-            "depth_scaled_norm",
-        )
-    }
+    reset = {name: defaults[name].default for name in ARCH_FIELDS}
     update = {**reset, **preset["config"]}
     for field, rule in preset.get("depth_dependent", {}).items():
         if rule == "deepnorm_alpha":

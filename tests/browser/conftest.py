@@ -7,27 +7,17 @@ Screenshots land in artifacts/screenshots/ (gitignored) for a human to look at.
 from __future__ import annotations
 
 import os
-import shutil
 from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
 
 from tests.browser.screens import DEVICES
+from tools.chromium import CHROMIUM, CHROMIUM_ARGS
 from tools.localserver import free_port, local_server, uvicorn_args
 
 ROOT = Path(__file__).resolve().parents[2]
 SCREENSHOTS = ROOT / "artifacts" / "screenshots"
-CHROMIUM = os.environ.get("RESNORM_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 
 
 def pytest_collection_modifyitems(items):

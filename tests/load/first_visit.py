@@ -15,17 +15,8 @@ from collections import defaultdict
 from contextlib import nullcontext
 from urllib.parse import urlparse
 
+from tools.chromium import CHROMIUM, CHROMIUM_ARGS
 from tools.localserver import free_port, local_server, uvicorn_args
-
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 
 
 def visit(page, url: str) -> dict[str, int]:
@@ -122,7 +113,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tests.load.first_visit", description=__doc__.split("\n\n")[0])
     parser.add_argument("--url", help="a running server on this machine's loopback instead of starting one")
     parser.add_argument("--root", help="serve the checkout in this folder (default: this one)")
-    parser.add_argument("--chromium", default=os.environ.get("RESNORM_CHROMIUM", "/usr/bin/chromium"))
+    parser.add_argument("--chromium", default=CHROMIUM)
     args = parser.parse_args(argv)
     if args.url and urlparse(args.url).hostname not in ("127.0.0.1", "localhost"):
         parser.error("--url must point at this machine's loopback")

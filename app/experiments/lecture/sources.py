@@ -11,6 +11,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 from ...config import PRESETS, TraceConfig, preset_config
+from ...config.presets import ARCH_FIELDS
 from ..lessons.chain import ChainRequest
 from ..lessons.layernorm import LayerNormRequest
 from ..lessons.precision import PrecisionRequest
@@ -23,22 +24,10 @@ TRACE_DEFAULTS = TraceConfig()
 
 def model(preset: str | None = None, **fields: Any) -> TraceConfig:
     """A TraceConfig: a preset (app.config.PRESETS) resolved at the given depth and sizes, then `fields` on top."""
-    sizes = {k: v for k, v in fields.items() if k not in _ARCH_FIELDS}
+    sizes = {k: v for k, v in fields.items() if k not in ARCH_FIELDS}
     base = TraceConfig(**sizes)
     cfg = preset_config(preset, base) if preset else base
     return TraceConfig(**{**cfg.model_dump(), **fields})
-
-
-_ARCH_FIELDS = (
-    "norm",
-    "norm_position",
-    "residual",
-    "residual_scale",
-    "activation",
-    "init",
-    "final_norm",
-    "depth_scaled_norm",
-)
 
 
 def trace(cfg: TraceConfig) -> dict[str, Any]:
