@@ -210,7 +210,6 @@ STRINGS: dict[str, tuple[str, str]] = {
     "series.dtype_max": ("{dtype} limit {value}", "{dtype} 上限 {value}"),
     "mark.null_points": ("× = value overflowed", "× = 数值溢出"),
     "chart.norms.y": ("Mean token norm ‖x_l‖", "词元平均范数 ‖x_l‖"),
-    "series.theory_pre": ("Theory √(‖x₀‖² + c·l), c = {c} fitted", "理论 √(‖x₀‖² + c·l)，拟合 c = {c}"),
     "series.theory_post": ("Theory √d_model = {value}", "理论 √d_model = {value}"),
 }
 
