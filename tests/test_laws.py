@@ -49,3 +49,83 @@ def test_the_fit_is_numpys_least_squares():
 def test_missing_values_have_no_law():
     assert fit_law([1.0, None, 3.0], "sqrt") is None and fit_law([1.0, math.inf], "power") is None
     assert POWER_GRID[0] == 0.25 and POWER_GRID[-1] == 2.0 and 0.5 in POWER_GRID and 1.0 in POWER_GRID
+
+
+# ---- /norms' anchored laws and the rule that names one (choose_law) ------------------------------------------------
+from app.experiments.laws import BETTER_BY, FIT_OF_RANGE, LOG_AXIS_DECADES, choose_law  # noqa: E402
+
+DEPTH = 48
+X0 = 8.0
+
+
+def series(f) -> list[float]:
+    """Layer 0 (x₀) and blocks 1..DEPTH of a law f(l)."""
+    return [f(l) for l in range(DEPTH + 1)]
+
+
+@pytest.mark.parametrize(
+    ("name", "values", "law"),
+    [
+        ("sqrt", series(lambda l: math.sqrt(X0**2 + 30 * l)), "sqrt"),
+        ("linear", series(lambda l: X0 + 2.5 * l), "line"),
+        ("geometric", series(lambda l: X0 * 1.3**l), "exp"),
+        ("power", series(lambda l: (X0**1.5 + 4 * l) ** (1 / 1.5)), "power"),
+    ],
+)
+def test_a_known_law_is_named_and_its_rivals_are_worse(name, values, law):
+    choice = choose_law(values)
+    assert choice is not None and choice.law is not None and choice.law.key == law, name
+    assert choice.law.error <= FIT_OF_RANGE * choice.spread and choice.law.error <= BETTER_BY * choice.rival.error
+    assert choice.law.curve[0] == pytest.approx(values[0]) and min(choice.law.curve) >= values[0] * (1 - 1e-9)
+
+
+def test_the_fitted_power_is_found():
+    values = series(lambda l: (X0**1.5 + 4 * l) ** (1 / 1.5))
+    choice = choose_law(values)
+    assert choice is not None and choice.law is not None and choice.law.p == pytest.approx(0.67)
+
+
+def test_geometric_growth_is_judged_on_a_log_scale():
+    values = series(lambda l: X0 * 1.6**l)  # 20 decades
+    choice = choose_law(values)
+    assert choice is not None and choice.log and choice.spread > LOG_AXIS_DECADES
+    assert choice.law is not None and choice.law.key == "exp" and math.exp(choice.law.c) == pytest.approx(1.6)
+
+
+@pytest.mark.parametrize(
+    ("name", "values"),
+    [
+        ("flat then explode", [X0] * 38 + [X0 * 10 ** (k + 1) for k in range(11)]),
+        ("flat then a step", [X0] * 25 + [3 * X0] * 24),
+        ("constant", [X0] * (DEPTH + 1)),
+        ("noise around a constant", [X0 + 0.01 * math.sin(7 * l) for l in range(DEPTH + 1)]),
+    ],
+)
+def test_no_simple_law_fits_what_no_law_describes(name, values):
+    choice = choose_law(values)
+    assert choice is not None and choice.law is None, (name, choice and choice.law)
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        [X0, 9.0, math.nan, 11.0, 12.0],
+        [X0, 9.0, None, 11.0, 12.0],
+        [X0, 9.0, math.inf, 11.0, 12.0],
+        [X0, 9.0, 0.0, 11.0, 12.0],
+        [X0, 9.0],  # depth 1
+        [X0, 9.0, 10.0],  # two blocks: too few (MIN_BLOCKS = 3)
+    ],
+)
+def test_overflow_underflow_and_short_stacks_get_no_fit(values):
+    assert choose_law(values) is None
+
+
+def test_no_curve_dips_below_the_embedding():
+    """Xiong et al.'s √(‖x₀‖² + c·l) and every other law start at ‖x₀‖ and never fall below it, even where the
+    early blocks dip (the old (a + c·l)^p clamped them to 0)."""
+    values = [X0, X0 * 0.9, X0 * 0.85, *(X0 + 3 * l for l in range(3, DEPTH + 1))]
+    choice = choose_law(values)
+    assert choice is not None
+    for fit in choice.fits:
+        assert min(fit.curve) >= X0 * (1 - 1e-12), fit.key

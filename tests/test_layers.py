@@ -1,4 +1,4 @@
-"""Layers point one way: api/pages -> services -> experiments -> probes -> models -> config -> the base modules.
+"""Layers point one way: api/pages -> services -> figures -> experiments -> probes -> models -> config -> the base modules.
 
 Walks every import in app/ (module level, inside functions, under TYPE_CHECKING alike) with ast, so a lower layer
 importing a higher one fails here even when the import hides in a function, and so does any circle between modules.
@@ -18,6 +18,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("app", "app.main", "app.__main__", "app.cli", "app.notebook"),  # app: the public facade (rx.trace ...)
     ("app.api", "app.pages", "app.security"),
     ("app.services",),
+    ("app.figures",),  # answer -> chart: reads what experiments answer, never runs a model or a service
     ("app.experiments",),
     ("app.probes",),
     ("app.models",),

@@ -122,28 +122,24 @@ def test_the_norms_figure_is_the_pages_chart_in_either_language():
     )
     assert chinese.layout.xaxis.title.text == "层 l（0 = 嵌入层）"
     assert [s.line.color for s in english.data[:2]] == [figures.PALETTE["blue"], figures.PALETTE["vermillion"]]
-    # The stream grew (×2.1 here): √l, a line and the best power (a + c·l)^p are fitted over blocks 1..L and the one
-    # of least error is drawn, as /norms draws it (theory.js's growthLaws), following the points
-    from app.experiments.laws import fit_law
+    # The law drawn is the one the builder names (app/figures/norms.py, tests/test_figures_norms.py), following the
+    # points it was fitted to from layer 0
+    from app.figures import build
 
-    measured = [l["act_norm"] for l in trace.layers]
-    fits = {}
-    for law in ("sqrt", "line", "power"):
-        fit = fit_law(measured, law)
-        assert fit is not None
-        fits[law] = fit
-    best = min(fits, key=lambda law: fits[law].error)
-    theory = english.data[2]
-    assert theory.name == figures.law_name(best, fits[best], "en") and theory.name.startswith("Best fit")
-    assert theory.y[0] is None and list(theory.y[1:]) == fits[best].curve
-    assert max(abs(a - b) / b for a, b in zip(theory.y[1:], measured, strict=True)) < 0.05
+    chart = build("norms", trace.result, "en")
+    law = chart.claim["law"]
+    measured = [trace.result["embedding"]["act_norm"], *(l["act_norm"] for l in trace.layers)]
+    if law is not None:
+        theory = english.data[2]
+        assert theory.name.startswith("Fit: ") and theory.line.dash == "dash"
+        assert max(abs(a - b) / b for a, b in zip(theory.y, measured, strict=True)) < 0.05
 
 
 def test_float16_overflow_is_marked_on_the_figure():
     trace = rx.trace(depth=48, dtype="float16", residual_scale=4.0)
     assert trace.summary["nonfinite"]
     figure = trace.figure()
-    assert figures.FLOAT16_MAX in [shape.y0 for shape in figure.layout.shapes]
+    assert [list(d.y) for d in figure.data if d.name == "float16 limit 65504"] == [[figures.FLOAT16_MAX] * 2]
     labels = [a.text for a in figure.layout.annotations]
     assert any("overflow (inf/NaN)" in text for text in labels), labels
     assert None in figure.data[0].y  # overflowed values are gaps, as strict JSON's null on the pages
@@ -322,11 +318,9 @@ def test_the_figures_use_the_pages_palette_limits_and_theme():
     assert (int(normal[1]), float(normal[2]), int(normal[3])) == (figures.FONT, figures.LINE, figures.MARKER)
 
 
-def test_the_norms_theory_line_and_the_slides_overlays_are_the_js_charts():
-    """figures.norms_figure draws /norms' growth law as static/js/pages/norms.js does (the law of least error of
-    theory.js's growthLaws, once the stream grew GROWS_ABOVE, never on a pinned Post-LN stream), and slide_figures
-    draws the deck's law fits and two panels as static/js/lecture/figures.js does: read from the JS, held to the
-    figures Python draws."""
+def test_the_slides_overlays_are_the_js_charts():
+    """slide_figures draws the deck's law fits and two panels as static/js/lecture/figures.js does: read from the JS,
+    held to the figures Python draws (/norms' chart is Python's own: tests/test_figures_norms.py)."""
     import re
 
     from app.notebook import slide_figures
@@ -339,23 +333,7 @@ def test_the_norms_theory_line_and_the_slides_overlays_are_the_js_charts():
         assert match, pattern
         return match
 
-    norms, theory, deck = js("pages", "norms.js"), js("theory.js"), js("lecture", "figures.js")
-    assert float(found(r"const GROWS_ABOVE = ([\d.]+);", norms)[1]) == figures.GROWS_ABOVE
-    assert found(r"function lawsFor\(trace\) \{[^}]*growthLaws\(actNorms\(trace\)\)", norms)
-    assert found(r"isPinned\(trace\.config\) \|\| !\(growth > GROWS_ABOVE\)", norms)
-    assert found(
-        r"cfg\.norm_position === 'post' && Boolean\(pageData\.variants\.norm\[cfg\.norm\]\?\.pins_token\)", norms
-    )
-    assert found(r"norms\.length < 4 \|\|", theory) and found(r"fitLaw\(norms\.slice\(1\), key\)", theory)
-    assert found(r"laws\.reduce\(\(a, b\) => \(b\.error < a\.error \? b : a\)\)", theory)  # the first on a tie
-    drawn = found(r"name: lawName\(laws\.best\), x, y: laws\.best\.curve, color: PALETTE\.(\w+), dash: '(\w+)', "
-                  r"markers: (\w+), width: ([\d.]+)", norms)  # fmt: skip
-    grown = rx.trace(depth=8, norm_position="pre").figure().data[2]
-    assert (grown.line.color, grown.line.dash, grown.mode) == (figures.PALETTE[drawn[1]], drawn[2], "lines")
-    assert drawn[3] == "false" and grown.line.width == pytest.approx(figures.LINE * float(drawn[4]))
-    pinned = rx.trace(depth=8, norm_position="post").figure()
-    assert len(pinned.data) == 2 and [s.y0 for s in pinned.layout.shapes] == [pytest.approx(8.0)]  # √d, no law
-
+    deck = js("lecture", "figures.js")
     colors = dict(re.findall(r"(\w+): '(\w+)'", found(r"const LAW_COLORS = \{([^}]*)\}", deck)[1]))
     assert colors == slide_figures.LAW_COLORS
     law = found(r"x: x\.slice\(1\), y: fit\.curve, color: PALETTE\[LAW_COLORS\[overlay\.law\]\], dash: '(\w+)',\s*"

@@ -1,19 +1,38 @@
-"""Growth laws checked against each other: fit (a + c·l)^p to a per-layer series and report each fit's error.
+"""Growth laws checked against each other, and drawn only where one of them fits.
 
-A claim such as "the stream grows like √l" is only worth stating when √l (p = ½) fits the measured series better than
-the alternatives: a straight line (p = 1) and the best power p on a fixed grid. For a fixed p the fit is a least-squares
-line through values^(1/p) against l = 1..n; its error is the root mean square distance to the values themselves.
-static/js/theory.js is the browser's twin (same grid, same formulas); tests/test_laws.py checks them on known series.
+/norms asks which law a stream's per-layer norms follow. Every law here starts at the embedding's norm x₀ (layer 0)
+and has one growth constant c ≥ 0, so no fitted curve dips below ‖x₀‖:
+- `sqrt`: √(‖x₀‖² + c·l), the independent increments of Xiong et al. 2020 (lemma 2: squares add up);
+- `line`: ‖x₀‖ + c·l, aligned increments (lengths add up);
+- `exp`: ‖x₀‖·e^{c·l}, geometric growth (each block multiplies the stream by the same factor);
+- `power`: (‖x₀‖^{1/p} + c·l)^p with the best p of POWER_GRID (√l and l are on it).
+For each law c is the least-squares slope through the origin of the lifted values (values^{1/p} − x₀^{1/p}, or
+log(values/x₀) for `exp`) against l; its error is the root mean square distance to the values over blocks 1..L.
+
+A law is named only when it fits (`choose_law`): its error is at most FIT_OF_RANGE of the series' range and at most
+BETTER_BY times the next-best law's error, both measured on the scale the chart draws: in log10 units when the
+series spans more than LOG_AXIS_DECADES decades (a law must hold where it is seen, not only at the largest values). The best power competes only when p is not at the grid's edge (an optimum
+outside the grid was not found) and against the best of √l, the line and the exponential (each is a power or a
+limit of one, so the power is never their rival otherwise). Otherwise: "no simple law fits" (docs/physics.md).
+
+`fit_power` / `fit_law` are the deck's free-intercept fits (a + c·l)^p, which the lecture's claims use.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 # p from 0.25 to 2.00 in steps of 0.01: sub-linear, linear and super-linear growth on one grid (√l and l are on it).
 POWER_GRID: tuple[float, ...] = tuple(round(0.25 + 0.01 * k, 2) for k in range(176))
-LAWS: dict[str, float | None] = {"sqrt": 0.5, "line": 1.0, "power": None}  # None: the best p of the grid
+LAWS: dict[str, float | None] = {"sqrt": 0.5, "line": 1.0, "power": None}  # the deck's laws; None: the best p
+
+FIT_OF_RANGE = 0.10  # a law fits when its RMS error is at most 10 % of the series' range (max − min) ...
+BETTER_BY = 0.8  # ... and at most 0.8 × the next-best law's error (else two laws describe the data equally well)
+LOG_AXIS_DECADES = 3.0  # a series spanning more than 3 decades is drawn, and its laws judged, on a log scale
+MIN_BLOCKS = 3  # fewer blocks than this have no law worth naming
+GROWTH_LAWS = ("sqrt", "line", "exp")  # the named laws of /norms; the best power joins them in choose_law
 
 
 @dataclass(frozen=True)
@@ -58,19 +77,97 @@ def fit_law(values: list[float | None], law: str) -> Fit | None:
     return best_power(finite) if p is None else fit_power(finite, p)
 
 
-def growth_laws(norms: list[float | None]) -> tuple[list[tuple[str, Fit]], tuple[str, Fit]] | None:
-    """/norms' comparison (theory.js growthLaws): every law fitted to a stream's norms (index 0 = the embedding,
-    fitted over blocks 1..L) and the one of smallest error; None when fewer than 3 blocks or a value is not finite
-    and positive."""
-    if len(norms) < 4 or any(n is None or not math.isfinite(n) or n <= 0 for n in norms):
+@dataclass(frozen=True)
+class LawFit:
+    """One anchored law fitted to layers 0..L (curve[0] is ‖x₀‖ itself)."""
+
+    key: str  # sqrt | line | exp | power
+    p: float | None  # the power (None for exp)
+    c: float  # growth constant, in the lifted unit (per layer)
+    error: float  # RMS of value − curve over blocks 1..L, in the values' unit
+    curve: list[float]
+
+
+@dataclass(frozen=True)
+class LawChoice:
+    """Every law fitted to one series and the one that fits, if any."""
+
+    fits: list[LawFit]  # sqrt, line, exp, power in that order
+    law: LawFit | None  # the law to name and draw; None: no simple law fits
+    rival: LawFit  # the next-best law it was compared with
+    spread: float  # the series' range, max − min over layers 0..L (in decades when `log`)
+    log: bool  # errors and range in log10 units (the series spans more than LOG_AXIS_DECADES)
+
+    def fit(self, key: str) -> LawFit:
+        return next(f for f in self.fits if f.key == key)
+
+
+def _rms(values: list[float], curve: list[float], log: bool = False) -> float:
+    pairs = zip(values[1:], curve[1:], strict=True)
+    squares = [(math.log10(v) - math.log10(f)) ** 2 if log else (v - f) ** 2 for v, f in pairs]
+    return math.sqrt(sum(squares) / len(squares))
+
+
+def decades(values: list[float]) -> float:
+    """How many powers of ten the positive values span (0 when there are none)."""
+    positive = [v for v in values if v > 0 and math.isfinite(v)]
+    return math.log10(max(positive) / min(positive)) if positive else 0.0
+
+
+def _on_scale(fit: LawFit, values: list[float], log: bool) -> LawFit:
+    """The fit with its error measured in log10 units when `log`."""
+    return fit if not log else LawFit(fit.key, fit.p, fit.c, _rms(values, fit.curve, log=True), fit.curve)
+
+
+def anchored_power(values: list[float], p: float, key: str = "power") -> LawFit:
+    """(x₀^{1/p} + c·l)^p with c ≥ 0 (least squares through the origin of values^{1/p} − x₀^{1/p})."""
+    scale = max(values)  # fitted on values / max: v^{1/p} stays finite for every v up to 3.4×10³⁸ and p ≥ 0.25
+    lifted = [(v / scale) ** (1.0 / p) for v in values]
+    layers = range(len(values))
+    c = max(0.0, sum(l * (z - lifted[0]) for l, z in zip(layers, lifted, strict=True)) / sum(l * l for l in layers))
+    curve = [scale * (lifted[0] + c * l) ** p for l in layers]
+    return LawFit(key, p, c * scale ** (1.0 / p), _rms(values, curve), curve)
+
+
+def anchored_exp(values: list[float]) -> LawFit:
+    """x₀·e^{c·l} with c ≥ 0 (least squares through the origin of log(values / x₀))."""
+    logs = [math.log(v / values[0]) for v in values]
+    layers = range(len(values))
+    c = max(0.0, sum(l * z for l, z in zip(layers, logs, strict=True)) / sum(l * l for l in layers))
+    curve = [values[0] * math.exp(min(c * l, 700.0)) for l in layers]
+    return LawFit("exp", None, c, _rms(values, curve), curve)
+
+
+def growth_fits(values: list[float], log: bool = False) -> list[LawFit]:
+    """√l, the line, the exponential and the best power, each anchored at values[0] (layer 0), their errors on the
+    linear or (log) the log10 scale."""
+    powers = (_on_scale(anchored_power(values, p), values, log) for p in POWER_GRID)
+    power = min(powers, key=lambda fit: fit.error)  # the first one on a tie
+    named = [anchored_power(values, 0.5, "sqrt"), anchored_power(values, 1.0, "line"), anchored_exp(values)]
+    return [*(_on_scale(fit, values, log) for fit in named), power]
+
+
+def fittable(values: Sequence[float | None]) -> bool:
+    """At least MIN_BLOCKS blocks after layer 0, every value finite and positive."""
+    return len(values) > MIN_BLOCKS and all(v is not None and math.isfinite(v) and v > 0 for v in values)
+
+
+def choose_law(values: Sequence[float | None]) -> LawChoice | None:
+    """The law that fits a stream's norms (values[0] = the embedding), or LawChoice(law=None): no simple law fits.
+    None when the series cannot be fitted at all (see `fittable`)."""
+    if not fittable(values):
         return None
-    laws: list[tuple[str, Fit]] = []
-    for key in LAWS:
-        fit = fit_law(norms[1:], key)
-        assert fit is not None  # every value is finite (checked above)
-        laws.append((key, fit))
-    best = laws[0]
-    for law in laws[1:]:  # the first one on a tie, as reduce() in the browser
-        if law[1].error < best[1].error:
-            best = law
-    return laws, best
+    series = [float(v) for v in values if v is not None]
+    log = decades(series) > LOG_AXIS_DECADES
+    fits = growth_fits(series, log)
+    named = sorted(fits[:3], key=lambda fit: fit.error)
+    power = fits[3]
+    at_edge = power.p in (POWER_GRID[0], POWER_GRID[-1])
+    if not at_edge and power.error < BETTER_BY * named[0].error:
+        best, rival = power, named[0]
+    else:
+        best, rival = named[0], named[1]
+    spread = decades(series) if log else max(series) - min(series)
+    # a constant series, or two laws through every point, have no law that fits better than the others
+    fits_well = rival.error > 0 and best.error <= min(FIT_OF_RANGE * spread, BETTER_BY * rival.error)
+    return LawChoice(fits, best if fits_well else None, rival, spread, log)

@@ -1,6 +1,7 @@
-"""The pages' charts as plotly.graph_objects figures, for notebooks: the same palette, labels (app/i18n.py, both
-languages), theory lines and overflow marks as static/js/charts.js, static/js/pages/norms.js (a trace),
-home.js (a comparison) and gradients.js (a sweep's heatmap). tests/test_notebook.py holds them to the same data.
+"""The pages' charts as plotly.graph_objects figures, for notebooks. /norms' chart is its Python builder's figure
+(app/figures/norms.py), the very JSON the page draws; the others (a comparison, a gradient profile, a sweep's
+heatmap) still use the palette and labels below, as static/js/charts.js does. tests/test_notebook.py and
+tests/test_figures_norms.py hold them to the same data.
 """
 
 from __future__ import annotations
@@ -12,22 +13,12 @@ from typing import Any
 import plotly.graph_objects as go
 
 from .. import numbers
-from ..config import VARIANTS
-from ..experiments.laws import Fit, growth_laws
+from ..figures import build
+from ..figures.style import OVERFLOW_FILL, overflow_runs
+from ..figures.style import PALETTE as PALETTE
 from ..i18n import t
 from ..pages import explorer as _page_strings  # noqa: F401  (registers the charts' strings)
 
-# Okabe & Ito (2008), "Color Universal Design": the palette of static/js/charts.js.
-PALETTE = {
-    "blue": "#0072B2",
-    "vermillion": "#D55E00",
-    "green": "#009E73",
-    "purple": "#CC79A7",
-    "orange": "#E69F00",
-    "sky": "#56B4E9",
-    "yellow": "#F0E442",
-    "black": "#000000",
-}
 SERIES = [PALETTE[c] for c in ("blue", "vermillion", "green", "purple", "orange", "sky", "black")]
 FLOAT16_MAX = 65504.0
 LINE, MARKER, FONT = 2.5, 6, 14  # charts.js's "normal" theme
@@ -90,15 +81,7 @@ def add_hline(fig: go.Figure, value: float, text: str, color: str = PALETTE["bla
 
 def mark_overflow(fig: go.Figure, x: Sequence[int], ys: Sequence[float | None], lang: str) -> None:
     """Shade each run of layers whose values overflowed (inf/NaN) and say which, as charts.js's markOverflow."""
-    runs: list[list[int]] = []
-    for k, value in enumerate(x):
-        if ys[k] is not None and math.isfinite(ys[k]):  # type: ignore[arg-type]
-            continue
-        if runs and runs[-1][1] == x[k - 1]:
-            runs[-1][1] = value
-        else:
-            runs.append([value, value])
-    for low, high in runs:
+    for low, high in overflow_runs(x, ys):
         text = (
             t("mark.overflow_at", lang, layer=low)
             if low == high
@@ -107,7 +90,7 @@ def mark_overflow(fig: go.Figure, x: Sequence[int], ys: Sequence[float | None], 
         fig.add_vrect(
             x0=low - 0.5,
             x1=high + 0.5,
-            fillcolor="rgba(213,94,0,0.16)",
+            fillcolor=OVERFLOW_FILL,
             line={"color": PALETTE["vermillion"], "width": 2, "dash": "dot"},
             annotation={"text": text, "font": {"color": PALETTE["vermillion"]}},
         )
@@ -119,66 +102,13 @@ def stream(trace: dict[str, Any], field: str) -> tuple[list[int], list[float | N
     return [0, *(layer["layer"] for layer in layers)], [trace["embedding"][field], *(layer[field] for layer in layers)]
 
 
-GROWS_ABOVE = 1.5  # norms.js: a stream that grew less than this from layer 1 to L is not fitted with a growth law
-
-
-def laws_for(trace: dict[str, Any]) -> tuple[list[tuple[str, Fit]], tuple[str, Fit]] | None:
-    """norms.js's lawsFor: the growth laws compared on this trace when its stream grew (None otherwise)."""
-    growth = trace["summary"]["norm_growth"]
-    if is_pinned(trace["config"]) or not (growth is not None and growth > GROWS_ABOVE):
-        return None
-    return growth_laws(finite(stream(trace, "act_norm")[1]))
-
-
-def law_name(key: str, fit: Fit, lang: str) -> str:
-    """norms.js's lawName (the line's slope is its c: (a + c·l)¹)."""
-    return t(f"series.law.{key}", lang, c=fmt(fit.c, lang), slope=fmt(fit.c, lang), p=fmt(fit.p, lang))
-
-
-def is_pinned(cfg: dict[str, Any]) -> bool:
-    """Post placement of a norm that pins every token at √d (its pins_token in the variant table), as norms.js."""
-    return cfg["norm_position"] == "post" and VARIANTS["norm"][cfg["norm"]].pins_token
-
-
-def norms_figure(trace: dict[str, Any], lang: str = "en", log: bool = False) -> go.Figure:
-    """The /norms chart: the stream's mean token norm, each block's output, the theory, the format's limits."""
-    cfg = trace["config"]
-    x, act = stream(trace, "act_norm")
-    _, max_abs = stream(trace, "act_max_abs")
-    fig = base_figure(t("chart.norms.title", lang), t("axis.layer", lang), t("chart.norms.y", lang), ylog=log)
-    add_line(fig, t("series.act_norm", lang), x, act, PALETTE["blue"])
-    branches = [layer["branch_norm"] for layer in trace["layers"]]
-    add_line(fig, t("series.branch_norm", lang), x[1:], branches, PALETTE["vermillion"], width=0.8)
-    laws = laws_for(trace)
-    if laws:  # the law that fits best, over blocks 1..L (no point at the embedding)
-        key, best = laws[1]
-        add_line(
-            fig,
-            law_name(key, best, lang),
-            x,
-            [None, *best.curve],
-            PALETTE["black"],
-            dash="dash",
-            markers=False,
-            width=0.6,
-        )
-    if is_pinned(cfg):
-        root = math.sqrt(cfg["d_model"])
-        add_hline(fig, root, t("series.theory_post", lang, value=fmt(root, lang)))
-    seen = [v for v in [*finite(max_abs), *finite(act)] if v is not None]
-    peak = max(seen) if seen else 0.0
-    overflowed = any(v is None for v in finite(max_abs))
-    if cfg["dtype"] != "float32" or peak > FLOAT16_MAX / 10:
-        add_line(fig, t("series.max_abs", lang), x, max_abs, PALETTE["green"], dash="dot", width=0.7)
-    if FLOAT16_MAX / 10 < peak < FLOAT16_MAX * 1e3 or (cfg["dtype"] == "float16" and overflowed):
-        add_hline(fig, FLOAT16_MAX, t("series.fp16_max", lang), PALETTE["vermillion"])
-    limit = trace["summary"]["dtype_max"]
-    if cfg["dtype"] == "bfloat16" and (peak > limit / 10 or overflowed):
-        add_hline(
-            fig, limit, t("series.dtype_max", lang, dtype=cfg["dtype"], value=fmt(limit, lang)), PALETTE["vermillion"]
-        )
-    mark_overflow(fig, x, max_abs, lang)
-    return fig
+def norms_figure(trace: dict[str, Any], lang: str = "en", log: bool | None = None, theme: str = "normal") -> go.Figure:
+    """The /norms chart: its builder's figure (app/figures/norms.py), on the scale it chose unless `log` says,
+    with the slide theme's patch when theme="slide" (what the page applies for those view settings)."""
+    views = [*(["slide"] if theme == "slide" else []), *([] if log is None else ["log" if log else "linear"])]
+    figure = go.Figure(build("norms", trace, lang).view(*views))
+    figure.layout.template = None  # the page draws with no template: plotly.py's default would restyle the chart
+    return figure
 
 
 def gradients_figure(traces: Sequence[tuple[str, dict[str, Any]]], lang: str = "en", log: bool = True) -> go.Figure:

@@ -62,7 +62,7 @@ class Trace:
             return figures.gradients_figure([(label(self.config), self.result)], lang, log=True if log is None else log)
         if kind != "norms":
             raise ValueError(f"kind: one of norms, gradients; got {kind!r}")
-        return figures.norms_figure(self.result, lang, log=bool(log))
+        return figures.norms_figure(self.result, lang, log=log)
 
     def _repr_html_(self) -> str:
         return summary_table(label(self.config), self.result, self.lang)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import i18n
+from .. import figures, i18n
 from ..config import PRESETS, REFERENCE_MODEL, TraceConfig, preset_config
 from ..experiments.requests import Part
 from ..experiments.sweep import SweepRequest
@@ -72,92 +72,10 @@ STRINGS: dict[str, tuple[str, str]] = {
         "The length of the token vectors after every block, averaged over tokens, for a freshly initialised model.",
         "刚初始化的模型中，每个块之后词元向量的长度（对词元取平均）。",
     ),
-    "chart.norms.title": ("Activation norm along the residual stream", "残差流上的激活范数"),
-    "series.act_norm": ("Residual stream ‖x_l‖", "残差流 ‖x_l‖"),
-    "series.branch_norm": ("Block output ‖f(x)‖", "块输出 ‖f(x)‖"),
-    "series.max_abs": ("Largest |entry| (what overflows)", "绝对值最大的分量（决定是否溢出）"),
     "series.post_ln": ("Post-LN: N(x + f(x))", "Post-LN：N(x + f(x))"),
     "series.pre_ln": ("Pre-LN: x + f(N(x))", "Pre-LN：x + f(N(x))"),
-    "caption.norms": (
-        "The measured lengths and the law they follow appear here once the model has run.",
-        "模型运行完成后，这里显示实测的长度以及它们符合的规律。",
-    ),
-    "caption.norms.pre": (
-        "Pre-LN: each block adds its output to the stream and nothing normalizes the sum, so the stream keeps "
-        "getting longer.",
-        "Pre-LN：每个块把输出加到残差流上，而相加的结果不做归一化，所以残差流越来越长。",
-    ),
-    "caption.norms.post": (
-        "{norm} after the add rescales every token vector to the same length √d_model at every layer (dashed line). "
-        "The stream cannot snowball, but see the Gradients page for what this costs the gradient.",
-        "{norm} 放在相加之后，把每层的每个词元向量都缩放到同样的长度 √d_model（虚线）。"
-        "残差流不会滚雪球，但梯度要为此付出代价，见“梯度”页。",
-    ),
-    "caption.norms.pinned": (
-        "Measured: every layer's mean token length is within {percent}% of √{d} = {value}.",
-        "实测：每层词元的平均长度与 √{d} = {value} 相差不超过 {percent}%。",
-    ),
-    "caption.norms.other": (
-        "The stream's length after each block, for this norm and placement.",
-        "在当前的归一化方式和位置下，每个块之后残差流的长度。",
-    ),
-    "caption.norms.post_free": (
-        "{norm} after the add does not set each token's length, so no √d_model line is drawn.",
-        "{norm} 放在相加之后也不会固定每个词元的长度，所以不画 √d_model 线。",
-    ),
-    "caption.norms.growth": (
-        "Measured: the stream's norm changed ×{growth} from layer 1 to layer {depth}.",
-        "实测：残差流范数从第 1 层到第 {depth} 层变为 {growth} 倍。",
-    ),
-    "caption.norms.shrink": (
-        "Measured: the stream shrank to ×{growth} of its layer-1 length by layer {depth}, about ×{step} per block.",
-        "实测：到第 {depth} 层，残差流缩小为第 1 层长度的 {growth} 倍，平均每块约 ×{step}。",
-    ),
-    "caption.norms.underflow": (
-        "The stream shrank until it underflowed to exactly 0 at layer {layer}: too small for {dtype}, every "
-        "later layer gets zeros.",
-        "残差流不断缩小，在第 {layer} 层下溢为 0：数值小到 {dtype} 无法表示，之后的每一层收到的都是 0。",
-    ),
-    "caption.norms.law.sqrt": (
-        "Of three laws fitted by least squares (√l, a straight line, a power (a + c·l)^p), √(a + c·l) fits best "
-        "(dashed): the blocks' updates add like independent steps, whose squares add up (Xiong et al. 2020).",
-        "用最小二乘拟合三种规律（√l、直线、幂律 (a + c·l)^p），√(a + c·l) 拟合得最好（虚线）："
-        "各块的增量近似独立，按平方累加（Xiong 等，2020）。",
-    ),
-    "caption.norms.law.line": (
-        "Of three laws fitted by least squares (√l, a straight line, a power (a + c·l)^p), a straight line fits best "
-        "(dashed): the blocks' updates are correlated rather than independent, so their lengths add up more like "
-        "numbers than like independent steps, whose squares add, and the stream grows faster than √l.",
-        "用最小二乘拟合三种规律（√l、直线、幂律 (a + c·l)^p），直线拟合得最好（虚线）：各块的增量彼此相关而非独立，"
-        "它们的长度更像数值一样直接相加，而不是像独立增量那样按平方累加，所以残差流比 √l 增长得快。",
-    ),
-    "caption.norms.law.power_between": (
-        "Of three laws fitted by least squares (√l, a straight line, a power (a + c·l)^p), the power (a + c·l)^{p} fits best "
-        "(dashed): between √l (independent updates) and a line (aligned updates).",
-        "用最小二乘拟合三种规律（√l、直线、幂律 (a + c·l)^p），幂律 (a + c·l)^{p} 拟合得最好（虚线）："
-        "介于 √l（增量相互独立）和直线（增量方向一致）之间。",
-    ),
-    "caption.norms.law.power_slow": (
-        "Of three laws fitted by least squares (√l, a straight line, a power (a + c·l)^p), the power (a + c·l)^{p} fits best "
-        "(dashed): slower than √l.",
-        "用最小二乘拟合三种规律（√l、直线、幂律 (a + c·l)^p），幂律 (a + c·l)^{p} 拟合得最好（虚线）：比 √l 增长得还慢。",
-    ),
-    "caption.norms.law.power_fast": (
-        "Of three laws fitted by least squares (√l, a straight line, a power (a + c·l)^p), the power (a + c·l)^{p} fits best "
-        "(dashed): faster than a straight line.",
-        "用最小二乘拟合三种规律（√l、直线、幂律 (a + c·l)^p），幂律 (a + c·l)^{p} 拟合得最好（虚线）：比直线增长得还快。",
-    ),
-    "caption.norms.law_errors": (
-        "Root-mean-square error of each fit: √l {sqrt}, line {line}, best power (p = {p}) {power}.",
-        "各拟合的均方根误差：√l 为 {sqrt}，直线为 {line}，最佳幂律（p = {p}）为 {power}。",
-    ),
-    "series.law.sqrt": ("Best fit √(a + c·l), c = {c}", "最佳拟合 √(a + c·l)，c = {c}"),
-    "series.law.line": ("Best fit: a line, slope {slope}", "最佳拟合：直线，斜率 {slope}"),
-    "series.law.power": ("Best fit: power (a + c·l)^{p}", "最佳拟合：幂律 (a + c·l)^{p}"),
-    "caption.norms.overflow": (
-        "In {dtype} the values passed the largest finite number: from layer {layer} on they are inf or NaN (marked).",
-        "在 {dtype} 下数值超过了最大有限值：从第 {layer} 层起变成 inf 或 NaN（已标出）。",
-    ),
+    "enum.yscale.auto": ("Automatic", "自动"),  # /norms' axis: logarithmic when the values span > 3 decades
+    # the /norms chart's own words are app/figures/norms.py's (registered below, with every chart's)
     # /gradients
     "gradients.title": ("How far does the gradient survive?", "梯度能传多远？"),
     "gradients.intro": (
@@ -288,6 +206,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     ),
 }
 i18n.register(STRINGS)
+i18n.register(figures.strings())  # every chart's words, for the pages' translation table
 
 
 def home_requests() -> list[Part]:

@@ -154,11 +154,14 @@ def stream_statistics(tensors: list[torch.Tensor]) -> dict[str, list[float]]:
 
 
 def _float32_or_float64(reduce: Callable[[torch.Tensor], torch.Tensor], x: torch.Tensor) -> torch.Tensor:
-    """reduce(x) in float32; again in float64 when finite entries overflowed float32's sum of squares
-    (bfloat16 and float32 streams reach 3e38)."""
+    """reduce(x) in float32; again in float64 when a snapshot whose entries are all finite overflowed float32's sum
+    of squares (bfloat16 and float32 streams reach 3e38; a later snapshot that is inf/NaN does not hide it)."""
     result = reduce(x.float())
-    if not torch.isfinite(result).all() and torch.isfinite(x).all():
-        result = reduce(x.double())
+    if not torch.isfinite(result).all():
+        finite_entries = torch.isfinite(x).flatten(1).all(dim=1)  # (N,)
+        finite_results = torch.isfinite(result).reshape(-1, x.shape[0]).all(dim=0)  # (N,)
+        if (finite_entries & ~finite_results).any():
+            result = reduce(x.double())
     return result
 
 

@@ -1,0 +1,41 @@
+"""POST /api/figure/{chart}?lang=en|zh, one route per chart of app/figures/: the chart built in Python from its cached
+answer (the Plotly figure, its caption, the values the caption states, its CSV rows and the view patches the page
+applies). The body is the chart's request (for `norms`: a trace's fields, every one optional)."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+
+from fastapi import APIRouter, Request
+
+from ..experiments.requests import REQUESTS
+from ..figures import ChartKind, charts
+from ..jsonsafe import StrictJSONResponse
+from ..pages.registry import request_lang
+from ..services.figures import chart_json
+from .body import body_doc, json_body
+from .trace import CACHE_HEADER
+
+router = APIRouter(tags=["figures"])
+
+
+def _route(kind: ChartKind) -> Callable[[Request], Awaitable[StrictJSONResponse]]:
+    model = REQUESTS[kind.request].model
+
+    async def figure(request: Request) -> StrictJSONResponse:
+        body, source = await chart_json(kind.key, await json_body(request, model), request_lang(request))
+        return StrictJSONResponse(body, headers={CACHE_HEADER: source})
+
+    figure.__doc__ = f"The {kind.key} chart of the {kind.request} request in the body, in ?lang= (en or zh)."
+    return figure
+
+
+for _kind in charts().values():
+    router.add_api_route(
+        f"/api/figure/{_kind.key}",
+        _route(_kind),
+        methods=["POST"],
+        response_class=StrictJSONResponse,
+        openapi_extra=body_doc(REQUESTS[_kind.request].model),
+        name=f"figure_{_kind.key}",
+    )

@@ -1,0 +1,31 @@
+"""One builder per chart: answer -> Chart (figure, caption, claim, rows, view patches). The only place that turns
+numbers into words or pictures; pages, exports and the notebook show what these return.
+
+`charts()` is the registry: it lists every chart kind, and nothing registers itself by being imported.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+from .chart import Chart, ChartKind, apply_patch
+
+__all__ = ["Chart", "ChartKind", "apply_patch", "build", "charts", "strings"]
+
+
+@cache
+def charts() -> dict[str, ChartKind]:
+    """Every chart built in Python, by key (the /embed/{key} and POST /api/figure/{key} name)."""
+    from . import norms
+
+    return {kind.key: kind for kind in (norms.CHART,)}
+
+
+def strings() -> dict[str, tuple[str, str]]:
+    """Every chart's own words (English, 中文), for the translation table the pages hand the browser."""
+    return {key: pair for kind in charts().values() for key, pair in kind.strings.items()}
+
+
+def build(key: str, answer: object, lang: str = "en") -> Chart:
+    """The chart `key` of one answer of its request kind, in lang."""
+    return charts()[key].build(answer, lang)

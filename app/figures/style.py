@@ -1,0 +1,202 @@
+"""The look of every chart, as Plotly JSON (plain dicts): palette, themes, axes, lines, reference lines and overflow
+bands. The same marks static/js/charts.js drew, so a chart looks the same whichever side builds it.
+
+Plain dicts rather than plotly.graph_objects on the server path: building and validating a /norms figure through
+graph_objects costs ~10x the dicts (docs/development.md, "Charts"); tests/test_figures_norms.py validates every
+figure through graph_objects once, so the dicts stay valid Plotly.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+from ..i18n import t
+
+Json = dict[str, Any]
+
+# Okabe & Ito (2008), "Color Universal Design": distinguishable with every common colour-vision deficiency.
+PALETTE = {
+    "blue": "#0072B2",
+    "vermillion": "#D55E00",
+    "green": "#009E73",
+    "purple": "#CC79A7",
+    "orange": "#E69F00",
+    "sky": "#56B4E9",
+    "yellow": "#F0E442",
+    "black": "#000000",
+}
+SERIES = tuple(PALETTE[c] for c in ("blue", "vermillion", "green", "purple", "orange", "sky", "black"))
+FLOAT16_MAX = 65504.0
+THEMES: dict[str, Json] = {
+    "normal": {"font": 14, "title": 17, "line": 2.5, "marker": 6, "grid": "#e2e5e9", "axis": "#444", "margin": 62},
+    "slide": {"font": 22, "title": 28, "line": 5, "marker": 11, "grid": "#cfd3d8", "axis": "#000", "margin": 90},
+}
+FONT = 'system-ui, "Segoe UI", "Noto Sans", "Noto Sans CJK SC", "PingFang SC", "Microsoft YaHei", sans-serif'
+OVERFLOW_FILL = "rgba(213,94,0,0.16)"
+LOG_AXIS_DECADES = 3.0  # a y axis turns logarithmic when its positive values span more than 3 decades
+
+
+def theme_of(name: str) -> Json:
+    return THEMES.get(name, THEMES["normal"])
+
+
+def axis(theme: Json, title: str, log: bool = False) -> Json:
+    """One axis in the theme; both scales write large numbers as powers of ten (no SI "20B")."""
+    return {
+        # standoff: a gap between tick labels and title (Plotly's default lets tall glyphs such as ‖ touch the ticks)
+        "title": {"text": title, "font": {"size": theme["font"] + 1}, "standoff": round(theme["font"] * 0.8)},
+        "type": "log" if log else "linear",
+        "gridcolor": theme["grid"],
+        "linecolor": theme["axis"],
+        "linewidth": 2 if theme is THEMES["slide"] else 1,
+        "showline": True,
+        "zeroline": False,
+        "ticks": "outside",
+        "tickfont": {"size": theme["font"]},
+        "automargin": True,
+        "exponentformat": "power",
+    }
+
+
+def layout(theme_name: str, title: str, x: str, y: str, ylog: bool = False) -> Json:
+    """The base layout of every chart: title on the top edge, the legend in a row between it and the plot."""
+    theme = theme_of(theme_name)
+    return {
+        "title": {
+            "text": title,
+            "font": {"size": theme["title"]},
+            "x": 0.01,
+            "xanchor": "left",
+            "xref": "container",
+            "y": 1,
+            "yanchor": "top",
+            "yref": "container",
+            "pad": {"t": 10},
+        },
+        "font": {"family": FONT, "size": theme["font"], "color": "#111"},
+        "paper_bgcolor": "#ffffff",
+        "plot_bgcolor": "#ffffff",
+        "margin": {"l": theme["margin"], "r": 24, "t": theme["title"] * 2 + 8, "b": theme["margin"]},
+        "xaxis": axis(theme, x),
+        "yaxis": axis(theme, y, log=ylog),
+        "legend": {
+            "orientation": "h",
+            "x": 0,
+            "xanchor": "left",
+            "y": 1.02,
+            "yanchor": "bottom",
+            "font": {"size": theme["font"]},
+        },
+        "hovermode": "x unified",
+        "hoverlabel": {"font": {"size": theme["font"]}},
+        "shapes": [],
+        "annotations": [],
+    }
+
+
+def finish(fig: Json) -> Json:
+    """The figure as Plotly keeps it: no empty lists of shapes or notes (graph_objects drops them, and the notebook's
+    figure must be the page's to the key)."""
+    for key in ("shapes", "annotations"):
+        if not fig["layout"].get(key):
+            fig["layout"].pop(key, None)
+    return fig
+
+
+def escape(text: str) -> str:
+    """Text safe inside HTML (hover boxes, exported files)."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def finite(values: Sequence[float | None]) -> list[float | None]:
+    """inf/NaN become gaps, as strict JSON's null does."""
+    return [v if v is not None and math.isfinite(v) else None for v in values]
+
+
+def line(theme_name: str, name: str, x: Sequence[Any], y: Sequence[float | None], color: str, **style: Any) -> Json:
+    """A line series; missing values stay gaps. style: dash, width (× the theme's), markers."""
+    theme = theme_of(theme_name)
+    markers = style.get("markers", True)
+    return {
+        "type": "scatter",
+        "mode": "lines+markers" if markers else "lines",
+        "name": name,
+        "x": list(x),
+        "y": finite(y),
+        "line": {"color": color, "dash": style.get("dash", "solid"), "width": theme["line"] * style.get("width", 1.0)},
+        "marker": {"size": theme["marker"], "color": color},
+        "hovertemplate": f"%{{y:.4g}}<extra>{escape(name)}</extra>",
+    }
+
+
+def reference(theme_name: str, name: str, x: Sequence[int], value: float, color: str = PALETTE["black"]) -> Json:
+    """A horizontal reference line drawn as a legend entry (its label never sits on the data, on either scale)."""
+    theme = theme_of(theme_name)
+    trace = line(theme_name, name, [x[0], x[-1]], [value, value], color, dash="dash", markers=False)
+    trace["line"]["width"] = max(1.5, theme["line"] * 0.6)
+    return trace
+
+
+def overflow_runs(x: Sequence[int], ys: Sequence[float | None]) -> list[tuple[int, int]]:
+    """Runs of consecutive x where the series is missing (inf/NaN), as (from, to)."""
+    runs: list[list[int]] = []
+    for k, value in enumerate(x):
+        if ys[k] is not None and math.isfinite(ys[k]):  # type: ignore[arg-type]
+            continue
+        if runs and runs[-1][1] == x[k - 1]:
+            runs[-1][1] = value
+        else:
+            runs.append([value, value])
+    return [(low, high) for low, high in runs]
+
+
+def overflow_band(theme_name: str, fig: Json, low: int, high: int, text: str, right: bool = False) -> None:
+    """Shade layers low..high, where values overflowed to inf/NaN, and say so inside the band."""
+    theme = theme_of(theme_name)
+    fig["layout"]["shapes"].append(
+        {
+            "type": "rect",
+            "xref": "x",
+            "x0": low - 0.5,
+            "x1": high + 0.5,
+            "yref": "paper",
+            "y0": 0,
+            "y1": 1,
+            "fillcolor": OVERFLOW_FILL,
+            "line": {"color": PALETTE["vermillion"], "width": 2, "dash": "dot"},
+        }
+    )
+    fig["layout"]["annotations"].append(
+        {
+            "xref": "x",
+            "x": high + 0.5 if right else low - 0.5,
+            "yref": "paper",
+            "y": 0.5,
+            "yanchor": "middle",
+            "xanchor": "right" if right else "left",
+            "text": f"✕ {text}",
+            "showarrow": False,
+            "font": {"size": theme["font"], "color": PALETTE["vermillion"]},
+            "bgcolor": "rgba(255,255,255,0.9)",
+        }
+    )
+
+
+def mark_overflow(theme_name: str, fig: Json, x: Sequence[int], ys: Sequence[float | None], lang: str) -> None:
+    """Shade every overflowed run of a series and label it with its layers."""
+    middle = (x[0] + x[-1]) / 2
+    for low, high in overflow_runs(x, ys):
+        where = (
+            t("mark.overflow_at", lang, layer=low)
+            if low == high
+            else t("mark.overflow_range", lang, **{"from": low, "to": high})
+        )
+        overflow_band(theme_name, fig, low, high, where, right=low > middle)
+
+
+def wants_log(*series: Sequence[float | None]) -> bool:
+    """True when the positive finite values span more than LOG_AXIS_DECADES decades."""
+    seen = [v for ys in series for v in ys if v is not None and math.isfinite(v) and v > 0]
+    return bool(seen) and math.log10(max(seen) / min(seen)) > LOG_AXIS_DECADES

@@ -1,0 +1,32 @@
+"""Charts of cached answers, cached per answer, chart and language (a chart costs ~1 ms to build; a page's redraws,
+embeds and exports ask for the same one again)."""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from typing import Any
+
+from pydantic import BaseModel
+
+from ..experiments.requests import REQUESTS
+from ..figures import charts
+from .answers import answer
+
+MAX_CHARTS = 512  # ~10 kB each gzipped at depth 96: a few MB at most
+_charts: OrderedDict[str, dict[str, Any]] = OrderedDict()
+
+
+async def chart_json(key: str, req: BaseModel, lang: str) -> tuple[dict[str, Any], str]:
+    """(the chart's JSON, where its answer came from: computed, memory, ... or `chart` when the chart was cached)."""
+    kind = charts()[key]
+    cache_key = f"{key}|{lang}|{REQUESTS[kind.request].cache_key(req)}"
+    hit = _charts.get(cache_key)
+    if hit is not None:
+        _charts.move_to_end(cache_key)
+        return hit, "chart"
+    result, source = await answer(kind.request, req)
+    built = kind.build(result, lang).to_json()
+    _charts[cache_key] = built
+    if len(_charts) > MAX_CHARTS:
+        _charts.popitem(last=False)
+    return built, source
