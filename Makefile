@@ -90,6 +90,7 @@ bench: $(VENV)/.installed
 	$(BIN)/python -m tools.bench
 	$(BIN)/python -m tools.bench_train
 	$(BIN)/python -m tools.bench_norms
+	$(BIN)/python -m tools.bench_figures
 	$(BIN)/python -m tools.bench_real_models
 
 loadtest: $(VENV)/.installed-test

@@ -24,6 +24,8 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import numpy as np
+
 # p from 0.25 to 2.00 in steps of 0.01: sub-linear, linear and super-linear growth on one grid (√l and l are on it).
 POWER_GRID: tuple[float, ...] = tuple(round(0.25 + 0.01 * k, 2) for k in range(176))
 LAWS: dict[str, float | None] = {"sqrt": 0.5, "line": 1.0, "power": None}  # the deck's laws; None: the best p
@@ -126,7 +128,23 @@ def anchored_power(values: list[float], p: float, key: str = "power") -> LawFit:
     layers = range(len(values))
     c = max(0.0, sum(l * (z - lifted[0]) for l, z in zip(layers, lifted, strict=True)) / sum(l * l for l in layers))
     curve = [scale * (lifted[0] + c * l) ** p for l in layers]
-    return LawFit(key, p, c * scale ** (1.0 / p), _rms(values, curve), curve)
+    try:
+        c_real = c * scale ** (1.0 / p)  # c in the values' own lifted unit
+    except OverflowError:
+        c_real = math.inf
+    return LawFit(key, p, c_real, _rms(values, curve), curve)
+
+
+def best_anchored_p(values: list[float], log: bool) -> float:
+    """The p of POWER_GRID whose anchored power fits best (the first one on a tie), all p at once."""
+    v = np.asarray(values) / max(values)
+    p = np.asarray(POWER_GRID)[:, None]  # (P, 1)
+    layers = np.arange(len(v), dtype=float)
+    lifted = v[None, :] ** (1.0 / p)  # (P, n)
+    c = np.maximum(0.0, (lifted - lifted[:, :1]) @ layers / (layers @ layers))  # (P,)
+    curves = (lifted[:, :1] + c[:, None] * layers[None, :]) ** p
+    misses = np.log10(v[1:]) - np.log10(curves[:, 1:]) if log else v[1:] - curves[:, 1:]
+    return POWER_GRID[int(np.argmin(np.mean(misses**2, axis=1)))]
 
 
 def anchored_exp(values: list[float]) -> LawFit:
@@ -141,8 +159,7 @@ def anchored_exp(values: list[float]) -> LawFit:
 def growth_fits(values: list[float], log: bool = False) -> list[LawFit]:
     """√l, the line, the exponential and the best power, each anchored at values[0] (layer 0), their errors on the
     linear or (log) the log10 scale."""
-    powers = (_on_scale(anchored_power(values, p), values, log) for p in POWER_GRID)
-    power = min(powers, key=lambda fit: fit.error)  # the first one on a tie
+    power = _on_scale(anchored_power(values, best_anchored_p(values, log)), values, log)
     named = [anchored_power(values, 0.5, "sqrt"), anchored_power(values, 1.0, "line"), anchored_exp(values)]
     return [*(_on_scale(fit, values, log) for fit in named), power]
 

@@ -302,7 +302,8 @@ def law_sentences(trace: Json, choice: LawChoice | None, lang: str) -> list[str]
     key = fit.key
     if key == "power":
         key += "_slow" if (fit.p or 0) < 0.5 else "_fast" if (fit.p or 0) > 1 else "_between"
-    why = text(f"caption.norms.why.{key}", lang, factor=fmt(math.exp(fit.c), lang))
+    factor = fmt(math.exp(fit.c), lang) if key == "exp" else ""  # c of a power is in its lifted unit
+    why = text(f"caption.norms.why.{key}", lang, factor=factor)
     values = {
         "law": law_name(fit, lang, start),
         "why": why,

@@ -77,8 +77,8 @@ def test_chain_caption_calls_an_exploding_shortcut_product_exploded(watch):
 def test_every_pinning_norm_gets_the_sqrt_d_line_after_the_add(watch, norm):
     """Post-ScaleNorm and Post-GroupNorm pin too (tests/test_models.py): they lost the line and got a wrong hint."""
     watch.open(f"/norms?norm={norm}&norm_position=post&depth=6", ("norms",))
-    drawn = watch.page.evaluate(SHAPES_AND_NOTES, "norms")
-    assert any(y is not None and math.isclose(y, 8.0, rel_tol=1e-6) for y in drawn["shapes"]), drawn
+    root = [t["y"] for t in watch.figure("norms")["data"] if t["name"].startswith("Theory √")]
+    assert len(root) == 1 and all(math.isclose(y, 8.0, rel_tol=1e-6) for y in root[0]), root
     text = caption(watch, "norms")
     assert "√64 = 8" in text and "switch" not in text.lower(), text
 
@@ -96,18 +96,13 @@ def test_post_dyt_underflow_is_named(watch):
     assert "underflowed to exactly 0 at layer 55" in text and "×0 " not in text, text
 
 
-def test_norms_names_the_law_that_fits_best_with_each_error(watch):
-    """Pre-LN, 96 blocks: the caption lists every fit's error and names the one with the smallest; √l is not it
-    (the stream grows faster: the blocks' updates are correlated), and the dashed curve is that fit."""
+def test_norms_names_the_law_that_fits_with_both_errors(watch):
+    """Pre-LN, 96 blocks: the caption names the law the builder chose (app/figures/norms.py), with its error and the
+    next best's, and the dashed curve is that law; √l is not it (the stream grows faster)."""
     watch.open("/norms?depth=96", ("norms",))
     text = caption(watch, "norms")
-    found = re.search(r"√l ([\d.]*\d), line ([\d.]*\d), best power \(p = ([\d.]*\d)\) ([\d.]*\d)", text)
-    assert found, text
-    errors = {"sqrt": float(found[1]), "line": float(found[2]), "power": float(found[4])}
-    assert errors["sqrt"] > errors["line"], text  # faster than √l: a line beats it
-    best = min(errors, key=errors.__getitem__)
-    named = {"sqrt": "√(a + c·l) fits best", "line": "a straight line fits best", "power": "fits best"}[best]
-    assert named in text, (best, text)
+    found = re.search(r"Root-mean-square error ([\d.]+), against ([\d.]+) for the next best", text)
+    assert found and float(found[1]) <= 0.8 * float(found[2]), text
+    assert "√(‖x₀‖² + c·l) fits" not in text, text
     names = watch.page.evaluate(SHAPES_AND_NOTES, "norms")["names"]
-    prefix = {"sqrt": "Best fit √", "line": "Best fit: a line", "power": "Best fit: power"}[best]
-    assert any(name and name.startswith(prefix) for name in names), names
+    assert any(name and name.startswith("Fit: ") for name in names), names

@@ -146,8 +146,8 @@ def _download(watch, chart: str, kind: str):
 
 def test_exports_produce_real_files(watch, tmp_path):
     watch.open("/norms?depth=6&lang=zh", ("norms",))
-    trace = json.loads(_download(watch, "norms", "json").path().read_text(encoding="utf-8"))
-    assert trace["config"]["depth"] == 6 and len(trace["layers"]) == 6
+    chart = json.loads(_download(watch, "norms", "json").path().read_text(encoding="utf-8"))  # POST /api/figure/norms
+    assert chart["chart"] == "norms" and len(chart["rows"]) == 7 and "残差流" in chart["caption"]
     csv = _download(watch, "norms", "csv").path().read_text(encoding="utf-8").splitlines()
     assert csv[0].startswith("layer,act_norm") and len(csv) == 1 + 7
     png = _download(watch, "norms", "png").path().read_bytes()
@@ -197,8 +197,8 @@ def test_float16_overflow_is_marked(watch):
     """A plain stack without norm in float16 overflows: the chart shows the 65504 line and shades the overflowed layers."""
     watch.open("/norms?norm=none&residual=identity&init=torch&dtype=float16&depth=12&residual_scale=2", ("norms",))
     layout = watch.page.evaluate("document.querySelector('[data-chart=norms]').layout")
-    ys = [s.get("y0") for s in layout["shapes"]]
-    assert 65504 in ys
+    limit = [t["y"] for t in watch.figure("norms")["data"] if t["name"] == "float16 limit 65504"]
+    assert limit == [[65504, 65504]]  # a legend entry: its label never sits on the data
     assert any(s["type"] == "rect" for s in layout["shapes"])
     watch.screenshot("norms-float16-overflow")
 
