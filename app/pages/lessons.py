@@ -10,6 +10,7 @@ from typing import Any, get_args
 from pydantic import BaseModel
 
 from .. import i18n
+from ..config import group_counts
 from ..experiments.lessons.batch import BATCH_SWEEP, PAD_FRACTIONS, BatchDependenceRequest, BatchNormName
 from ..experiments.lessons.chain import PAGE_START as CHAIN_PAGE_START
 from ..experiments.lessons.chain import WORKED_CASES, ChainRequest
@@ -47,6 +48,11 @@ DEFAULT_REQUESTS: dict[str, Callable[[], list[Part]]] = {
 URL_KEYS = {"chain": ("y_scale",)}  # view settings beyond each request model's fields
 
 
+def _widths(model: type[BaseModel]) -> range:
+    width = model.model_json_schema()["properties"]["d_model"]
+    return range(width["minimum"], width["maximum"] + 1)
+
+
 def _register_pages() -> None:
     """The four lesson pages (see docs/adding-a-page.md): controls are derived from each request model's schema."""
     i18n.register(all_strings(MODELS))
@@ -59,6 +65,8 @@ def _register_pages() -> None:
             "batch_sweep": list(BATCH_SWEEP),
             "pad_fractions": list(PAD_FRACTIONS),
             "norms": list(BatchDependenceRequest.model_json_schema()["properties"]["norm"]["enum"]),
+            # GroupNorm's groups per width, so a width change moves the groups before a request is refused
+            "group_counts": {d: group_counts(d) for d in _widths(BatchDependenceRequest)},
         },
     }
     charts = {

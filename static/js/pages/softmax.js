@@ -70,7 +70,7 @@ function sweepCaption(data) {
 const dataKey = (state) => [state.logits, state.scale];
 
 runPage({
-  params: [vectorSpec('logits'), ...scalarSpecs('softmax.field', ['scale'])],
+  params: [vectorSpec('logits', 'softmax.field'), ...scalarSpecs('softmax.field', ['scale'])],
   charts: [
     { key: 'softmax-probs', dataKey, load: loadSoftmax, figure: probsFigure, caption: probsCaption,
       table: (data) => data.probs.map((p, i) => ({ position: i + 1, logit: data.logits[i], probability: p })) },
