@@ -215,8 +215,8 @@ STRINGS: dict[str, tuple[str, str]] = {
         "服务器一直繁忙；请稍后修改设置或重新加载。",
     ),
     "status.refused_unknown": (
-        "The server did not accept the request ({detail}).",
-        "服务器不接受这个请求（HTTP {status}）。",
+        "The server did not accept the request (HTTP {status}{detail}).",
+        "服务器不接受这个请求（HTTP {status}{detail}）。",
     ),
     "status.sweep": ("Sweep: depth {done} of {total}", "扫描：第 {done} / {total} 个深度"),
     "status.sweep_done": (

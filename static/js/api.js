@@ -117,7 +117,7 @@ export function describeError(error, { specFor = () => null, labelOf = (spec) =>
   if (error.status === 503) return t('status.busy_failed');
   const first = error.errors[0];
   const found = first && settingOf(first.field, specFor);
-  if (!found) return t('status.refused_unknown', { status: error.status, detail: lang === 'en' ? error.message : '' });
+  if (!found) return t('status.refused_unknown', { status: error.status, detail: lang === 'en' ? `: ${error.message}` : '' });
   const { spec, entry } = found;
   const setting = entry === null ? labelOf(spec) : t('range.entry', { n: entry + 1, setting: labelOf(spec) });
   const listed = String(first.allowed || '').split(':').pop().trim();  // "divisors of d_model up to 16: 1, 2, 4, 8, 16"

@@ -294,5 +294,7 @@ def test_compare_variants_can_carry_their_own_changes(watch):
     assert any("norm:rmsnorm" in text for text in titles)
     watch.page.fill("#ctl-changes_1", "dtype:float99")
     watch.page.press("#ctl-changes_1", "Enter")
-    assert watch.page.get_attribute("#ctl-changes_1", "aria-invalid") == "true"
+    note = watch.page.wait_for_selector("#note-changes_1").inner_text()
+    assert "dtype:float99 is not allowed for Variant 1: changes" in note and "Kept (empty)" in note, note
+    assert watch.page.input_value("#ctl-changes_1") == ""  # the old value is back
     assert "changes_1" not in watch.page.url
