@@ -212,3 +212,18 @@ def test_chain_csv_export_holds_the_computed_products(watch):
     layer, plain, residual = rows[-1].split(",")
     assert int(layer) == 12 and float(plain) == pytest.approx(1.1**12, rel=1e-12)
     assert float(residual) == pytest.approx(2.1**12, rel=1e-12)
+
+
+@pytest.mark.parametrize(
+    "path, chart, says, never",
+    [
+        ("/softmax?logits=5,5,5", "softmax-sweep", "tied", "almost no gradient"),  # p stays 1/3 at every scale
+        ("/softmax?scale=316", "softmax-sweep", "one-hot", "At s = 316 it is 9.37×10⁻¹³⁸. At s = 316"),
+        ("/chain?derivative=0", "chain", "exactly 0", "largest float64 number"),  # nothing overflowed
+        ("/chain?derivative=10&depth=400", "chain", "largest float64 number", "exactly 0"),
+    ],
+)
+def test_lesson_captions_follow_their_numbers(watch, path, chart, says, never):
+    watch.open(path, charts=(chart,))
+    caption = watch.page.inner_text(f"[data-caption='{chart}']")
+    assert says in caption and never not in caption, caption
