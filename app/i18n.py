@@ -145,7 +145,6 @@ STRINGS: dict[str, tuple[str, str]] = {
     # Status, errors, exports
     "status.loading": ("Computing…", "计算中…"),
     "status.ready": ("Ready.", "完成。"),
-    "status.error": ("The server refused: {message}", "服务器拒绝了请求：{message}"),
     "status.network": ("Could not reach the server.", "无法连接到服务器。"),
     "status.busy": ("The server is busy; retrying in {s} s.", "服务器繁忙，{s} 秒后重试。"),
     # The compute budget (static/js/budget.js, from POST /api/budget): the setting to blame and what fits
@@ -167,7 +166,58 @@ STRINGS: dict[str, tuple[str, str]] = {
         "{value} was not applied.",
         "在其他尺寸不变时，“{setting}”最大只能是 {max}（本服务器的计算预算）；{value} 未被采用。",
     ),
-    "status.invalid_url": ("Ignored invalid values in the link: {names}", "已忽略链接中的无效值：{names}"),
+    "status.invalid_url": (
+        "Ignored values in the link that are not allowed: {names}.",
+        "已忽略链接中不允许的值：{names}。",
+    ),
+    "status.invalid_item": ("{setting} = {value} (allowed: {range})", "“{setting}” = {value}（允许：{range}）"),
+    # What a setting allows, in words (static/js/controls.js rangeText, from the request model's schema)
+    "range.integer": ("a whole number", "整数"),
+    "range.number": ("a number", "数"),
+    "range.between": ("{kind} from {min} to {max}", "{min} 到 {max} 之间的{kind}"),
+    "range.above_to": ("{kind} above {min}, at most {max}", "大于 {min}、不超过 {max} 的{kind}"),
+    "range.at_least": ("{kind} of at least {min}", "不小于 {min} 的{kind}"),
+    "range.above": ("{kind} above {min}", "大于 {min} 的{kind}"),
+    "range.at_most": ("{kind} of at most {max}", "不超过 {max} 的{kind}"),
+    "range.any": ("{kind}", "{kind}"),
+    "range.list": (
+        "{min} to {max} numbers separated by commas",
+        "{min} 到 {max} 个数，用逗号分隔",
+    ),
+    "range.enum": ("one of {values}", "以下之一：{values}"),
+    "range.items": ("{min} to {max} choices", "{min} 到 {max} 个选项"),
+    "range.entry": ("entry {n} of {setting}", "{setting}的第 {n} 项"),
+    "range.finite": ("a finite number", "有限的数"),
+    # A value refused beside its field, the old one kept (static/js/controls.js)
+    "controls.refused": (
+        "{value} is not allowed here: {setting} takes {range}. Kept {old}.",
+        "这里不能取 {value}：“{setting}”应为{range}。已保留 {old}。",
+    ),
+    "controls.refused_free": (
+        "{value} is not allowed for {setting}. {help} Kept {old}.",
+        "“{setting}”不能取 {value}。{help}已保留 {old}。",
+    ),
+    "controls.empty": ("(empty)", "（空）"),
+    "controls.refused_blank": (
+        "{setting} needs {range}. Kept {old}.",
+        "“{setting}”需要填写{range}。已保留 {old}。",
+    ),
+    "controls.adjusted": (
+        "{setting} changed from {old} to {value}: with these settings it can be {range}.",
+        "“{setting}”已从 {old} 改为 {value}：在当前设置下只能取{range}。",
+    ),
+    "status.refused": (
+        "The server did not accept {setting}{input}: allowed {range}.",
+        "服务器不接受“{setting}”{input}：允许{range}。",
+    ),
+    "status.busy_failed": (
+        "The server stayed busy; change a setting or reload in a moment.",
+        "服务器一直繁忙；请稍后修改设置或重新加载。",
+    ),
+    "status.refused_unknown": (
+        "The server did not accept the request (HTTP {status}{detail}).",
+        "服务器不接受这个请求（HTTP {status}{detail}）。",
+    ),
     "status.sweep": ("Sweep: depth {done} of {total}", "扫描：第 {done} / {total} 个深度"),
     "status.sweep_done": (
         "Sweep of {total} depths done in {seconds} s.",

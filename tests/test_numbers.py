@@ -1,5 +1,5 @@
-"""app/numbers.py, the server's twin of static/js/format.js: the same cases as tests/js/format.test.mjs, and both
-formatters agree on a few thousand values (run through node)."""
+"""app/numbers.py, the server's twin of static/js/format.js: the same table of cases as tests/js/format.test.mjs
+(tests/js/format_cases.json), and both formatters agree on a few thousand values (run through node)."""
 
 from __future__ import annotations
 
@@ -15,28 +15,26 @@ import pytest
 from app.numbers import MINUS, fmt
 
 ROOT = Path(__file__).resolve().parents[1]
-CASES: list[tuple[float | None, dict[str, Any], str]] = [
-    (4.000001, {"digits": 6}, "4"),
-    (490, {"digits": 2}, "490"),
-    (0.014923, {}, "0.0149"),
-    (9412.3402, {"digits": 6}, "9412.34"),
-    (1.0000001, {"digits": 4, "zeros": True}, "1.000"),
-    (0.9**96, {"digits": 6}, "4.04838×10⁻⁵"),
-    (8.28e7, {}, "8.28×10⁷"),
-    (99960, {}, "1×10⁵"),
-    (8.28e7, {"lang": "zh"}, "8280万"),
-    (5.21e10, {"lang": "zh"}, "521亿"),
-    (9999.7, {"lang": "zh"}, "1万"),
-    (-0.8165, {"digits": 4}, f"{MINUS}0.8165"),
-    (95.6, {"digits": 0}, "96"),
-    (None, {}, "—"),
-    (-math.inf, {}, f"{MINUS}∞"),
-]
+TABLE = json.loads((ROOT / "tests" / "js" / "format_cases.json").read_text(encoding="utf-8"))
+SPECIAL: dict[str, float] = {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}
 
 
-@pytest.mark.parametrize("value, options, expected", CASES)
+@pytest.mark.parametrize("value, options, expected", TABLE["cases"])
 def test_numbers_are_written_the_site_way(value, options, expected):
-    assert fmt(value, **options) == expected
+    """The table tests/js/format.test.mjs runs through static/js/format.js."""
+    assert fmt(SPECIAL[value] if isinstance(value, str) else value, **options) == expected
+
+
+def test_a_measured_value_never_takes_wan_or_yi():
+    texts = [
+        fmt(m * 10.0**e, digits=d, lang="zh")
+        for e in range(3, 21)
+        for m in (1, 1.000000098, 6.5504)
+        for d in (1, 3, 10)
+    ]
+    assert not [text for text in texts if "万" in text or "亿" in text]
+    assert fmt(65504, digits=6, lang="zh") == "65504"
+    assert MINUS in fmt(-1)
 
 
 def test_the_server_and_the_browser_write_numbers_alike():
@@ -44,7 +42,12 @@ def test_the_server_and_the_browser_write_numbers_alike():
     if node is None:
         pytest.skip("node not installed")
     values = [sign * m * 10.0**e for e in range(-40, 40, 3) for m in (1, 1.2345, 4.999, 9.9996) for sign in (1, -1)]
-    options: list[dict[str, Any]] = [{"digits": d, "lang": lang} for d in (1, 2, 3, 6) for lang in ("en", "zh")]
+    options: list[dict[str, Any]] = [
+        {"digits": d, "lang": lang, "count": count}
+        for d in (0, 1, 2, 3, 6)
+        for lang in ("en", "zh")
+        for count in (False, True)
+    ]
     script = (
         "import { fmt } from './static/js/format.js';"
         f"const values = {json.dumps(values)}; const options = {json.dumps(options)};"

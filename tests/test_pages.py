@@ -180,3 +180,21 @@ def test_a_page_url_key_is_never_a_request_field():
 
     fields = {name for kind in REQUESTS.values() for name in kind.model.model_fields}
     assert not url_state_keys() & fields
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_each_footer_says_where_that_pages_numbers_come_from(lang):
+    """The lessons compute products, a softmax Jacobian or one norm on the server, not a model's forward and
+    backward pass: only the pages that run a model say they do."""
+    footer = {
+        key: re.search(r"<footer class=\"site\">(.*?)</footer>", client.get(f"{p.path}?lang={lang}").text, re.S)
+        for key, p in PAGES.items()
+    }
+    model_pass = t("footer.offline", lang)
+    for key in ("chain", "softmax", "layernorm", "batchnorm"):
+        text = footer[key]
+        assert text is not None and model_pass not in text.group(1) and "PyTorch" in text.group(1), key
+    assert footer["chain"] is not None and "float64" in footer["chain"].group(1)
+    for key in ("norms", "gradients", "compare", "train"):
+        text = footer[key]
+        assert text is not None and model_pass in text.group(1), key

@@ -122,6 +122,22 @@ def test_steps_times_size_is_bounded(client):
     assert training_macs(big, 2000) * 2 > MAX_TRAIN_MACS
 
 
+def test_the_budget_is_told_before_a_run_with_the_most_steps_that_fit(client):
+    """POST /api/train/budget: what a page says before Start; its max_steps is the largest step count the training
+    request itself accepts with these runs."""
+    big = TraceConfig(depth=12, d_model=128)
+    report = strict_json(client.post("/api/train/budget", json={"runs": [big.model_dump()] * 2, "steps": 2000}).text)
+    per_step = 2 * training_macs(big, 1)
+    assert not report["fits"] and report["times_over"] == pytest.approx(2000 * per_step / MAX_TRAIN_MACS)
+    assert report["max_steps"] == math.floor(MAX_TRAIN_MACS / per_step)
+    runs = [big.model_dump()] * 2
+    assert client.post("/api/train/budget", json={"runs": runs, "steps": report["max_steps"]}).json()["fits"]
+    TrainRequest(runs=[big] * 2, steps=report["max_steps"])  # accepted: the page's figure is the request's own limit
+    with pytest.raises(ValueError, match="too large"):
+        TrainRequest(runs=[big] * 2, steps=report["max_steps"] + 1)
+    assert client.post("/api/train/budget", json={"runs": runs, "steps": 0}).status_code == 422  # other rules hold
+
+
 def test_presets_are_affordable_bilingual_requests(client):
     body = client.get("/api/train/presets").json()
     assert [p["key"] for p in body["presets"]] == list(TRAIN_PRESETS)

@@ -11,7 +11,7 @@ from fastapi.responses import StreamingResponse
 
 from ..errors import FieldError
 from ..experiments.tasks import TaskMismatch, tasks_payload
-from ..experiments.train import MAX_STEPS, MAX_TRAIN_MACS, TrainRequest, check_runs
+from ..experiments.train import MAX_STEPS, MAX_TRAIN_MACS, TrainRequest, check_runs, train_budget
 from ..experiments.train_presets import presets_payload
 from ..jsonsafe import StrictJSONResponse
 from ..services.training import SLOTS, TooManyRuns, training_stream
@@ -43,6 +43,14 @@ async def train(request: Request):
     return StreamingResponse(
         lines, media_type="application/x-ndjson", headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
     )
+
+
+@router.post("/api/train/budget", response_class=StrictJSONResponse, openapi_extra=body_doc(TrainRequest))
+async def budget(request: Request) -> StrictJSONResponse:
+    """How a training request stands against this server's training budget, before Start: `fits`, `multiply_adds`,
+    `limit`, `times_over` and `max_steps` (the most steps that fit with these runs). Every other rule is checked."""
+    body = await json_body(request, TrainRequest, context={"train_budget": False})
+    return StrictJSONResponse(train_budget(body))
 
 
 @router.get("/api/train/status", response_class=StrictJSONResponse)

@@ -17,7 +17,7 @@ from typing import Any, Literal
 
 import torch
 import torch.nn.functional as F
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, model_validator
 
 from ..config import TraceConfig, forward_macs
 from ..models.init import build_model
@@ -68,7 +68,9 @@ class TrainRequest(BaseModel):
     )
 
     @model_validator(mode="after")
-    def _within_budget(self) -> TrainRequest:
+    def _within_budget(self, info: ValidationInfo) -> TrainRequest:
+        if (info.context or {}).get("train_budget") is False:  # POST /api/train/budget asks how it stands
+            return self
         total = sum(training_macs(cfg, self.steps) for cfg in self.runs)
         if total > MAX_TRAIN_MACS:
             raise ValueError(
@@ -78,6 +80,22 @@ class TrainRequest(BaseModel):
                 f" (at least {BLOCK_OVERHEAD_MACS:.0e} per block) <= {MAX_TRAIN_MACS:.3g}"
             )
         return self
+
+
+def train_budget(request: TrainRequest) -> dict[str, Any]:
+    """How a training request stands against MAX_TRAIN_MACS: its cost, the limit, and the most steps that fit with
+    these runs (0: not even one step), so a page can say it before Start in a reader's words."""
+    per_step = sum(training_macs(cfg, 1) for cfg in request.runs)
+    total = per_step * request.steps
+    return {
+        "fits": total <= MAX_TRAIN_MACS,
+        "multiply_adds": total,
+        "limit": MAX_TRAIN_MACS,
+        "times_over": total / MAX_TRAIN_MACS,
+        "max_steps": min(MAX_STEPS, math.floor(MAX_TRAIN_MACS / per_step)),
+        "runs": len(request.runs),
+        "steps": request.steps,
+    }
 
 
 def training_macs(cfg: TraceConfig, steps: int) -> float:

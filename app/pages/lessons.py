@@ -10,6 +10,7 @@ from typing import Any, get_args
 from pydantic import BaseModel
 
 from .. import i18n
+from ..config import group_counts
 from ..experiments.lessons.batch import BATCH_SWEEP, PAD_FRACTIONS, BatchDependenceRequest, BatchNormName
 from ..experiments.lessons.chain import PAGE_START as CHAIN_PAGE_START
 from ..experiments.lessons.chain import WORKED_CASES, ChainRequest
@@ -46,10 +47,47 @@ DEFAULT_REQUESTS: dict[str, Callable[[], list[Part]]] = {
 }
 URL_KEYS = {"chain": ("y_scale",)}  # view settings beyond each request model's fields
 
+# Where each lesson's numbers come from (the footer): none of them is a model's forward and backward pass but
+# /precision's stack, so each says what it really computes.
+FOOTERS = {
+    "chain.footer": (
+        "Every number on this page is computed on this server by PyTorch in float64: the per-layer factors "
+        "multiplied up, and their logarithms summed where a product leaves float64's range.",
+        "本页每个数字都由本服务器上的 PyTorch 以 float64 计算：逐层因子连乘；乘积超出 float64 范围时改为累加对数。",
+    ),
+    "layernorm.footer": (
+        "Every number on this page is computed on this server by PyTorch, step by step, and checked against "
+        "torch.nn.functional; the timings are measured on this server.",
+        "本页每个数字都由本服务器上的 PyTorch 逐步计算，并与 torch.nn.functional 对照；计时在本服务器上测得。",
+    ),
+    "softmax.footer": (
+        "Every number on this page is computed on this server by PyTorch in float64: the softmax, and its Jacobian by "
+        "autograd, checked against the closed form diag(p) − p pᵀ.",
+        "本页每个数字都由本服务器上的 PyTorch 以 float64 计算：softmax 及其由自动求导得到的雅可比矩阵，并与闭式解 "
+        "diag(p) − p pᵀ 对照。",
+    ),
+    "precision.footer": (
+        "Every number on this page is computed on this server by PyTorch: the arithmetic in each number format, and a "
+        "real forward and backward pass of the stack in float16 and float32.",
+        "本页每个数字都由本服务器上的 PyTorch 计算：各数值格式下的算术，以及该网络在 float16 和 float32 下真实的前向和反向计算。",
+    ),
+    "batchnorm.footer": (
+        "Every number on this page is computed on this server by PyTorch with the explorer's own norm layers "
+        "(forward passes in float64), checked against torch.nn.functional.",
+        "本页每个数字都由本服务器上的 PyTorch 用本站自己的归一化层计算（float64 前向计算），并与 torch.nn.functional 对照。",
+    ),
+}
+
+
+def _widths(model: type[BaseModel]) -> range:
+    width = model.model_json_schema()["properties"]["d_model"]
+    return range(width["minimum"], width["maximum"] + 1)
+
 
 def _register_pages() -> None:
     """The four lesson pages (see docs/adding-a-page.md): controls are derived from each request model's schema."""
     i18n.register(all_strings(MODELS))
+    i18n.register(FOOTERS)
     extras: dict[str, dict[str, Any]] = {
         "chain": {"cases": [{k: c[k] for k in ("key", "derivative", "depth", "product")} for c in WORKED_CASES]},
         "layernorm": {},
@@ -59,6 +97,8 @@ def _register_pages() -> None:
             "batch_sweep": list(BATCH_SWEEP),
             "pad_fractions": list(PAD_FRACTIONS),
             "norms": list(BatchDependenceRequest.model_json_schema()["properties"]["norm"]["enum"]),
+            # GroupNorm's groups per width, so a width change moves the groups before a request is refused
+            "group_counts": {d: group_counts(d) for d in _widths(BatchDependenceRequest)},
         },
     }
     charts = {
@@ -83,6 +123,7 @@ def _register_pages() -> None:
                 url_keys=URL_KEYS.get(key, ()),
                 default_requests=DEFAULT_REQUESTS[key],
                 defaults=PAGE_DEFAULTS.get(key, {}),
+                footer_key=f"{key}.footer",
             )
         )
 

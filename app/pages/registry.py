@@ -51,6 +51,7 @@ class Page:
     url_keys: tuple[str, ...] = ()  # its own URL keys beyond the request model's fields (view settings)
     defaults: dict[str, Any] = field(default_factory=dict)  # its own default settings, read by its script
     default_requests: Callable[[], list[Part]] = list  # (request kind, request) its default view makes
+    footer_key: str = "footer.offline"  # i18n key of the footer: where this page's numbers come from, truly
 
     @property
     def template_name(self) -> str:

@@ -29,6 +29,21 @@ STRINGS = {
     "train.progress": ("Step {step} of {steps}", "第 {step} / {steps} 步"),
     "train.running": ("Training… step {step} of {steps}", "训练中… 第 {step} / {steps} 步"),
     "train.finished": ("Finished in {seconds} s.", "用时 {seconds} 秒完成。"),
+    "train.not_started": (
+        "Not started: the server refused these settings (the message above says why).",
+        "未开始：服务器不接受这些设置（原因见上方提示）。",
+    ),
+    "train.over_budget": (
+        "Too much training for this server: {runs} run(s) × {steps} steps would take {times} times the work it "
+        "allows. With these runs at most {max_steps} steps fit; or train fewer runs or smaller models.",
+        "训练量超出本服务器的允许范围：{runs} 个模型 × {steps} 步需要允许工作量的 {times} 倍。"
+        "在这些模型下最多只能训练 {max_steps} 步；也可以减少模型数或缩小模型。",
+    ),
+    "train.over_budget_none": (
+        "Too much training for this server: not even one step of these {runs} run(s) fits. Train fewer runs or "
+        "smaller models.",
+        "训练量超出本服务器的允许范围：这 {runs} 个模型连一步都放不下。请减少模型数或缩小模型。",
+    ),
     "train.stopped": (
         "Stopped at step {step}; the server run was cancelled.",
         "在第 {step} 步停止；服务器上的训练已取消。",

@@ -1,12 +1,17 @@
 // Talking to the JSON API: traces (coalesced and cached per config), presets per depth, the streamed sweep.
-import { t } from './i18n.js';
+import { t, lang } from './i18n.js';
+import { rangeText, settingOf } from './explain.js';
 
 export class ApiError extends Error {
+  /** body: the server's error answer ({error, errors: [{field, message, allowed, input}]}); `translated` when its
+   *  error text is already in the page's language (written by the page itself). */
   constructor(status, body, retryAfter = 0) {
     super(body?.error || `HTTP ${status}`);
     this.status = status;
-    this.fields = (body?.errors || []).map((e) => e.field).filter(Boolean);
+    this.errors = body?.errors || [];
+    this.fields = this.errors.map((e) => e.field).filter(Boolean);
     this.retryAfter = retryAfter;
+    this.translated = Boolean(body?.translated);
   }
 }
 
@@ -100,8 +105,24 @@ export async function streamSweep(body, onLine, { signal } = {}) {
   await readNDJSON(response, onLine);
 }
 
-/** A user-facing sentence for any failure. */
-export function describeError(error) {
-  if (error instanceof ApiError) return t('status.error', { message: error.message });
-  return t('status.network');
+// A server's allowed text that reads the same in every language: numbers and their separators ("1, 2, 4, 8").
+const NEUTRAL = /^[\d\s.,;:[\]()<>=≤≥+\-−×⁰-⁹]+$/;
+
+/** A user-facing sentence for any failure, in the page's language: the setting by its label (specFor(name) finds its
+ *  spec, labelOf names it) and what it allows, from the spec's schema bounds. The server's English words reach an
+ *  English page only, when no spec explains the field. */
+export function describeError(error, { specFor = () => null, labelOf = (spec) => spec.name } = {}) {
+  if (!(error instanceof ApiError)) return t('status.network');
+  if (error.translated) return error.message;
+  if (error.status === 503) return t('status.busy_failed');
+  const first = error.errors[0];
+  const found = first && settingOf(first.field, specFor);
+  if (!found) return t('status.refused_unknown', { status: error.status, detail: lang === 'en' ? `: ${error.message}` : '' });
+  const { spec, entry } = found;
+  const setting = entry === null ? labelOf(spec) : t('range.entry', { n: entry + 1, setting: labelOf(spec) });
+  const listed = String(first.allowed || '').split(':').pop().trim();  // "divisors of d_model up to 16: 1, 2, 4, 8, 16"
+  const serverRange = listed && NEUTRAL.test(listed) ? t('range.enum', { values: listed }) : null;
+  const range = serverRange ?? (entry === null ? rangeText(spec) : t('range.finite'));
+  const input = first.input === undefined || first.input === null ? '' : ` = ${first.input}`;
+  return t('status.refused', { setting, input, range });
 }

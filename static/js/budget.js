@@ -1,12 +1,15 @@
 // The compute budget in the browser: before a page asks for a model, POST /api/budget (app/config/limits.py) says
 // whether it fits, which size to blame and each size's limit given the others. No cost formula is retyped here.
 import { t } from './i18n.js';
+import { ApiError } from './api.js';
 
-/** The server's budget report for this model config, or null when it cannot be had (then nothing is blocked). */
+/** The server's budget report for this model config; {refused: ApiError} when the request model refuses the
+ *  combination itself (a 422: nothing else would be accepted either); null when it cannot be had (nothing blocked). */
 export async function checkBudget(config) {
   try {
     const response = await fetch('/api/budget', { method: 'POST', headers: { 'Content-Type': 'application/json' },
       body: JSON.stringify(config) });
+    if (response.status === 422) return { refused: new ApiError(422, await response.json()) };
     return response.ok ? await response.json() : null;
   } catch {
     return null;

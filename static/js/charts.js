@@ -23,13 +23,18 @@ export function themeOf(name) {
 }
 
 /** One axis in the theme; log axes show powers of ten. */
+/** The site's number rule on an axis (format.js, app/numbers.py): plain digits or powers of ten, never an SI suffix
+ *  ("20B" reads as bytes or billions); Plotly writes powers of ten from 10⁴ on (its own threshold) and plain digits
+ *  below. */
+export const AXIS_NUMBERS = { exponentformat: 'power', separatethousands: false };
+
 export function axis(theme, title, { log = false, ...more } = {}) {
   return {
     // standoff: a gap between tick labels and title (Plotly's default lets tall glyphs such as ‖ touch the ticks).
     title: { text: title, font: { size: theme.font + 1 }, standoff: Math.round(theme.font * 0.8) }, type: log ? 'log' : 'linear',
     gridcolor: theme.grid, linecolor: theme.axis, linewidth: theme === THEMES.slide ? 2 : 1, showline: true,
     zeroline: false, ticks: 'outside', tickfont: { size: theme.font }, automargin: true,
-    exponentformat: log ? 'power' : 'B', ...more,
+    ...AXIS_NUMBERS, ...more,
   };
 }
 

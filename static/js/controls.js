@@ -1,7 +1,8 @@
 // The settings panel, generated from the specs (TraceConfig's schema + the page's own view keys).
 // Presets come first; `hide=` in the URL leaves chosen controls out (classroom links).
 import { t, lang, has } from './i18n.js';
-import { sameValue } from './state.js';
+import { sameValue, formatValue, asciiDigits } from './state.js';
+import { rangeText } from './explain.js';
 
 const GROUP_ORDER = ['page', 'model', 'norm', 'residual', 'size', 'numerics', 'view'];
 const COLLAPSED = ['size'];  // folded unless a value differs from its default: keeps the panel within 720 px
@@ -19,7 +20,7 @@ export function labelOf(spec) {
   return t(spec.label, spec.labelValues);
 }
 
-function helpOf(spec) {
+export function helpOf(spec) {
   if (spec.model) return lang === 'zh' ? spec.help_zh || spec.help : spec.help;
   return spec.help ? t(spec.help) : '';
 }
@@ -68,8 +69,8 @@ function inputFor(spec, value) {
 function readInput(spec, input) {
   if (spec.type === 'boolean') return input.checked;
   if (spec.enum || spec.type === 'string') return input.value.trim();
-  const n = Number(input.value);
-  return input.value.trim() === '' ? NaN : n;
+  const text = asciiDigits(input.value).trim();
+  return text === '' ? NaN : Number(text);
 }
 
 /** One labelled row; a list spec (compare's variants) becomes one select per slot. */
@@ -103,15 +104,38 @@ export function buildControls(container, url, { presets = null, onPreset = null,
   let limits = {};  // per size, the largest value that fits the compute budget with the others as they are
   if (presets && !hidden.has('preset')) presetSelect = presetPanel(container, presets, onPreset);
 
+  const note = (spec, text) => {
+    const row = container.querySelector(`[data-control="${spec.name}"]`);
+    if (!row) return;
+    const box = element('p', { class: 'field-note', id: `note-${spec.name}`, role: 'alert' }, [text]);
+    row.after(box);
+    row.querySelector('input, select')?.setAttribute('aria-describedby', box.id);
+    row.closest('details')?.setAttribute('open', '');
+  };
+  const clearNotes = () => {
+    container.querySelectorAll('.field-note').forEach((n) => n.remove());
+    container.querySelectorAll('[aria-describedby^="note-"]').forEach((n) => n.removeAttribute('aria-describedby'));
+  };
+  /** A refused value: said beside the field in the page's language with what it allows, the old value put back. */
+  const refuse = (spec, value, text) => {
+    writeInput(container, spec, url.state[spec.name], { force: true });
+    note(spec, text ?? refusal(spec, value, url.state));
+  };
   const onInput = (spec) => {
-    const value = spec.type === 'list' ? readList(container, spec) : readInput(spec, container.querySelector(`#ctl-${spec.name}`));
     const input = container.querySelector(`#ctl-${spec.name}`);
-    const valid = spec.type === 'list' ? value.length >= spec.minItems : isValid(spec, value);
+    const value = spec.type === 'list' ? readList(container, spec) : readInput(spec, input);
+    clearNotes();
+    if (!isValid(spec, value, url.state)) return refuse(spec, value);
     const limit = limits[spec.name]?.max;
-    const affordable = !valid || limit === undefined || limit === null || value <= limit;
-    input?.setAttribute('aria-invalid', valid && affordable ? 'false' : 'true');
-    if (!affordable) onRefuse?.(t('budget.limit', { setting: labelOf(spec), max: limit, value }));  // nothing is sent
-    if (valid && affordable) url.update({ [spec.name]: value });
+    if (limit !== undefined && limit !== null && value > limit) {  // over the compute budget: nothing is sent
+      const text = t('budget.limit', { setting: labelOf(spec), max: limit, value });
+      onRefuse?.(text);
+      return refuse(spec, value, text);
+    }
+    const next = { ...url.state, [spec.name]: value };
+    const patch = { [spec.name]: value, ...followers(url.specs, next, (other, old, to) => note(other, t('controls.adjusted',
+      { setting: labelOf(other), old: shown(other, old), value: shown(other, to), range: rangeText(other, { state: next, label: (v) => optionLabel(other, v) }) }))) };
+    url.update(patch);
   };
   for (const group of GROUP_ORDER) {
     const members = visible.filter((s) => (s.group || 'page') === group);
@@ -150,8 +174,41 @@ export function buildControls(container, url, { presets = null, onPreset = null,
   };
 }
 
-function isValid(spec, value) {
+/** A value as the page shows it in a sentence: an option's label, "(empty)" for no text. */
+function shown(spec, value) {
+  if (value === '' || value === undefined || value === null || (typeof value === 'number' && Number.isNaN(value))) return t('controls.empty');
+  if (spec.type === 'list') return value.map((v) => optionLabel(spec, v)).join(t('budget.list_sep'));
+  return spec.enum ? optionLabel(spec, value) : formatValue(spec, value);
+}
+
+/** Why a value was refused, what the setting takes, and the value kept. */
+export function refusal(spec, value, state) {
+  const values = { setting: labelOf(spec), value: shown(spec, value), old: shown(spec, state[spec.name]),
+    range: rangeText(spec, { state, label: (v) => optionLabel(spec, v) }) };
+  if (spec.type === 'string' && !spec.enum) return t('controls.refused_free', { ...values, help: helpOf(spec) });
+  const blank = value === '' || (typeof value === 'number' && Number.isNaN(value));
+  return t(blank ? 'controls.refused_blank' : 'controls.refused', values);
+}
+
+/** Settings whose allowed values depend on another (GroupNorm's groups on the width): when a change leaves one of
+ *  them outside, it moves to the nearest allowed value before anything is sent, and onMove says so. */
+export function followers(specs, state, onMove = () => {}) {
+  const patch = {};
+  for (const spec of specs) {
+    const allowed = spec.allowedFor?.(state);
+    if (!allowed?.length || allowed.includes(state[spec.name])) continue;
+    const to = allowed.reduce((best, v) => (Math.abs(v - state[spec.name]) < Math.abs(best - state[spec.name]) ? v : best));
+    patch[spec.name] = to;
+    onMove(spec, state[spec.name], to);
+  }
+  return patch;
+}
+
+export function isValid(spec, value, state = {}) {
   if (spec.validate) return spec.validate(value);
+  if (spec.type === 'list') return value.length >= (spec.minItems ?? 0) && value.length <= (spec.maxItems ?? Infinity);
+  const allowed = spec.allowedFor?.(state);
+  if (allowed && !allowed.includes(value)) return false;
   if (spec.type === 'integer' && !Number.isInteger(value)) return false;
   if (spec.type === 'integer' || spec.type === 'number') {
     if (!Number.isFinite(value)) return false;
@@ -170,7 +227,7 @@ function readList(container, spec) {
   return values;
 }
 
-function writeInput(container, spec, value) {
+function writeInput(container, spec, value, { force = false } = {}) {
   if (spec.type === 'list') {
     for (let i = 0; i < spec.maxItems; i += 1) {
       const select = container.querySelector(`#ctl-${spec.name}-${i}`);
@@ -181,7 +238,7 @@ function writeInput(container, spec, value) {
   const input = container.querySelector(`#ctl-${spec.name}`);
   if (!input) return;
   if (spec.type === 'boolean') input.checked = Boolean(value);
-  else if (!(document.activeElement === input && sameValue(spec, readInput(spec, input), value))) input.value = value;
+  else if (force || !(document.activeElement === input && sameValue(spec, readInput(spec, input), value))) input.value = value;
   input.setAttribute('aria-invalid', 'false');
 }
 

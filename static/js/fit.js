@@ -44,6 +44,34 @@ export function touchScreen() {
 }
 
 const NARROW_CHART = 600;  // px: below this, notes inside the plot are wrapped too
+// A chart whose texts leave its plots less than MIN_PLOT_HEIGHT a row (a slide-theme chart embedded at 640×400: at full
+// slide size the panels of /embed/compare were 25 px tall) scales its texts and margins down with the frame, against
+// FULL_FRAME, never below SMALLEST_FONT.
+const MIN_PLOT_HEIGHT = 160;
+const FULL_FRAME = { width: 960, height: 600 };
+const SMALLEST_FONT = 14;
+
+const scaled = (size, factor) => (size ? Math.round(size * factor) : size);
+
+/** Texts and margins times `factor`: the figure's fonts, title, notes, legend and every axis. */
+function scaleTexts(shown, factor) {
+  const withFont = (part) => (part?.font?.size ? { ...part, font: { ...part.font, size: scaled(part.font.size, factor) } } : part);
+  shown.font = withFont({ font: shown.font }).font;
+  shown.title = withFont(shown.title);
+  shown.legend = withFont(shown.legend);
+  shown.annotations = (shown.annotations || []).map(withFont);
+  for (const key of ['t', 'b', 'l']) shown.margin[key] = scaled(shown.margin[key], factor);
+  for (const name of Object.keys(shown).filter((key) => /^[xy]axis\d*$/.test(key))) {
+    const axis = shown[name];
+    shown[name] = { ...axis, tickfont: withFont({ font: axis.tickfont }).font, title: withFont(axis.title) };
+  }
+}
+
+/** The factor a large-text chart (the slide theme) shrinks by in a small frame: 1 in a full one. */
+function frameFactor(font, width, height) {
+  const room = Math.min(1, width / FULL_FRAME.width, height / FULL_FRAME.height);
+  return Math.min(1, Math.max(room, SMALLEST_FONT / font));
+}
 
 /** The layout as this screen shows it (the figure itself stays as exported): title, column titles and notes
  *  wrapped to the chart's size; on touch screens no drag-to-zoom, because Plotly swallows a swipe that starts on the
@@ -51,6 +79,9 @@ const NARROW_CHART = 600;  // px: below this, notes inside the plot are wrapped 
 export function forScreen(figure, width, height = 480) {
   const shown = { ...figure.layout, margin: { ...figure.layout.margin } };
   if (touchScreen()) shown.dragmode = false;
+  const rowHeight = (height - (shown.margin.t || 60) - (shown.margin.b || 60)) / (shown.grid?.rows || 1);
+  const factor = rowHeight < MIN_PLOT_HEIGHT ? frameFactor(shown.font?.size || 14, width, height) : 1;
+  if (factor < 1) scaleTexts(shown, factor);
   const font = shown.font?.size || 14;
   family = shown.font?.family || 'sans-serif';
   const title = shown.title;

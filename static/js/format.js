@@ -2,16 +2,22 @@
 // number through fmt, so a lecture never shows the same quantity as "4.9e+2", "490" and "4.90000" on three slides.
 // No page state here (tests/js/format.test.mjs runs it under node); i18n.js binds it to the page's language.
 //   - significant digits (3 unless told), trailing zeros dropped: 4, not 4.00000; 0.0149; 9412.34 with 6 digits;
-//   - very small numbers (under 0.001) as 4.05×10⁻⁵, with superscript digits; large ones as 8.28×10⁷ in English and
-//     8280万 / 521亿 in Chinese (万 = 10⁴, 亿 = 10⁸), powers of ten again from 10¹⁶ (一万亿 reads badly);
+//   - plain digits from 0.001 up to 10⁵ (82800), powers of ten outside (4.05×10⁻⁵, 8.28×10⁷), in both languages:
+//     a measured value (a norm, a factor, a time) is never written with 万 / 亿, so 65504 stays 65504 beside the
+//     same number in a formula and a ratio never reads "6600000亿 倍";
+//   - only a count (multiply-adds, parameters, tokens: `count: true`) is written with 万 / 亿 in Chinese, from 10⁴
+//     up to 10¹⁶ (8280万, 521亿; 一万亿 reads badly), the way a Chinese reader counts;
+//   - axis ticks follow the same rule (charts.js AXIS_NUMBERS): plain digits or powers of ten, never an SI suffix
+//     ("20B": billions or bytes?); a Plotly figure built in Python says exponentformat='power', separatethousands=False
+//     (Plotly writes powers of ten from 10⁴ on, its own threshold);
 //   - a true minus sign (U+2212), which never breaks a line after it and lines up with the digits;
 //   - no number (null: an overflow in strict JSON, NaN) as an em dash, ±Infinity as ∞.
 
 const SUPERSCRIPT = { '-': '⁻', '+': '', 0: '⁰', 1: '¹', 2: '²', 3: '³', 4: '⁴', 5: '⁵', 6: '⁶', 7: '⁷', 8: '⁸', 9: '⁹' };
 export const MINUS = '\u2212';
-const LARGE_EN = 1e5;   // English switches to ×10ⁿ here (82800 still reads at a glance, 828000 does not)
+const LARGE = 1e5;   // ×10ⁿ from here on (82800 still reads at a glance, 828000 does not)
 const CHINESE_UNITS = [[1e8, '亿'], [1e4, '万']];
-const CHINESE_LIMIT = 1e16;
+const CHINESE_LIMIT = 16;   // powers of ten again from 10¹⁶
 
 /** An integer exponent as superscript characters: -5 -> ⁻⁵. */
 export function superscript(n) {
@@ -27,29 +33,29 @@ function plain(size, digits, zeros) {
 }
 
 /** value as a reader wants it; options: digits (significant, default 3; 0 rounds to an integer), lang ('en' or
- *  'zh'), zeros (keep trailing zeros: the digits measured, "1.000"). */
-export function fmt(value, { digits = 3, lang = 'en', zeros = false } = {}) {
+ *  'zh'), zeros (keep trailing zeros: the digits measured, "1.000"), count (the value counts things: 万 / 亿 in
+ *  Chinese). */
+export function fmt(value, { digits = 3, lang = 'en', zeros = false, count = false } = {}) {
   if (value === null || value === undefined || typeof value !== 'number' || Number.isNaN(value)) return '—';
   const sign = value < 0 ? MINUS : '';
   if (!Number.isFinite(value)) return `${sign}∞`;
   if (value === 0) return '0';
   const size = Math.abs(value);
-  if (digits === 0) return size < 0.5 ? '0' : sign + fmt(Math.round(size), { digits: Math.max(1, String(Math.round(size)).length), lang });
+  if (digits === 0) {
+    const whole = Math.round(size);
+    const wholeDigits = Math.min(15, Math.floor(Math.log10(whole) + 1e-12) + 1);   // every digit of the integer, to float64's 15
+    return size < 0.5 ? '0' : sign + fmt(whole, { digits: wholeDigits, lang, count });
+  }
   const [mantissa, exponentText] = size.toExponential(digits - 1).split('e');
   const exponent = Number(exponentText);   // of the rounded value: 99960 with 3 digits is 1.00×10⁵
-  if (lang === 'zh' && exponent >= 4 && size < CHINESE_LIMIT) {
+  if (count && lang === 'zh' && exponent >= 4 && exponent < CHINESE_LIMIT) {
     const [unit, word] = CHINESE_UNITS.find(([u]) => Number(mantissa) * 10 ** exponent >= u);
     return `${sign}${plain(size / unit, digits, zeros)}${word}`;
   }
-  if (exponent < -3 || (exponent >= Math.log10(LARGE_EN) && !(lang === 'zh' && size < CHINESE_LIMIT))) {
+  if (exponent < -3 || exponent >= Math.log10(LARGE)) {
     return `${sign}${plain(Number(mantissa), digits, zeros)}×10${superscript(exponent)}`;
   }
   return sign + plain(size, digits, zeros);
-}
-
-/** A factor such as ×18 or ×0.0149 (growth or survival), through fmt. */
-export function fmtFactor(value, options = {}) {
-  return `×${fmt(value, options)}`;
 }
 
 // ---- Symbols typeset, not typed: x_l -> xₗ, x_0 -> x₀, d_model -> d<sub>model</sub> ----------------------------

@@ -2,6 +2,8 @@
 // request model's schema (handed over in pageData.extra.schema), vector text boxes and sliders the page binds
 // itself, and number formatting that keeps enough digits to be exact.
 import { pageData, t, fmt } from './i18n.js';
+import { LIST_SEPARATORS, asciiDigits } from './state.js';
+import { rangeText } from './explain.js';
 
 /** The page's URL state, remembered from the first chart load so the page's own buttons can update it. */
 export const handle = { url: null };
@@ -24,10 +26,19 @@ export function scalarSpecs(prefix, names, schema = pageData.extra.schema) {
   });
 }
 
-/** A vector kept in the URL as "8,2,2,4" and edited with the page's own text box (not the settings panel). */
-export function vectorSpec(name, schema = pageData.extra.schema) {
+/** A vector kept in the URL as "8,2,2,4" and edited with the page's own text box (not the settings panel); its label
+ *  is the i18n key `<prefix>.<name>`, its length bounds the schema's. */
+export function vectorSpec(name, prefix, schema = pageData.extra.schema) {
   const p = schema[name];
-  return { name, type: 'list', default: p.default.map(String), minItems: p.minItems, maxItems: p.maxItems, internal: true };
+  return { name, type: 'list', default: p.default.map(String), minItems: p.minItems, maxItems: p.maxItems, internal: true,
+    label: `${prefix}.${name}`, validate: (items) => vectorProblem({ minItems: p.minItems, maxItems: p.maxItems }, items) === null };
+}
+
+/** Why a typed vector cannot be sent (null: it can): too few or too many entries, or an entry that is no number. */
+export function vectorProblem(spec, items) {
+  if (items.length < (spec.minItems ?? 1) || items.length > (spec.maxItems ?? Infinity)) return { entry: null };
+  const bad = items.findIndex((item) => item.trim() === '' || !Number.isFinite(Number(item)));
+  return bad < 0 ? null : { entry: bad };
 }
 
 /** A page-only number (e.g. a slider) that lives in the URL but not in the settings panel. */
@@ -35,9 +46,9 @@ export function sliderSpec(name, fallback, min, max) {
   return { name, type: 'number', default: fallback, min, max, internal: true };
 }
 
-/** Text "8, 2 2;4" -> ["8", "2", "2", "4"]; the server names any entry that is not a number. */
+/** Text "8, 2 2;4" or "８，２、２；４" -> ["8", "2", "2", "4"]. */
 export function splitVector(text) {
-  return text.split(/[\s,;]+/).map((s) => s.trim()).filter(Boolean);
+  return asciiDigits(text).split(LIST_SEPARATORS).map((s) => s.trim()).filter(Boolean);
 }
 
 /** URL list values are strings; the API wants numbers (a non-number becomes NaN -> null -> a 422 naming x.i). */
@@ -45,12 +56,28 @@ export function numbers(values) {
   return values.map(Number);
 }
 
-/** Bind a text box + Apply button to a vector key of the URL state. */
+/** Bind a text box + Apply button to a vector key of the URL state; a vector the server would refuse is refused
+ *  beside the box, in the page's language, with what it takes, and the old one is put back. */
 export function bindVector(name) {
   const input = document.getElementById(`vec-${name}`);
   const button = document.getElementById(`apply-${name}`);
   if (!input) return;
-  const apply = () => handle.url?.update({ [name]: splitVector(input.value) });
+  const apply = () => {
+    document.getElementById(`note-${name}`)?.remove();
+    const items = splitVector(input.value);
+    const url = handle.url;
+    const spec = url?.spec(name);
+    const problem = spec ? vectorProblem(spec, items) : null;
+    if (!problem) return url?.update({ [name]: items });
+    const setting = t(spec.label);
+    const text = problem.entry === null
+      ? t('controls.refused', { value: input.value.trim() || t('controls.empty'), setting, range: rangeText(spec), old: url.state[name].join(', ') })
+      : t('controls.refused', { value: items[problem.entry], setting: t('range.entry', { n: problem.entry + 1, setting }),
+        range: t('range.finite'), old: url.state[name].join(', ') });
+    input.value = url.state[name].join(', ');
+    const note = el('p', { class: 'field-note', id: `note-${name}`, role: 'alert' }, text);
+    (input.closest('.lesson-inputs') || input).after(note);
+  };
   button?.addEventListener('click', apply);
   input.addEventListener('keydown', (event) => { if (event.key === 'Enter') apply(); });
 }

@@ -3,7 +3,8 @@
 // embed code), and redraws each chart when the state changes; it reloads data only when a chart's dataKey changes.
 import { pageData, t, lang } from './i18n.js';
 import { specsFromSchema, UrlState, toQuery } from './state.js';
-import { buildControls, labelOf } from './controls.js';
+import { buildControls, labelOf, optionLabel } from './controls.js';
+import { rangeText } from './explain.js';
 import { checkBudget, budgetMessage } from './budget.js';
 import { Presets } from './presets.js';
 import { describeError } from './api.js';
@@ -49,7 +50,9 @@ export async function runPage(definition) {
   const url = new UrlState(specs);
   const presets = modelControls && pageData.presets ? new Presets(pageData.presets, url) : null;
   const ctx = { url, presets, t, lang, embed: pageData.embed, config: (state) => url.modelConfig(state), charts };
-  if (url.invalid.length) status(t('status.invalid_url', { names: url.invalid.join(', ') }), { error: true });
+  const explain = { specFor: (name) => url.spec(name), labelOf };
+  ctx.explain = explain;
+  if (url.invalid.length) status(badLinkNotice(url), { error: true });
 
   const panel = document.getElementById('controls');
   const controls = panel && !pageData.embed
@@ -80,11 +83,29 @@ export async function runPage(definition) {
   document.body.dataset.ready = '1';
 }
 
+/** The link's refused values, each by its label with what it allows: "Residual scale = 0 (allowed: a number above 0,
+ *  at most 16)". */
+function badLinkNotice(url) {
+  const names = url.invalid.map((name) => {
+    const spec = url.spec(name);
+    return t('status.invalid_item', { setting: labelOf(spec), value: url.rejected[name],
+      range: rangeText(spec, { state: url.state, label: (v) => optionLabel(spec, v) }) });
+  });
+  return t('status.invalid_url', { names: names.join(t('budget.list_sep')) });
+}
+
 /** Ask the server whether the model fits its compute budget before asking for the model: over it, name the setting
  *  to blame and the largest value that fits (in the page's language), keep every chart as it was, send nothing. */
 async function withinBudget(url, ctx, controls, cards) {
   const report = await checkBudget(ctx.config(url.state));
   if (!report) return true;  // the budget could not be asked: the model's own request names any problem
+  if (report.refused) {  // a combination the request model refuses (heads that do not divide the width): not sent
+    const message = describeError(report.refused, ctx.explain);
+    status(message, { error: true, fromLoad: true });
+    controls.markInvalid(report.refused.fields);
+    cards.forEach((card) => card.blocked(message));
+    return false;
+  }
   controls.setLimits(report.limits);
   if (report.fits) return true;
   const message = budgetMessage(report, (name) => labelOf(url.spec(name)));
@@ -159,7 +180,7 @@ class ChartCard {
     } catch (error) {
       if (error.name === 'AbortError' || key !== this.dataKey) return false;
       this.data = null;
-      status(describeError(error), { error: true, fromLoad: true });
+      status(describeError(error, this.ctx.explain), { error: true, fromLoad: true });
       this.controls.markInvalid(error.fields || []);
       return false;
     } finally {

@@ -15,16 +15,16 @@ function disclosure(button, show) {
 }
 
 /** Show the links in the header when they fit on one line (measured, in this language), with the QR button's
- *  label if there is room for it too; else fold them behind the menu button. */
+ *  label if there is room for it too, then closer together; else fold them behind the menu button. */
 function fitNavigation(header, closeMenu) {
   const fits = (...classes) => {
-    header.classList.remove('roomy', 'compact');
+    header.classList.remove('roomy', 'compact', 'tight');
     header.classList.add(...classes);
     return header.scrollWidth <= header.clientWidth;
   };
   const measure = () => {
-    if (fits('roomy') || fits('roomy', 'compact')) closeMenu();
-    else header.classList.remove('roomy', 'compact');
+    if (fits('roomy') || fits('roomy', 'compact') || fits('roomy', 'compact', 'tight')) closeMenu();
+    else header.classList.remove('roomy', 'compact', 'tight');
   };
   let frame = 0;
   window.addEventListener('resize', () => {

@@ -4,6 +4,14 @@
 // Only values that differ from the default are written, so links stay short: /norms?depth=48&norm_position=post.
 
 export const PASSTHROUGH = ['lang', 'hide'];
+/** A list typed or linked: commas, semicolons and spaces separate items, in ASCII or full width (，、；). */
+export const LIST_SEPARATORS = /[\s,;，、；]+/;
+
+/** Full-width digits and signs (typed with a Chinese input method) as ASCII: "８，２" -> "8,2"; U+2212 as "-". */
+export function asciiDigits(text) {
+  return String(text).replace(/[\uFF01-\uFF5E]/g, (c) => String.fromCharCode(c.charCodeAt(0) - 0xFEE0))
+    .replace(/[\u2212\u2012\u2013]/g, '-').replace(/\u3000/g, ' ');
+}
 
 /** One spec per TraceConfig field, from its JSON schema; `defaults` are a page's own starting values (Page.defaults). */
 export function specsFromSchema(schema, defaults = {}) {
@@ -25,7 +33,7 @@ function inRange(spec, n) {
 export function parseValue(spec, raw) {
   if (raw === null || raw === undefined) return undefined;
   if (spec.type === 'list') {
-    const items = raw.split(',').map((s) => s.trim()).filter(Boolean);
+    const items = asciiDigits(raw).split(LIST_SEPARATORS).map((s) => s.trim()).filter(Boolean);
     const ok = items.every((v) => !spec.enum || spec.enum.includes(v));
     const fits = items.length >= (spec.minItems ?? 0) && items.length <= (spec.maxItems ?? Infinity);
     return ok && fits ? items : undefined;
@@ -36,8 +44,9 @@ export function parseValue(spec, raw) {
     return undefined;
   }
   if (spec.type === 'integer' || spec.type === 'number') {
-    const n = Number(raw);
-    if (raw.trim() === '' || !Number.isFinite(n)) return undefined;
+    const text = asciiDigits(raw).trim();
+    const n = Number(text);
+    if (text === '' || !Number.isFinite(n)) return undefined;
     if (spec.type === 'integer' && !Number.isInteger(n)) return undefined;
     return inRange(spec, n) ? n : undefined;
   }
@@ -64,14 +73,17 @@ export function readQuery(specs, search) {
   const params = new URLSearchParams(search);
   const state = defaults(specs);
   const invalid = [];
+  const rejected = {};  // name -> the value as the link had it, for the notice
   for (const spec of specs) {
     if (!params.has(spec.name)) continue;
     const value = parseValue(spec, params.get(spec.name));
-    if (value === undefined) invalid.push(spec.name);
-    else state[spec.name] = value;
+    if (value === undefined) {
+      invalid.push(spec.name);
+      rejected[spec.name] = params.get(spec.name);
+    } else state[spec.name] = value;
   }
   const extra = Object.fromEntries(PASSTHROUGH.filter((k) => params.has(k)).map((k) => [k, params.get(k)]));
-  return { state, invalid, extra };
+  return { state, invalid, rejected, extra };
 }
 
 /** The query string for a state: non-default values in spec order, then lang/hide as they came. */
@@ -89,9 +101,10 @@ export function toQuery(specs, state, extra = {}) {
 export class UrlState {
   constructor(specs, location = window.location) {
     this.specs = specs;
-    const { state, invalid, extra } = readQuery(specs, location.search);
+    const { state, invalid, rejected, extra } = readQuery(specs, location.search);
     this.state = state;
     this.invalid = invalid;
+    this.rejected = rejected;
     this.extra = extra;
     this.listeners = [];
     window.addEventListener('popstate', () => {

@@ -49,3 +49,21 @@ def test_the_controls_refuse_a_width_over_its_limit_and_keep_the_chart(recorded)
     assert "d_model=512" not in recorded.page.url
     assert all(body.get("d_model") != 512 for body in model_requests(recorded))
     assert recorded.figure("norms") == before
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_train_says_its_budget_before_start_in_words(watch, lang):
+    """Two 12-block d_model-128 runs of 2000 steps are several times the training budget: the page says so beside
+    Start in the page's language (how many times too much, the most steps that fit), and Start sends nothing."""
+    watch.open(f"/train?steps=2000&d_model=128&depth=12&lang={lang}")
+    started: list[str] = []
+    watch.page.on("request", lambda r: started.append(r.url) if r.url.endswith("/api/train") else None)
+    text = watch.page.locator("#train-progress-text")
+    words = {"en": "Too much training for this server", "zh": "训练量超出本服务器的允许范围"}[lang]
+    watch.page.wait_for_function(f"document.getElementById('train-progress-text').textContent.includes('{words}')")
+    watch.page.click("#train-start")
+    watch.page.wait_for_timeout(500)
+    message = text.inner_text()
+    assert any(part in message for part in ("at most", "最多只能训练")), message
+    assert "e+" not in message and "multiply-adds" not in message, message
+    assert started == []

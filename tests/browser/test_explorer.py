@@ -172,17 +172,58 @@ def test_standalone_html_opens_offline(watch, tmp_path):
 
 
 def test_bad_link_values_are_dropped_and_named(watch):
-    watch.open("/norms?depth=999&norm=banana&d_model=32", ("norms",))
-    assert "depth" in watch.page.inner_text("#status") and "norm" in watch.page.inner_text("#status")
+    watch.open("/norms?depth=999&norm=banana&d_model=32&residual_scale=0", ("norms",))
+    notice = watch.page.inner_text("#status")
+    assert "Depth (blocks) = 999 (allowed: a whole number from 1 to 128)" in notice, notice
+    assert "Shortcut scale α = 0 (allowed: a number above 0, at most 16)" in notice, notice
+    assert "banana (allowed: one of" in notice and "RMSNorm" in notice, notice
     assert "depth=999" not in watch.page.url and "d_model=32" in watch.page.url
 
 
-def test_server_refusal_names_the_field(watch):
-    watch.open("/norms?n_heads=3", ())  # 64 is not divisible by 3: the API answers 422 naming n_heads
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_server_refusal_names_the_setting_in_the_pages_language(watch, lang):
+    watch.open(f"/norms?n_heads=3&lang={lang}", ())  # 64 is not divisible by 3: the request model refuses n_heads
     watch.page.wait_for_selector("#status.error")
-    assert "n_heads" in watch.page.inner_text("#status")
+    status = watch.page.inner_text("#status")
+    words = {"en": "Attention heads", "zh": "注意力头数"}[lang]
+    assert words in status and "1, 2, 4, 8, 16" in status, status
+    if lang == "zh":
+        assert not any(word in status for word in ("must", "divide", "allowed", "Input should")), status
     assert watch.page.get_attribute("#ctl-n_heads", "aria-invalid") == "true"
-    watch.errors[:] = [e for e in watch.errors if "422" not in e]  # the browser logs the refused request itself
+    watch.errors[:] = [e for e in watch.errors if "422" not in e]  # the browser logs the refused check itself
+
+
+@pytest.mark.parametrize(
+    "field, typed, words",
+    [
+        ("depth", "1000", "Depth (blocks) takes a whole number from 1 to 128. Kept 12."),
+        ("residual_scale", "-0.5", "takes a number above 0, at most 16. Kept 1."),
+    ],
+)
+def test_a_typed_value_out_of_range_is_refused_beside_its_field(watch, field, typed, words):
+    watch.open("/norms", ("norms",))
+    requests: list[str] = []
+    watch.page.on("request", lambda r: requests.append(r.url) if r.url.endswith("/api/trace") else None)
+    watch.page.fill(f"#ctl-{field}", typed)
+    watch.page.press(f"#ctl-{field}", "Enter")
+    note = watch.page.wait_for_selector(f"#note-{field}")
+    assert words in note.inner_text() and typed in note.inner_text(), note.inner_text()
+    assert watch.page.input_value(f"#ctl-{field}") in ("12", "1")  # the old value is back in the field
+    assert f"{field}=" not in watch.page.url and requests == []
+
+
+def test_a_chinese_page_refuses_in_chinese_and_takes_full_width_digits(watch):
+    watch.open("/norms?lang=zh", ("norms",))
+    watch.page.fill("#ctl-depth", "1000")
+    watch.page.press("#ctl-depth", "Enter")
+    note = watch.page.wait_for_selector("#note-depth").inner_text()
+    assert "“深度（块数）”应为1 到 128 之间的整数。已保留 12。" in note, note
+    watch.page.focus("#ctl-depth")
+    watch.page.fill("#ctl-depth", "")
+    watch.page.keyboard.insert_text("２４")  # typed with a Chinese input method
+    watch.page.press("#ctl-depth", "Enter")
+    watch.page.wait_for_function("location.search.includes('depth=24')")
+    assert watch.page.query_selector("#note-depth") is None
 
 
 def test_slide_theme_and_log_axis(watch):
@@ -253,5 +294,7 @@ def test_compare_variants_can_carry_their_own_changes(watch):
     assert any("norm:rmsnorm" in text for text in titles)
     watch.page.fill("#ctl-changes_1", "dtype:float99")
     watch.page.press("#ctl-changes_1", "Enter")
-    assert watch.page.get_attribute("#ctl-changes_1", "aria-invalid") == "true"
+    note = watch.page.wait_for_selector("#note-changes_1").inner_text()
+    assert "dtype:float99 is not allowed for Variant 1: changes" in note and "Kept (empty)" in note, note
+    assert watch.page.input_value("#ctl-changes_1") == ""  # the old value is back
     assert "changes_1" not in watch.page.url

@@ -113,6 +113,54 @@ def test_layernorm_chinese(watch):
     watch.screenshot("lesson-layernorm-zh")
 
 
+def test_layernorm_takes_full_width_digits_and_separators(watch):
+    watch.open("/layernorm?lang=zh", charts=("layernorm",))
+    before = watch.drawn("layernorm")
+    watch.page.fill("#vec-x", "８，２、２；４，１")  # typed with a Chinese input method
+    watch.page.press("#vec-x", "Enter")
+    wait_redraw(watch, "layernorm", before)
+    assert "x=8,2,2,4,1" in watch.page.url
+    assert watch.figure("layernorm")["data"][1]["y"] == pytest.approx(layernorm_by_hand([8, 2, 2, 4, 1])[2], rel=1e-9)
+
+
+@pytest.mark.parametrize(
+    "lang, typed, words",
+    [
+        (
+            "en",
+            "8, 2, x, 4",
+            "x is not allowed here: entry 3 of Input vector x takes a finite number. Kept 8, 2, 2, 4.",
+        ),
+        ("zh", "8", "“输入向量 x”应为2 到 4096 个数，用逗号分隔。已保留 8, 2, 2, 4。"),
+    ],
+)
+def test_layernorm_refuses_a_vector_beside_the_box_before_sending(watch, lang, typed, words):
+    watch.open(f"/layernorm?lang={lang}", charts=("layernorm",))
+    sent: list[str] = []
+    watch.page.on("request", lambda r: sent.append(r.url) if "/api/layernorm" in r.url else None)
+    watch.page.fill("#vec-x", typed)
+    watch.page.press("#vec-x", "Enter")
+    note = watch.page.wait_for_selector("#note-x").inner_text()
+    assert words in note, note
+    assert watch.page.input_value("#vec-x") == "8, 2, 2, 4" and sent == []
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_batchnorm_moves_the_groups_when_the_width_no_longer_takes_them(watch, lang):
+    watch.open(f"/batchnorm?lang={lang}", charts=("batch-dependence",))
+    refused: list[int] = []
+    watch.page.on("response", lambda r: refused.append(r.status) if r.status >= 400 else None)
+    watch.page.fill("#ctl-d_model", "6")
+    watch.page.press("#ctl-d_model", "Enter")
+    watch.page.wait_for_function("location.search.includes('d_model=6') && location.search.includes('groups=3')")
+    assert "1, 2, 3" in watch.page.inner_text("#note-groups") or "1、2、3" in watch.page.inner_text("#note-groups")
+    watch.page.wait_for_selector("[data-chart='batch-dependence'][aria-busy]", state="detached")
+    watch.page.fill("#ctl-groups", "4")  # 4 does not divide 6: refused beside the field, 3 kept
+    watch.page.press("#ctl-groups", "Enter")
+    assert watch.page.wait_for_selector("#note-groups").inner_text().endswith(("Kept 3.", "已保留 3。"))
+    assert watch.page.input_value("#ctl-groups") == "3" and refused == []
+
+
 def test_softmax_scale_collapses_the_distribution(watch):
     watch.open("/softmax", charts=("softmax-probs", "softmax-sweep"))
     probs = watch.figure("softmax-probs")["data"][0]["y"]
@@ -164,3 +212,18 @@ def test_chain_csv_export_holds_the_computed_products(watch):
     layer, plain, residual = rows[-1].split(",")
     assert int(layer) == 12 and float(plain) == pytest.approx(1.1**12, rel=1e-12)
     assert float(residual) == pytest.approx(2.1**12, rel=1e-12)
+
+
+@pytest.mark.parametrize(
+    "path, chart, says, never",
+    [
+        ("/softmax?logits=5,5,5", "softmax-sweep", "tied", "almost no gradient"),  # p stays 1/3 at every scale
+        ("/softmax?scale=316", "softmax-sweep", "one-hot", "At s = 316 it is 9.37×10⁻¹³⁸. At s = 316"),
+        ("/chain?derivative=0", "chain", "exactly 0", "largest float64 number"),  # nothing overflowed
+        ("/chain?derivative=10&depth=400", "chain", "largest float64 number", "exactly 0"),
+    ],
+)
+def test_lesson_captions_follow_their_numbers(watch, path, chart, says, never):
+    watch.open(path, charts=(chart,))
+    caption = watch.page.inner_text(f"[data-caption='{chart}']")
+    assert says in caption and never not in caption, caption

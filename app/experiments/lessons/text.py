@@ -80,6 +80,15 @@ PAGE_STRINGS: dict[str, tuple[str, str]] = {
         "Some products passed the largest float64 number (about 1.8·10³⁰⁸): the gaps in the chart.",
         "部分乘积超过了 float64 的最大值（约 1.8·10³⁰⁸）：即图中的空缺处。",
     ),
+    "chain.verdict.zero": (
+        "Some products are exactly 0 (g = 0, or smaller than float64's smallest number), which a log axis cannot "
+        "show: the gaps in the chart.",
+        "部分乘积恰好为 0（g = 0，或小于 float64 能表示的最小数），对数坐标轴无法显示：即图中的空缺处。",
+    ),
+    "chain.verdict.negative": (
+        "With g below 0 the plain product changes sign every layer; a log axis shows only its positive values.",
+        "g 小于 0 时，普通堆叠的乘积每层改变一次符号；对数坐标轴只显示其中的正值。",
+    ),
     # /layernorm
     "layernorm.title": ("LayerNorm and RMSNorm by hand", "手算 LayerNorm 与 RMSNorm"),
     "layernorm.intro": (
@@ -145,10 +154,22 @@ PAGE_STRINGS: dict[str, tuple[str, str]] = {
     ),
     "softmax.caption.sweep": (
         "The spectral norm of J = diag(p) − p pᵀ is the most a gradient can be amplified on its way back "
-        "through softmax. At s = {s} it is {norm}; at s = {last} it is {last_norm}: the weights are one-hot "
-        "and almost no gradient reaches the scores.",
-        "J = diag(p) − p pᵀ 的谱范数是梯度反向穿过 softmax 时最多能被放大的倍数。s = {s} 时它是 {norm}；"
-        "s = {last} 时它是 {last_norm}：权重已接近独热分布，几乎没有梯度能传回分数。",
+        "through softmax. At s = {s} it is {norm}.",
+        "J = diag(p) − p pᵀ 的谱范数是梯度反向穿过 softmax 时最多能被放大的倍数。s = {s} 时它是 {norm}。",
+    ),
+    "softmax.caption.sweep_last": ("At s = {last} it is {last_norm}.", "s = {last} 时它是 {last_norm}。"),
+    "softmax.caption.one_hot": (
+        "There the weights are one-hot (largest probability {max}) and almost no gradient reaches the scores.",
+        "此时权重已接近独热分布（最大概率 {max}），几乎没有梯度能传回分数。",
+    ),
+    "softmax.caption.tied": (
+        "The largest scores are tied, so no scale makes the weights one-hot: the largest probability stays {max} "
+        "and the gradient does not vanish.",
+        "最大的几个分数相等，所以任何缩放都不能让权重变成独热分布：最大概率停在 {max}，梯度也不会消失。",
+    ),
+    "softmax.caption.not_yet": (
+        "Even there the weights are not one-hot yet (largest probability {max}): the scores are too close together.",
+        "即使在那里，权重也还不是独热分布（最大概率 {max}）：分数彼此太接近。",
     ),
     # /precision
     "precision.title": ("Floating-point precision: overflow and swamping", "浮点精度：溢出与舍入丢失"),

@@ -128,7 +128,10 @@ function rows(data, field, keys) {
 }
 
 runPage({
-  params: scalarSpecs('batchnorm.field', SIZE_KEYS),
+  // GroupNorm's groups must divide the width (the request model's rule, group_counts in Python): a width change moves
+  // them to the nearest count allowed, and a typed count outside is refused beside the field.
+  params: scalarSpecs('batchnorm.field', SIZE_KEYS).map((spec) => (spec.name === 'groups'
+    ? { ...spec, allowedFor: (state) => pageData.extra.group_counts[state.d_model] } : spec)),
   charts: [
     { key: 'batch-dependence', dataKey, load: loadAll, figure: dependenceFigure, caption: dependenceCaption,
       table: (data) => rows(data, 'by_batch', ['batch', 'same_sequence_change', 'same_sequence_change_max', 'train_eval_change']) },

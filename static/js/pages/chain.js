@@ -39,7 +39,7 @@ function chainFigure(data, state) {
 
 /** The caption judges both products from their numbers (static/js/verdict.js), so it cannot call a product that
  *  explodes "near 1"; the lesson each combination teaches follows from the two verdicts. */
-function chainCaption(data) {
+function chainCaption(data, state) {
   const values = { depth: data.depth, g: data.derivative, factor: factorOf(data.derivative),
     plain: precise(data.plain_final), residual: precise(data.residual_final) };
   const plain = verdict(data.plain_final), residual = verdict(data.residual_final);
@@ -51,7 +51,11 @@ function chainCaption(data) {
   else if (grows(plain)) parts.push(t('chain.verdict.explode'));
   else parts.push(t('chain.verdict.fine'));
   if (grows(residual)) parts.push(t('chain.shortcut.grows'));
-  if (data.nonfinite_count) parts.push(t('chain.verdict.overflow'));
+  // What the gaps on a log axis are: an overflow to infinity (null in strict JSON), an exact 0, or a sign change.
+  const products = [...data.plain, ...data.residual];
+  if (products.some((v) => v === null)) parts.push(t('chain.verdict.overflow'));
+  if (state.y_scale === 'log' && products.some((v) => v === 0)) parts.push(t('chain.verdict.zero'));
+  if (state.y_scale === 'log' && products.some((v) => v < 0)) parts.push(t('chain.verdict.negative'));
   return sentences(...parts);
 }
 

@@ -72,8 +72,8 @@ function compareCaption(variants, state, ctx) {
     growth: fmt(v.trace.summary.norm_growth), survival: fmt(v.trace.summary.grad_survival) }));
   const sizes = new Set(variants.map((v) => v.trace.summary.parameters));
   const costs = sizes.size > 1 ? variants.map((v) => t('caption.compare.cost', { name: variantTitle(v, ctx),
-    params: v.trace.summary.parameters.toLocaleString(lang === 'zh' ? 'zh-CN' : 'en'),
-    macs: fmt(v.trace.summary.forward_macs) })) : [];
+    params: fmt(v.trace.summary.parameters, { digits: 0, count: true }),   // every parameter: the sizes differ by a few
+    macs: fmt(v.trace.summary.forward_macs, { count: true }) })) : [];
   return sentences(t('caption.compare'), ...parts, ...costs);
 }
 

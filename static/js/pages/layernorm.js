@@ -133,7 +133,7 @@ function speedRows(data) {
 }
 
 runPage({
-  params: [vectorSpec('x'), sliderSpec('gamma', 1, -3, 3), sliderSpec('beta', 0, -3, 3), ...scalarSpecs('layernorm.field', ['eps'])],
+  params: [vectorSpec('x', 'layernorm.field'), sliderSpec('gamma', 1, -3, 3), sliderSpec('beta', 0, -3, 3), ...scalarSpecs('layernorm.field', ['eps'])],
   charts: [{
     key: 'layernorm',
     dataKey: (state) => [state.x, state.gamma, state.beta, state.eps],

@@ -3,7 +3,7 @@
 import { runPage } from '../page.js';
 import { postJSON } from '../api.js';
 import { layout, line, PALETTE, t } from '../charts.js';
-import { pageData } from '../i18n.js';
+import { pageData, sentences } from '../i18n.js';
 import { scalarSpecs, vectorSpec, remember, numbers, bindVector, syncVector, bindSlider, syncSlider, precise } from '../lessons.js';
 
 const SWEEP = pageData.extra.sweep_scales;
@@ -61,16 +61,27 @@ function probsCaption(data) {
     entropy: precise(data.entropy, 4), uniform: precise(data.uniform_entropy, 4) });
 }
 
+// Above this largest probability the weights count as one-hot (the caption says so only then).
+const ONE_HOT = 0.99;
+
+/** The sweep's end point speaks for the largest scale shown: said once when it prints like the chosen s (316 and
+ *  316.2 are both "316"); one-hot only when its largest probability is, tied scores say so. */
 function sweepCaption(data) {
   const last = data.sweep[data.sweep.length - 1];
-  return t('softmax.caption.sweep', { s: precise(data.scale, 3), norm: precise(data.jacobian_norm, 3),
-    last: precise(last.scale, 3), last_norm: precise(last.jacobian_norm, 3) });
+  const s = precise(data.scale, 3);
+  const sameLabel = precise(last.scale, 3) === s || data.scale > last.scale;
+  const end = sameLabel ? { max_prob: data.max_prob } : last;
+  const ties = data.probs.filter((p) => Math.abs(p - data.max_prob) <= 1e-9 * data.max_prob).length;
+  const why = end.max_prob >= ONE_HOT ? 'one_hot' : ties > 1 ? 'tied' : 'not_yet';
+  return sentences(t('softmax.caption.sweep', { s, norm: precise(data.jacobian_norm, 3) }),
+    sameLabel ? '' : t('softmax.caption.sweep_last', { last: precise(last.scale, 3), last_norm: precise(last.jacobian_norm, 3) }),
+    t(`softmax.caption.${why}`, { max: precise(end.max_prob, 3) }));
 }
 
 const dataKey = (state) => [state.logits, state.scale];
 
 runPage({
-  params: [vectorSpec('logits'), ...scalarSpecs('softmax.field', ['scale'])],
+  params: [vectorSpec('logits', 'softmax.field'), ...scalarSpecs('softmax.field', ['scale'])],
   charts: [
     { key: 'softmax-probs', dataKey, load: loadSoftmax, figure: probsFigure, caption: probsCaption,
       table: (data) => data.probs.map((p, i) => ({ position: i + 1, logit: data.logits[i], probability: p })) },

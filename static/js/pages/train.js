@@ -2,7 +2,7 @@
 // the per-layer gradient (or stream norm) at the latest recorded step on a second one; Start, Stop, progress.
 // Training starts only on Start (a link never starts a run by itself); Stop aborts the fetch, which cancels the server run.
 import { runPage, scaleParam, status } from '../page.js';
-import { ApiError, fetchPresets, readNDJSON } from '../api.js';
+import { ApiError, fetchPresets, readNDJSON, postJSON, describeError } from '../api.js';
 import { layout, line, hline, SERIES, PALETTE, t, fmt } from '../charts.js';
 import { pageData, lang, sentences } from '../i18n.js';
 import { specsFromSchema } from '../state.js';
@@ -86,6 +86,7 @@ class Session {
     try {
       await readNDJSON(await this.post(), (event) => this.handle(event));
     } catch (error) {
+      this.refused = error instanceof ApiError && error.status < 500 && this.step === 0;
       if (!(error.name === 'AbortError' && this.stoppedByUser)) throw error;
     } finally {
       this.elapsed = (performance.now() - this.started) / 1000;
@@ -137,6 +138,7 @@ function showProgress(s) {
   bar.value = s.step / s.body.steps;
   if (running) text.textContent = t('train.running', { step: s.step, steps: s.body.steps });
   else if (s.stoppedByUser) text.textContent = t('train.stopped', { step: s.step });
+  else if (s.refused) text.textContent = t('train.not_started');
   else text.textContent = t('train.finished', { seconds: fmt(s.elapsed) });
 }
 
@@ -170,13 +172,46 @@ function markPreset(state) {
   });
 }
 
+/** The training budget before Start (POST /api/train/budget): null when it fits, else why, in the reader's words
+ *  (how many times too much, the most steps that fit). A setting the server refuses outright is named by its label. */
+async function budgetProblem(state, ctx) {
+  try {
+    const report = await postJSON('/api/train/budget', await requestBody(state));
+    if (report.fits) return null;
+    const values = { runs: report.runs, steps: report.steps, times: fmt(report.times_over, { digits: 2 }), max_steps: report.max_steps };
+    return t(report.max_steps > 0 ? 'train.over_budget' : 'train.over_budget_none', values);
+  } catch (error) {
+    return error instanceof ApiError ? describeError(error, ctx.explain) : null;  // offline: Start says it later
+  }
+}
+
+/** Check the settings as they change, so the refusal stands beside Start before anyone presses it. */
+async function showBudget(state, ctx) {
+  const problem = await budgetProblem(state, ctx);
+  const text = document.getElementById('train-progress-text');
+  if (problem) {
+    text.textContent = problem;
+    text.classList.add('error');
+  } else if (text.classList.contains('error')) {
+    text.classList.remove('error');
+    text.textContent = session ? text.textContent : t('train.idle');
+    if (session) showProgress(session);
+  }
+  return problem;
+}
+
 function wire(ctx) {
   page = ctx;
   // An /embed/ of these charts has no Start or Stop button: it shows the idle charts only.
-  document.getElementById('train-start')?.addEventListener('click', () => {
+  document.getElementById('train-start')?.addEventListener('click', async () => {
+    if (await showBudget(ctx.url.state, ctx)) return;  // nothing is sent
     armed = ctx.url.state.run + 1;
     ctx.url.update({ run: armed }, { push: false });
   });
+  if (document.getElementById('train-start')) {
+    ctx.url.onChange((state) => showBudget(state, ctx));
+    showBudget(ctx.url.state, ctx);
+  }
   document.getElementById('train-stop')?.addEventListener('click', () => session?.stop());
   document.querySelectorAll('[data-train-preset]').forEach((button) => button.addEventListener('click', () => {
     ctx.url.update(presetPatch(PRESETS.find((p) => p.key === button.dataset.trainPreset)));
