@@ -1,8 +1,10 @@
 """`rx.trace(...)` and `rx.compare(...)`: the HTTP API's traces, computed in this process, as objects a notebook shows.
 
-The fields are TraceConfig's, validated by the model itself: a bad value raises the pydantic ValidationError that
-POST /api/trace answers as a 422 (naming the field and what it allows), and a model over the compute budget says
-why before anything is built. The numbers are run_trace's, the very function the server runs.
+The fields are TraceConfig's, keyword-only, validated as POST /api/trace validates its body (app/notebook/fields.py):
+a bad value raises the pydantic ValidationError the HTTP API answers as a 422 (naming the field and what it allows),
+and a model too large for this machine says why before anything is built. The numbers are run_trace's, the very
+function the server runs, under the server's torch settings (app/experiments/isolation.py): bit for bit the
+server's answer, whatever the notebook set.
 """
 
 from __future__ import annotations
@@ -10,21 +12,30 @@ from __future__ import annotations
 import html
 import itertools
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import plotly.graph_objects as go
+from typing_extensions import Unpack
 
 from ..config import TraceConfig
+from ..experiments.isolation import SERVER_THREADS, as_server
 from ..experiments.trace import run_trace
 from ..i18n import t
 from ..jsonsafe import strict_dumps
 from . import figures
 from . import strings as _strings  # noqa: F401  (registers the API's words)
+from .fields import Language, TraceFields, check_lang, keyword_signature, trace_config
+from .limits import Budget
+
+if TYPE_CHECKING:
+    from torch import Tensor
+
+    from ..models.stack import Stack
 
 SUMMARY_ROWS = ("grad_survival", "norm_growth", "loss", "first_nonfinite_layer", "parameters")
 
 
-@dataclass
+@dataclass(repr=False)
 class Trace:
     """One traced forward+backward pass: `result` is exactly what POST /api/trace answers (less its timing)."""
 
@@ -67,8 +78,11 @@ class Trace:
     def _repr_html_(self) -> str:
         return summary_table(label(self.config), self.result, self.lang)
 
+    def __repr__(self) -> str:
+        return f"Trace({label(self.config)}: {short_summary(self.result)})"
 
-@dataclass
+
+@dataclass(repr=False)
 class Comparison:
     """Several traces that differ in the fields given as lists."""
 
@@ -93,21 +107,63 @@ class Comparison:
     def _repr_html_(self) -> str:
         return "".join(summary_table(n, tr.result, self.lang) for n, tr in zip(self.names, self.traces, strict=True))
 
-
-def trace(lang: str = "en", **fields: Any) -> Trace:
-    """Trace the model the fields describe (TraceConfig's fields; every one optional), e.g. depth=48."""
-    return Trace(run_trace(TraceConfig(**fields)), lang)
+    def __repr__(self) -> str:
+        return f"Comparison({len(self.traces)} traces: {'; '.join(self.names)})"[:MAX_REPR]
 
 
-def compare(lang: str = "en", **fields: Any) -> Comparison:
+MAX_REPR = 300
+
+
+@keyword_signature()
+def trace(
+    *, lang: Language = "en", threads: int = SERVER_THREADS, budget: Budget = "machine", **fields: Unpack[TraceFields]
+) -> Trace:
+    """Trace one forward and backward pass of the model TraceConfig's fields describe (each optional), e.g.
+    rx.trace(depth=48, norm_position="post"). `threads`: torch threads (1, the server's, gives its answer bit for
+    bit; more agree within 1e-6 relative in float32); `budget`: "machine" refuses a model needing over half of
+    this machine's memory, "server" applies the server's budget, None neither."""
+    check_lang(lang)
+    cfg = trace_config(fields, budget)
+    with as_server(threads):
+        return Trace(run_trace(cfg), lang)
+
+
+@keyword_signature(lists=True)
+def compare(
+    *, lang: Language = "en", threads: int = SERVER_THREADS, budget: Budget = "machine", **fields: Any
+) -> Comparison:
     """Trace every combination of the fields given as lists, e.g. compare(depth=24, norm_position=["post", "pre"])."""
+    check_lang(lang)
     varied = {name: value for name, value in fields.items() if isinstance(value, (list, tuple))}
     fixed = {name: value for name, value in fields.items() if name not in varied}
     configs = [
-        TraceConfig(**fixed, **dict(zip(varied, combo, strict=True))) for combo in itertools.product(*varied.values())
+        trace_config({**fixed, **dict(zip(varied, combo, strict=True))}, budget, "compare")
+        for combo in itertools.product(*varied.values())
     ]
     names = [variant_name(cfg, list(varied), lang) for cfg in configs]
-    return Comparison([Trace(run_trace(cfg), lang) for cfg in configs], names, lang)
+    with as_server(threads):
+        return Comparison([Trace(run_trace(cfg), lang) for cfg in configs], names, lang)
+
+
+@keyword_signature()
+def build(*, budget: Budget = "machine", **fields: Unpack[TraceFields]) -> Stack:
+    """The torch module rx.trace traces for these fields (the same weights for the same seed), built under the
+    server's settings: model.loss(*rx.batch(...)) is the trace's loss. Usable with torchinfo, nnsight, hooks."""
+    from ..models.init import build_model
+
+    cfg = trace_config(fields, budget, "build")
+    with as_server():
+        return build_model(cfg)
+
+
+@keyword_signature()
+def batch(**fields: Unpack[TraceFields]) -> tuple[Tensor, Tensor]:
+    """The synthetic batch rx.trace feeds the model (inputs, targets), seeded by the fields' seed."""
+    from ..models.stack import make_batch
+
+    cfg = trace_config(fields, None, "batch")
+    with as_server():
+        return make_batch(cfg)
 
 
 def variant_name(cfg: TraceConfig, varied: list[str], lang: str) -> str:
@@ -119,6 +175,19 @@ def variant_name(cfg: TraceConfig, varied: list[str], lang: str) -> str:
 
 def label(cfg: TraceConfig) -> str:
     return f"{cfg.arch} L={cfg.depth} {cfg.norm_position}-{cfg.norm} residual={cfg.residual} {cfg.dtype}"
+
+
+def short_summary(result: dict[str, Any]) -> str:
+    summary = result["summary"]
+    return ", ".join(
+        f"{key}={_cell(value, 'en')}"
+        for key, value in (
+            ("grad_survival", summary["grad_survival"]),
+            ("norm_growth", summary["norm_growth"]),
+            ("loss", result["loss"]),
+            ("nonfinite", summary["nonfinite"]),
+        )
+    )
 
 
 def summary_table(title: str, result: dict[str, Any], lang: str) -> str:
