@@ -56,7 +56,11 @@ def keyword_signature(*, lists: bool = False, skip: tuple[str, ...] = ()) -> Cal
     their types and defaults (`lists`: each may also be a list, as rx.compare varies them)."""
 
     def decorate(fn: F) -> F:
-        own = [p for p in inspect.signature(fn).parameters.values() if p.kind is not inspect.Parameter.VAR_KEYWORD]
+        own = [
+            p.replace(annotation=_resolved(p.annotation, fn))
+            for p in inspect.signature(fn).parameters.values()
+            if p.kind is not p.VAR_KEYWORD
+        ]
         fields = [
             inspect.Parameter(
                 name,
@@ -71,6 +75,17 @@ def keyword_signature(*, lists: bool = False, skip: tuple[str, ...] = ()) -> Cal
         return fn
 
     return decorate
+
+
+def _resolved(annotation: Any, fn: Callable[..., Any]) -> Any:
+    """A parameter's annotation as its type (`from __future__ import annotations` leaves text), so help() shows
+    Literal['en', 'zh'] rather than 'Language'."""
+    if not isinstance(annotation, str):
+        return annotation
+    try:
+        return eval(annotation, fn.__globals__)
+    except NameError:  # a name imported only for type checkers
+        return annotation
 
 
 def refuse_unknown(fields: Mapping[str, Any], model: type[BaseModel], call: str, skip: tuple[str, ...] = ()) -> None:

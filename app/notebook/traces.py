@@ -44,7 +44,7 @@ class Trace:
 
     @property
     def config(self) -> TraceConfig:
-        return TraceConfig(**self.result["config"])
+        return TraceConfig.model_validate(self.result["config"], context={"budget": False})  # validated when traced
 
     @property
     def summary(self) -> dict[str, Any]:
