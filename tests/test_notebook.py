@@ -14,6 +14,7 @@ import pytest
 from pydantic import ValidationError
 
 import app as rx
+from app.experiments.lecture import DECK
 from app.i18n import t
 from app.notebook import figures
 from app.numbers import fmt
@@ -77,7 +78,11 @@ def test_a_model_too_large_for_the_machine_says_why_before_computing(monkeypatch
 
 def test_compare_traces_each_variant_as_the_http_api_does(client):
     pair = rx.compare(depth=5, norm_position=["post", "pre"])
-    assert pair.names == [t("series.post_ln"), t("series.pre_ln")]
+    deck = next(slide for slide in DECK if slide["id"] == "post-vs-pre")["chart"]["series"]  # its lines' look
+    assert pair.names == [line["label"]["en"] for line in deck]
+    figure_colors = [series.line.color for series in pair.figure().data[:2]]
+    assert figure_colors == [figures.PALETTE[line["color"]] for line in deck]
+    assert [s.marker.color for s in pair.figure(kind="gradients").data[:2]] == figure_colors
     for position, trace in zip(["post", "pre"], pair.traces, strict=True):
         http = client.post("/api/trace", json={"depth": 5, "norm_position": position}).json()
         assert without_timing(trace.result) == without_timing(http)

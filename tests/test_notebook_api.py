@@ -146,3 +146,23 @@ def test_train_without_live_shows_no_progress_bar_and_has_a_table(capsys):
 
 def test_the_wheel_says_it_is_typed():
     assert (ROOT / "app" / "py.typed").is_file()
+
+
+def test_save_writes_an_offline_html_and_says_what_images_need(tmp_path, monkeypatch):
+    import builtins
+
+    trace = rx.trace(depth=2)
+    page = trace.save(tmp_path / "norms.html").read_text(encoding="utf-8")
+    assert "plotly.js v" in page and '<script src="http' not in page  # plotly.js inside: opens offline
+    real_import = builtins.__import__
+
+    def no_kaleido(name, *args, **kwargs):
+        if name == "kaleido":
+            raise ImportError(name)
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_kaleido)
+    with pytest.raises(ImportError, match=r"saving \.png needs kaleido and a Chromium browser: pip install kaleido"):
+        trace.save(tmp_path / "norms.png")
+    with pytest.raises(ValueError, match=r"path: ends in \.html"):
+        trace.save(tmp_path / "norms.jpeg")

@@ -29,6 +29,7 @@ from ..pages import lecture as _lecture_strings  # noqa: F401  (registers the de
 from ..services.deck import source_request
 from ..services.real_models import compute_real_trace, resolve
 from . import strings as _strings  # noqa: F401  (registers the API's words)
+from .export import Saves
 from .fields import Language, check_lang
 from .slide_figures import KINDS, format_number
 
@@ -37,7 +38,7 @@ PLACEHOLDER = re.compile(r"\{(\w+)(?:\|(\d+))?\}")
 
 
 @dataclass
-class Slide:
+class Slide(Saves):
     data: dict[str, Any]
     answers: list[Any]
     measured: dict[str, Any]

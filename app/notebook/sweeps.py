@@ -20,12 +20,13 @@ from ..experiments.trace import run_trace
 from ..i18n import t
 from . import figures
 from . import strings as _strings  # noqa: F401  (registers the API's words)
+from .export import Saves
 from .fields import Language, check_lang, keyword_signature, refuse_unknown, trace_config
 from .limits import Budget, check_machine
 
 
 @dataclass(repr=False)
-class Sweep:
+class Sweep(Saves):
     config: TraceConfig
     depths: list[int]
     rows: list[dict[str, Any]] = field(default_factory=list)

@@ -19,11 +19,13 @@ from typing_extensions import Unpack
 
 from ..config import TraceConfig
 from ..experiments.isolation import SERVER_THREADS, as_server
+from ..experiments.lecture.slides_norm import POST_SERIES, PRE_SERIES
 from ..experiments.trace import run_trace
 from ..i18n import t
 from ..jsonsafe import strict_dumps
 from . import figures
 from . import strings as _strings  # noqa: F401  (registers the API's words)
+from .export import Saves
 from .fields import Language, TraceFields, check_lang, keyword_signature, trace_config
 from .limits import Budget
 
@@ -32,11 +34,13 @@ if TYPE_CHECKING:
 
     from ..models.stack import Stack
 
+# Post-LN and Pre-LN as the deck draws them (label, palette colour), so rx.compare's chart looks like the slide's
+POSITION_SERIES = {"post": (POST_SERIES, "vermillion"), "pre": (PRE_SERIES, "blue")}
 SUMMARY_ROWS = ("grad_survival", "norm_growth", "loss", "first_nonfinite_layer", "parameters")
 
 
 @dataclass(repr=False)
-class Trace:
+class Trace(Saves):
     """One traced forward+backward pass: `result` is exactly what POST /api/trace answers (less its timing)."""
 
     result: dict[str, Any]
@@ -83,21 +87,27 @@ class Trace:
 
 
 @dataclass(repr=False)
-class Comparison:
+class Comparison(Saves):
     """Several traces that differ in the fields given as lists."""
 
     traces: list[Trace]
     names: list[str]
     lang: str = "en"
+    colors: list[str | None] | None = None  # a palette colour per trace where the deck has one (Post-LN, Pre-LN)
 
     def figure(self, kind: str = "norms", lang: str | None = None, log: bool | None = None) -> go.Figure:
         lang = lang or self.lang
         named = [(name, tr.result) for name, tr in zip(self.names, self.traces, strict=True)]
         if kind == "gradients":
-            return figures.gradients_figure(named, lang, log=True if log is None else log)
-        if kind != "norms":
+            fig = figures.gradients_figure(named, lang, log=True if log is None else log)
+        elif kind == "norms":
+            fig = figures.compare_figure(named, lang, log=bool(log))
+        else:
             raise ValueError(f"kind: one of norms, gradients; got {kind!r}")
-        return figures.compare_figure(named, lang, log=bool(log))
+        for series, color in zip(fig.data, self.colors or [], strict=False):  # one line per trace, in order
+            if color:
+                series.line.color = series.marker.color = figures.PALETTE[color]
+        return fig
 
     def to_pandas(self) -> Any:
         rows = [{"variant": n, "layer": row.pop("layer"), **row} for n, tr in zip(self.names, self.traces, strict=True)
@@ -141,8 +151,13 @@ def compare(
         for combo in itertools.product(*varied.values())
     ]
     names = [variant_name(cfg, list(varied), lang) for cfg in configs]
+    by_position = list(varied) == ["norm_position"]
+    colors = [
+        POSITION_SERIES[c.norm_position][1] if by_position and c.norm_position in POSITION_SERIES else None
+        for c in configs
+    ]
     with as_server(threads):
-        return Comparison([Trace(run_trace(cfg), lang) for cfg in configs], names, lang)
+        return Comparison([Trace(run_trace(cfg), lang) for cfg in configs], names, lang, colors)
 
 
 @keyword_signature()
@@ -167,9 +182,9 @@ def batch(**fields: Unpack[TraceFields]) -> tuple[Tensor, Tensor]:
 
 
 def variant_name(cfg: TraceConfig, varied: list[str], lang: str) -> str:
-    """The pages' series name where there is one (Post-LN: N(x + f(x))), else the varied fields' values."""
-    if varied == ["norm_position"] and cfg.norm_position in ("post", "pre"):
-        return t(f"series.{cfg.norm_position}_ln", lang)
+    """The deck's series name where there is one (Post-LN: LN(x + f(x))), else the varied fields' values."""
+    if varied == ["norm_position"] and cfg.norm_position in POSITION_SERIES:
+        return POSITION_SERIES[cfg.norm_position][0][lang == "zh"]
     return ", ".join(f"{name}={getattr(cfg, name)}" for name in varied) or label(cfg)
 
 

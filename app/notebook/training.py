@@ -22,6 +22,7 @@ from ..i18n import t
 from ..pages import train as _train_strings  # noqa: F401  (registers the loss chart's strings)
 from . import figures
 from . import strings as _strings  # noqa: F401  (registers the API's words)
+from .export import Saves
 from .fields import Language, check_lang, refuse_unknown
 from .traces import _frame
 
@@ -29,7 +30,7 @@ REDRAW_EVERY = 10  # steps between two redraws of a live chart
 
 
 @dataclass(repr=False)
-class Training:
+class Training(Saves):
     """Every event POST /api/train streams for this request (start, step, done, end), as they came."""
 
     request: TrainRequest
