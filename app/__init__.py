@@ -1,20 +1,49 @@
 """ResNorm Explorer: why deep Transformers need residual connections and normalization.
 
-Installed as `resnorm_explorer`; `import resnorm_explorer as rx` gives the Python API (app/notebook/), loaded on
-first use, so importing the package stays fast and does not load torch.
+Installed as `resnorm_explorer`; `import resnorm_explorer as rx` gives the Python API (app/notebook/, docs/python.md),
+loaded on first use, so importing the package stays fast and does not load torch.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import typing
 
 __version__ = "0.1.0"
-API = ("trace", "compare", "sweep", "train", "lecture", "Trace", "Comparison", "Sweep", "Training")
-__all__ = list(API)
+# The notebook API's names (app/notebook/__init__.py's __all__; tests/test_notebook.py checks they agree).
+__all__ = [
+    "Comparison",
+    "Sweep",
+    "Trace",
+    "TraceConfig",
+    "Training",
+    "batch",
+    "build",
+    "compare",
+    "lecture",
+    "sweep",
+    "trace",
+    "train",
+]
+
+if typing.TYPE_CHECKING:  # what a type checker and an editor see; at run time __getattr__ loads them on first use
+    from .notebook import (
+        Comparison,
+        Sweep,
+        Trace,
+        TraceConfig,
+        Training,
+        batch,
+        build,
+        compare,
+        lecture,
+        sweep,
+        trace,
+        train,
+    )
 
 
-def __getattr__(name: str) -> Any:
-    if name in API:
+def __getattr__(name: str) -> typing.Any:
+    if name in __all__:
         from . import notebook
 
         return getattr(notebook, name)
@@ -22,4 +51,4 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted([*globals(), *API])
+    return [*__all__, "__version__"]

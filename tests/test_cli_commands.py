@@ -165,3 +165,46 @@ def test_sweep_checks_the_budget_at_its_own_depths(capsys):
     # the size to blame and the largest value that fits (app/config/limits.py), at the sweep's own deepest depth
     assert code == 2 and "--from/--to: depth 40 with this config: d_model: 512 is too large" in err, err
     assert "allowed: d_model <= 104" in err, err
+
+
+def test_options_are_never_abbreviated(capsys):
+    """sweep has no --depth: `--depth 5` must be refused, not read as --depth-scaled-norm."""
+    code, _, err = run(["sweep", "--depth", "5"], capsys)
+    assert code == 2 and "unrecognized arguments: --depth 5" in err
+    assert run(["--po", "8001", "--print-settings"], capsys)[0] == 2  # serve's options too
+
+
+def test_a_mistyped_command_is_one_line_naming_the_commands(capsys):
+    code, out, err = run(["trce", "--depth", "3"], capsys)
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert "unknown command 'trce' (did you mean 'trace'?); the commands are serve, trace, sweep, lecture, warm" in err
+
+
+def test_an_interrupted_sweep_json_says_so(monkeypatch, capsys):
+    from app.notebook import sweeps
+
+    real = sweeps.run_trace
+
+    def stop_at_three(cfg):
+        if cfg.depth == 3:
+            raise KeyboardInterrupt
+        return real(cfg)
+
+    monkeypatch.setattr(sweeps, "run_trace", stop_at_three)
+    code, out, _ = run(["sweep", "--from", "1", "--to", "5", "--json"], capsys)
+    answer = strict_json(out)
+    assert code == 130 and answer["interrupted"] is True and [r["depth"] for r in answer["results"]] == [1, 2]
+    monkeypatch.setattr(sweeps, "run_trace", real)
+    assert strict_json(run(["sweep", "--from", "1", "--to", "1", "--json"], capsys)[1])["interrupted"] is False
+
+
+@pytest.mark.parametrize("output, says", [("/no/such/dir/x.html", "does not exist"), (".", "is a folder")])
+def test_lecture_checks_its_output_before_computing(output, says, monkeypatch, capsys):
+    from app.pages import lecture_offline
+
+    async def never() -> str:
+        raise AssertionError("computed the deck before checking where it goes")
+
+    monkeypatch.setattr(lecture_offline, "offline_html", lambda *args, **kwargs: never())
+    code, _, err = run(["lecture", "-o", output], capsys)
+    assert code == 1 and err.count("\n") == 1 and says in err, err

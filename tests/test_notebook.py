@@ -8,11 +8,13 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from pydantic import ValidationError
 
 import app as rx
+from app.experiments.lecture import DECK
 from app.i18n import t
 from app.notebook import figures
 from app.numbers import fmt
@@ -40,7 +42,8 @@ def test_trace_is_the_http_answer_number_for_number(client):
         ({"depth": 500}, "depth", "less than or equal to 128"),
         ({"norm_position": "sideways"}, "norm_position", "'pre', 'post', 'sandwich' or 'mix'"),
         ({"n_heads": 3}, None, "n_heads: must divide d_model"),
-        ({"depht": 4}, "depht", "Extra inputs are not permitted"),
+        ({"depth": True}, "depth", "Input should be a valid integer"),
+        ({"depth": "48"}, "depth", "Input should be a valid integer"),
     ],
 )
 def test_bad_fields_raise_the_http_apis_validation_error(fields, field, words, client):
@@ -54,17 +57,32 @@ def test_bad_fields_raise_the_http_apis_validation_error(fields, field, words, c
     assert http.status_code == 422 and words in http.text
 
 
-def test_a_model_over_the_budget_says_why_before_computing(monkeypatch):
-    from app.notebook import traces
+def test_a_model_too_large_for_the_machine_says_why_before_computing(monkeypatch):
+    """In-process calls are bounded by this machine's memory; budget="server" applies the server's budget."""
+    from app.notebook import limits, traces
 
     monkeypatch.setattr(traces, "run_trace", lambda cfg: pytest.fail("computed a model over the budget"))
+    huge: dict[str, Any] = {"depth": 128, "d_model": 512, "seq_len": 256, "batch": 64}
+    with pytest.raises(ValueError, match="more than half of this machine's") as caught:
+        rx.trace(**huge)
+    need = float(str(caught.value).split("about ")[1].split(" GB")[0])
+    assert need == pytest.approx(limits.trace_bytes(rx.TraceConfig.model_construct(**huge)) / 1e9, rel=1e-2)
     with pytest.raises(ValidationError, match="depth: the model is too large for this server"):
-        rx.trace(depth=128, d_model=512, seq_len=256, batch=64)
+        rx.trace(**huge, budget="server")
+    monkeypatch.setattr(limits, "physical_memory", lambda: 2 * int(limits.trace_bytes(rx.TraceConfig())) - 1)
+    with pytest.raises(ValueError, match="budget=None"):
+        rx.trace()
+    monkeypatch.setattr(traces, "run_trace", lambda cfg: {"config": cfg.model_dump()})
+    assert rx.trace(budget=None).result["config"]["depth"] == 12
 
 
 def test_compare_traces_each_variant_as_the_http_api_does(client):
     pair = rx.compare(depth=5, norm_position=["post", "pre"])
-    assert pair.names == [t("series.post_ln"), t("series.pre_ln")]
+    deck = next(slide for slide in DECK if slide["id"] == "post-vs-pre")["chart"]["series"]  # its lines' look
+    assert pair.names == [line["label"]["en"] for line in deck]
+    figure_colors = [series.line.color for series in pair.figure().data[:2]]
+    assert figure_colors == [figures.PALETTE[line["color"]] for line in deck]
+    assert [s.marker.color for s in pair.figure(kind="gradients").data[:2]] == figure_colors
     for position, trace in zip(["post", "pre"], pair.traces, strict=True):
         http = client.post("/api/trace", json={"depth": 5, "norm_position": position}).json()
         assert without_timing(trace.result) == without_timing(http)
@@ -90,12 +108,18 @@ def test_sweep_rows_are_the_http_sweeps_rows(client):
     assert heatmap.z[-1][1] == pytest.approx(math.log10(last["grad_norm"][0] / last["grad_norm"][-1]))
 
 
-def test_sweep_refuses_an_unaffordable_sweep_before_the_first_depth(monkeypatch):
+def test_the_servers_sweep_budget_applies_only_when_asked(monkeypatch):
     from app.notebook import sweeps as sweep_module
 
     monkeypatch.setattr(sweep_module, "run_trace", lambda cfg: pytest.fail("computed a depth of a refused sweep"))
     with pytest.raises(ValidationError, match="depths: the sweep is too large"):  # each depth fits, all 128 do not
-        rx.sweep(1, 128, dtype="float16")
+        rx.sweep(1, 128, dtype="float16", budget="server")
+
+    def stop(cfg):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(sweep_module, "run_trace", stop)  # on this machine's budget it starts (and Ctrl-C stops it)
+    assert rx.sweep(1, 128, dtype="float16", progress=False).interrupted
 
 
 def test_ctrl_c_keeps_the_depths_already_done(monkeypatch):

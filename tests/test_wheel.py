@@ -115,6 +115,7 @@ def test_wheel_and_sdist_carry_the_pages_and_the_command(dist):
         expected = {f"resnorm_explorer/{folder}/{name}" for name in files_under(ROOT / folder)}
         assert expected and expected <= names, sorted(expected - names)
     assert {f"resnorm_explorer/{p.relative_to(ROOT / 'app').as_posix()}" for p in (ROOT / "app").rglob("*.py")} <= names
+    assert "resnorm_explorer/py.typed" in names  # PEP 561: type checkers read the Python API's types
     top_level = {n.split("/")[0] for n in names}
     assert top_level == {"resnorm_explorer", "resnorm_explorer-0.1.0.dist-info"}, top_level  # nothing named app
     entry_points = next(n for n in names if n.endswith(".dist-info/entry_points.txt"))

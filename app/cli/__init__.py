@@ -12,6 +12,7 @@ Every error is one line on stderr: `<prog>: error: <what>`.
 
 from __future__ import annotations
 
+import difflib
 import sys
 
 from pydantic import ValidationError
@@ -23,6 +24,13 @@ INTERRUPTED = 130
 def main(argv: list[str] | None = None, prog: str = "python -m app") -> None:
     """Dispatch to a subcommand; with none (or only options), serve, exactly as before subcommands existed."""
     args = list(sys.argv[1:] if argv is None else argv)
+    if args and not args[0].startswith("-") and args[0] not in COMMANDS:  # serve takes no positional argument
+        near = difflib.get_close_matches(args[0], COMMANDS, n=1)
+        hint = f" (did you mean {near[0]!r}?)" if near else ""
+        print(
+            f"{prog}: error: unknown command {args[0]!r}{hint}; the commands are {', '.join(COMMANDS)}", file=sys.stderr
+        )
+        sys.exit(2)
     command = args[0] if args and args[0] in COMMANDS else "serve"
     if args and args[0] == command:
         args = args[1:]

@@ -1,17 +1,24 @@
 """The subcommands that compute: trace, sweep, lecture, warm. Each takes (argv, prog) and returns an exit code;
-app/cli/__init__.py turns a refused value into exit 2, Ctrl-C into 130 and any failure into one line and 1."""
+app/cli/__init__.py turns a refused value into exit 2, Ctrl-C into 130 and any failure into one line and 1.
+
+trace and sweep compute in this process under the server's torch settings (app/experiments/isolation.py) with
+--threads torch threads (default RESNORM_TORCH_THREADS, else one: the server's answer bit for bit); lecture and
+warm go through the compute pool, whose processes pin the same settings."""
 
 from __future__ import annotations
 
 import argparse
 import csv
 import io
+import os
 import sys
 from pathlib import Path
 from typing import Any
 
 from ..config import TraceConfig
+from ..experiments.isolation import SERVER_THREADS, as_server
 from ..i18n import t
+from ..settings import env_name, load_settings
 from .options import OneLineParser, add_model_options, given_fields
 
 LANGS = ("en", "zh")
@@ -26,6 +33,26 @@ def _format_options(parser: argparse.ArgumentParser) -> None:
     shape.add_argument("--json", action="store_true", help="print strict JSON (inf/NaN as null), as the HTTP API")
     shape.add_argument("--csv", action="store_true", help="print one CSV row per layer")
     parser.add_argument("--lang", choices=LANGS, default="en", help="language of the table's words [default en]")
+    parser.add_argument(
+        "--threads",
+        type=int,
+        default=None,
+        metavar="INT",
+        help=f"torch threads [env {env_name('torch_threads')}, default {SERVER_THREADS}: the server's numbers bit for "
+        "bit; more agree within 1e-6 relative in float32]",
+    )
+
+
+def _threads(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    """--threads, else RESNORM_TORCH_THREADS (0 or unset: one, as each compute process of the server)."""
+    if args.threads is not None:
+        if args.threads < 1:
+            parser.error(f"--threads: must be at least 1; got {args.threads}")
+        return int(args.threads)
+    try:
+        return load_settings().torch_threads or SERVER_THREADS
+    except ValueError as exc:
+        parser.error(str(exc))
 
 
 def _config(args: argparse.Namespace) -> TraceConfig:
@@ -38,11 +65,13 @@ def trace(argv: list[str], prog: str) -> int:
     add_model_options(parser, TraceConfig)
     _format_options(parser)
     args = parser.parse_args(argv)
+    threads = _threads(args, parser)
     from ..notebook import Trace
     from ..notebook.traces import label
 
     cfg = _config(args)
-    result = Trace(_run_trace(cfg), args.lang)
+    with as_server(threads):
+        result = Trace(_run_trace(cfg), args.lang)
     if args.json:
         print(result.to_json())
     elif args.csv:
@@ -65,16 +94,20 @@ def sweep(argv: list[str], prog: str) -> int:
     parser.add_argument("--to", dest="stop", type=int, default=96, metavar="INT", help="last depth [default 96]")
     _format_options(parser)
     args = parser.parse_args(argv)
+    threads = _threads(args, parser)
     from ..notebook import sweep as run_sweep
 
     # parsed as GET /api/trace parses a query, at depth 1; SweepRequest then checks the deepest depth and the total
     fields = TraceConfig.model_validate_strings({**given_fields(args, TraceConfig), "depth": "1"}).model_dump()
     fields.pop("depth")
-    result = run_sweep(args.start, args.stop, lang=args.lang, progress=sys.stderr.isatty(), **fields)
-    if args.json:
+    result = run_sweep(
+        args.start, args.stop, lang=args.lang, progress=sys.stderr.isatty(), threads=threads, budget="server", **fields
+    )
+    if args.json:  # interrupted: the depths done so far, and a flag saying the rest are missing
         from ..jsonsafe import strict_dumps
 
-        print(strict_dumps({"config": result.config.model_dump(), "depths": result.depths, "results": result.rows}))
+        answer = {"config": result.config.model_dump(), "depths": result.depths, "results": result.rows}
+        print(strict_dumps({**answer, "interrupted": result.interrupted}))
     elif args.csv:
         _write_csv([{k: v for k, v in row.items() if not isinstance(v, list)} for row in result.rows])
     else:
@@ -94,6 +127,9 @@ def lecture(argv: list[str], prog: str) -> int:
         help="the server the slides' 'open in the explorer' links point to [default http://127.0.0.1:8000]",
     )
     args = parser.parse_args(argv)
+    problem = _unwritable(args.output)
+    if problem:  # before minutes of computing, not after
+        parser.exit(1, f"{prog}: error: {problem}\n")
     import asyncio
 
     from ..pages.lecture_offline import offline_html
@@ -105,6 +141,21 @@ def lecture(argv: list[str], prog: str) -> int:
         Path(args.output).write_text(html, encoding="utf-8")
         print(f"{args.output}: {len(html.encode()) / 1e6:.1f} MB", file=sys.stderr)
     return 0
+
+
+def _unwritable(output: str) -> str | None:
+    """Why the deck could not be written to `output`, or None (- is stdout)."""
+    if output == "-":
+        return None
+    path = Path(output)
+    folder = path.parent if str(path.parent) else Path(".")
+    if path.is_dir():
+        return f"-o {output}: is a folder; give a file name such as {path / 'deck.html'}"
+    if not folder.is_dir():
+        return f"-o {output}: the folder {folder} does not exist"
+    if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        return f"-o {output}: not allowed to write there"
+    return None
 
 
 def warm(argv: list[str], prog: str) -> int:

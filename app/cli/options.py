@@ -8,15 +8,21 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from typing import Any, Literal, NoReturn, get_args
 
 from pydantic import BaseModel, ValidationError
+from pydantic.fields import FieldInfo
 
 from ..config import field_bounds
 
 
 class OneLineParser(argparse.ArgumentParser):
-    """argparse with usage errors in one line (prog: error: ... (see --help)) and exit code 2."""
+    """argparse with usage errors in one line (prog: error: ... (see --help)) and exit code 2, and no abbreviated
+    options: `--depth 5` must never be read as --depth-scaled-norm where a command has no --depth."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **{**kwargs, "allow_abbrev": False})
 
     def error(self, message: str) -> NoReturn:
         self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
@@ -29,20 +35,26 @@ def option_name(field: str) -> str:
     return "--" + field.replace("_", "-")
 
 
-def add_model_options(parser: argparse.ArgumentParser, model: type[BaseModel], skip: tuple[str, ...] = ()) -> None:
-    """One option per field of `model`: its help is the field's description, its default and its bounds."""
+def add_model_options(
+    parser: argparse.ArgumentParser,
+    model: type[BaseModel],
+    skip: tuple[str, ...] = (),
+    note: Callable[[str, FieldInfo], str] | None = None,
+) -> None:
+    """One option per field of `model` (a request model, or the server's Settings): its help is the field's
+    description and, in brackets, `note(name, info)` (by default its default and its bounds)."""
     for name, info in model.model_fields.items():
         if name in skip:
             continue
         allowed = get_args(info.annotation) if getattr(info.annotation, "__origin__", None) is Literal else ()
         metavar = "|".join(map(str, allowed)) if allowed else _metavar(info.annotation)
-        bounds = field_bounds(name, model)
+        if note is None:
+            bounds = field_bounds(name, model)
+            bracket = f"default {info.default}{'; ' + bounds if bounds and not allowed else ''}"
+        else:
+            bracket = note(name, info)
         parser.add_argument(
-            option_name(name),
-            dest=name,
-            metavar=metavar,
-            default=None,
-            help=f"{info.description} [default {info.default}{'; ' + bounds if bounds and not allowed else ''}]",
+            option_name(name), dest=name, metavar=metavar, default=None, help=f"{info.description} [{bracket}]"
         )
 
 

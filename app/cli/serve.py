@@ -16,13 +16,10 @@ import sys
 
 from pydantic.fields import FieldInfo
 
-from ..settings import Settings, choices, env_name, get_settings, load_settings
+from ..settings import Settings, env_name, get_settings, load_settings
+from .options import OneLineParser, add_model_options
 
 KEEP_ALIVE_S = 65
-
-
-def _option(field: str) -> str:
-    return "--" + field.replace("_", "-")
 
 
 def _bounds(info: FieldInfo) -> str:
@@ -34,16 +31,13 @@ def _bounds(info: FieldInfo) -> str:
     return f", at least {low}" if low is not None else ""
 
 
-TYPE_METAVARS: dict[object, str] = {int: "INT", float: "FLOAT"}
-
-
-def _metavar(field: str, info: FieldInfo) -> str:
-    allowed = choices(field)
-    return "|".join(allowed) if allowed else TYPE_METAVARS.get(info.annotation, "TEXT")
+def _note(name: str, info: FieldInfo) -> str:
+    default = "unset" if info.default is None else info.default
+    return f"env {env_name(name)}, default {default}{_bounds(info)}"
 
 
 def build_parser(prog: str = "python -m app") -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog=prog,
         description="Serve ResNorm Explorer (pages and JSON API) with uvicorn.",
         epilog="Every option can also be set by the environment variable named in its help; the option wins.\n"
@@ -51,15 +45,7 @@ def build_parser(prog: str = "python -m app") -> argparse.ArgumentParser:
         f"Other commands, each with --help: {prog} trace | sweep | lecture | warm ({prog} serve is this one).",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    for name, info in Settings.model_fields.items():
-        default = "unset" if info.default is None else info.default
-        parser.add_argument(
-            _option(name),
-            dest=name,
-            metavar=_metavar(name, info),
-            default=None,
-            help=f"{info.description} [env {env_name(name)}, default {default}{_bounds(info)}]",
-        )
+    add_model_options(parser, Settings, note=_note)
     parser.add_argument(
         "--log-level",
         default="info",

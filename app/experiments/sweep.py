@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator, model_validator
 
 from ..config import TraceConfig, forward_macs
 
@@ -37,14 +37,17 @@ class SweepRequest(BaseModel):
         return sorted(set(depths))
 
     @model_validator(mode="after")
-    def _within_budget(self) -> SweepRequest:
+    def _within_budget(self, info: ValidationInfo) -> SweepRequest:
+        budget = (info.context or {}).get("budget", True)  # False: the notebook API, bounded by its own machine
         try:  # the deepest depth must itself be a valid, affordable trace
-            TraceConfig(**{**self.config.model_dump(), "depth": max(self.depths)})
+            TraceConfig.model_validate(
+                {**self.config.model_dump(), "depth": max(self.depths)}, context={"budget": budget}
+            )
         except ValidationError as exc:
             why = exc.errors()[0]["msg"].removeprefix("Value error, ")  # "d_model: 512 is too large ... | allowed: ..."
             raise ValueError(f"depths: depth {max(self.depths)} with this config: {why}") from None
         total = DTYPE_COST[self.config.dtype] * sum(forward_macs(self.config.with_depth(d)) for d in self.depths)
-        if total > MAX_SWEEP_MACS:
+        if budget and total > MAX_SWEEP_MACS:
             raise ValueError(
                 f"depths: the sweep is too large for this server: {total:.3g} > {MAX_SWEEP_MACS:.3g} "
                 "multiply-adds; sweep fewer or smaller depths, or a smaller model"

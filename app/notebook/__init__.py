@@ -6,8 +6,13 @@
     rx.sweep(1, 96).figure()
     rx.train("post_vs_pre").figure()
     rx.lecture.slide("snowball").figure()
+    model = rx.build(depth=48)                     # the nn.Module rx.trace traces
 
-traces   trace(), compare(): Trace and Comparison objects
+Every call computes under the server's torch settings and gives the caller's back (app/experiments/isolation.py).
+
+fields   the keyword arguments: TraceConfig's fields, typed, strictly validated
+limits   this machine's memory as the budget of a call
+traces   trace(), compare(), build(), batch(): Trace and Comparison objects, the model and its batch
 sweeps   sweep(): depth sweeps with a progress bar
 training train(): a /train preset, live in Jupyter
 lecture  lecture.slide(id): a deck slide computed, its claim checked
@@ -16,9 +21,16 @@ figures  the pages' charts as plotly figures
 
 from __future__ import annotations
 
-from . import lecture
-from .sweeps import Sweep, sweep
-from .traces import Comparison, Trace, compare, trace
-from .training import Training, train
-
-__all__ = ["Comparison", "Sweep", "Trace", "Training", "compare", "lecture", "sweep", "trace", "train"]
+# the names `rx` gives (app/__init__.py's __all__, the one list of them), re-exported
+from ..config import TraceConfig as TraceConfig
+from . import lecture as lecture
+from .sweeps import Sweep as Sweep
+from .sweeps import sweep as sweep
+from .traces import Comparison as Comparison
+from .traces import Trace as Trace
+from .traces import batch as batch
+from .traces import build as build
+from .traces import compare as compare
+from .traces import trace as trace
+from .training import Training as Training
+from .training import train as train

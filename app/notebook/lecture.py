@@ -17,6 +17,7 @@ from typing import Any
 import plotly.graph_objects as go
 
 from ..config.real import RealTraceRequest
+from ..experiments.isolation import as_server
 from ..experiments.lecture import DECK
 from ..experiments.lecture.claims import evaluate, failures
 from ..experiments.lecture.demos import recording_from_events
@@ -28,6 +29,8 @@ from ..pages import lecture as _lecture_strings  # noqa: F401  (registers the de
 from ..services.deck import source_request
 from ..services.real_models import compute_real_trace, resolve
 from . import strings as _strings  # noqa: F401  (registers the API's words)
+from .export import Saves
+from .fields import Language, check_lang
 from .slide_figures import KINDS, format_number
 
 SLIDES = {slide["id"]: slide for slide in DECK}
@@ -35,7 +38,7 @@ PLACEHOLDER = re.compile(r"\{(\w+)(?:\|(\d+))?\}")
 
 
 @dataclass
-class Slide:
+class Slide(Saves):
     data: dict[str, Any]
     answers: list[Any]
     measured: dict[str, Any]
@@ -76,12 +79,15 @@ def ids() -> list[str]:
     return list(SLIDES)
 
 
-def slide(slide_id: str, lang: str = "en") -> Slide:
-    """Compute slide `slide_id`'s sources and check its claim (training slides train for a minute or so)."""
+def slide(slide_id: str, *, lang: Language = "en") -> Slide:
+    """Compute slide `slide_id`'s sources and check its claim (training slides train for a minute or so), under
+    the server's torch settings."""
+    check_lang(lang)
     if slide_id not in SLIDES:
         raise ValueError(f"slide: one of {', '.join(SLIDES)}; got {slide_id!r}")
     data = SLIDES[slide_id]
-    answers = [answer(source) for source in data["chart"]["sources"]] if data["chart"] else []
+    with as_server():
+        answers = [answer(source) for source in data["chart"]["sources"]] if data["chart"] else []
     measured = evaluate(data["claim"], answers)
     return Slide(data, answers, measured, failures(data["claim"], measured), lang)
 

@@ -22,6 +22,12 @@ STRINGS = {
         "to_pandas() needs pandas: pip install pandas",
         "to_pandas() 需要 pandas：pip install pandas",
     ),
+    "nb.no_kaleido": (
+        "saving .{kind} needs kaleido and a Chromium browser: pip install kaleido (it finds an installed Chromium or "
+        "Chrome, or the one at BROWSER_PATH); .html needs neither",
+        "保存 .{kind} 需要 kaleido 和 Chromium 浏览器：pip install kaleido（它会找到已安装的 Chromium 或 Chrome，"
+        "或 BROWSER_PATH 指向的浏览器）；.html 两者都不需要",
+    ),
     "nb.claim_holds": ("Claim checked: it holds on these numbers.", "论断已核对：在这些数值上成立。"),
     "nb.claim_fails": ("Claim does NOT hold: {why}", "论断不成立：{why}"),
 }

@@ -1,7 +1,8 @@
 """`rx.sweep(1, 96)`: one stack traced at every depth, with a progress bar; Ctrl-C keeps the depths already done.
 
-Validated by SweepRequest (the body of POST /api/sweep, with its compute budget) before the first depth runs; each
-row is depth_row(run_trace(...)), the line the HTTP API streams for that depth.
+Validated by SweepRequest (the body of POST /api/sweep, strictly, as the HTTP body) before the first depth runs,
+against this machine's memory rather than the server's budget (app/notebook/limits.py); each row is
+depth_row(run_trace(...)), the line the HTTP API streams for that depth, computed under the server's torch settings.
 """
 
 from __future__ import annotations
@@ -13,15 +14,19 @@ from typing import Any
 import plotly.graph_objects as go
 
 from ..config import TraceConfig
+from ..experiments.isolation import SERVER_THREADS, as_server
 from ..experiments.sweep import SweepRequest, depth_row
 from ..experiments.trace import run_trace
 from ..i18n import t
 from . import figures
 from . import strings as _strings  # noqa: F401  (registers the API's words)
+from .export import Saves
+from .fields import Language, check_lang, keyword_signature, refuse_unknown, trace_config
+from .limits import Budget, check_machine
 
 
-@dataclass
-class Sweep:
+@dataclass(repr=False)
+class Sweep(Saves):
     config: TraceConfig
     depths: list[int]
     rows: list[dict[str, Any]] = field(default_factory=list)
@@ -49,25 +54,41 @@ class Sweep:
         more = " …" if len(self.rows) > 12 else ""
         return f"<p><b>{t('nb.sweep_progress', self.lang)}</b> ({t('nb.grad_survival', self.lang)}): {done}{more}</p>"
 
+    def __repr__(self) -> str:
+        span = f"{self.depths[0]}..{self.depths[-1]}" if self.depths else "none"
+        state = ", interrupted" if self.interrupted else ""
+        return f"Sweep(depths {span}: {len(self.rows)} of {len(self.depths)} traced{state})"
 
+
+@keyword_signature(skip=("depth",))
 def sweep(
     start: int = 1,
     stop: int = 96,
+    *,
     depths: list[int] | None = None,
-    lang: str = "en",
+    lang: Language = "en",
     progress: bool = True,
+    threads: int = SERVER_THREADS,
+    budget: Budget = "machine",
     **fields: Any,
 ) -> Sweep:
-    """Trace depths start..stop (or the list `depths`) of the model the fields describe (TraceConfig's fields)."""
-    depths = depths or list(range(start, stop + 1))
-    # the base model at the shallowest depth (each depth replaces it; SweepRequest checks the deepest and the total)
-    base = TraceConfig(**{"depth": min(depths, default=1), **fields})
-    request = SweepRequest(config=base, depths=depths)
-    result = Sweep(request.config, request.depths, lang=lang)
+    """Trace depths start..stop (or the list `depths`) of the model TraceConfig's other fields describe."""
+    check_lang(lang)
+    refuse_unknown(fields, TraceConfig, "sweep", skip=("depth",))  # the sweep sets the depth
+    depths = list(range(start, stop + 1)) if depths is None else list(depths) if isinstance(depths, range) else depths
+    # the base model at depth 1 (each depth replaces it; SweepRequest checks the deepest and, with
+    # budget="server", the total)
+    base = trace_config({**fields, "depth": 1}, None, "sweep")
+    request = SweepRequest.model_validate(
+        {"config": base, "depths": depths}, strict=True, context={"budget": budget == "server"}
+    )
+    check_machine(request.config.with_depth(request.depths[-1]), budget)
+    result = Sweep(request.config.with_depth(request.depths[0]), request.depths, lang=lang)  # at the shallowest
     bar = _progress(len(request.depths), t("nb.sweep_progress", lang), progress)
     try:
         for depth in request.depths:
-            result.rows.append(depth_row(run_trace(request.config.with_depth(depth))))
+            with as_server(threads):
+                result.rows.append(depth_row(run_trace(request.config.with_depth(depth))))
             bar.update(1)
     except KeyboardInterrupt:
         result.interrupted = True

@@ -1,7 +1,8 @@
 """`rx.train("post_vs_pre")`: a /train preset (or your own runs) trained in this process, as POST /api/train streams it.
 
 In Jupyter with plotly's FigureWidget available the loss chart draws itself while the runs train; elsewhere a
-progress bar counts the steps. Ctrl-C stops between two steps and keeps what was recorded.
+progress bar counts the steps (live=False: neither). Ctrl-C stops between two steps and keeps what was recorded.
+The request is validated strictly, as the HTTP body, and trained under the server's torch settings.
 """
 
 from __future__ import annotations
@@ -14,18 +15,22 @@ from typing import Any
 
 import plotly.graph_objects as go
 
+from ..experiments.isolation import SERVER_THREADS, as_server
 from ..experiments.train import TrainRequest, train_events
 from ..experiments.train_presets import RUN_KINDS, TRAIN_PRESETS, preset_request
 from ..i18n import t
 from ..pages import train as _train_strings  # noqa: F401  (registers the loss chart's strings)
 from . import figures
 from . import strings as _strings  # noqa: F401  (registers the API's words)
+from .export import Saves
+from .fields import Language, check_lang, refuse_unknown
+from .traces import _frame
 
 REDRAW_EVERY = 10  # steps between two redraws of a live chart
 
 
-@dataclass
-class Training:
+@dataclass(repr=False)
+class Training(Saves):
     """Every event POST /api/train streams for this request (start, step, done, end), as they came."""
 
     request: TrainRequest
@@ -62,6 +67,27 @@ class Training:
         fig.update_xaxes(range=[0, self.request.steps])
         return fig
 
+    def to_pandas(self) -> Any:
+        """One row per run and step: loss, gradient norm, learning rate, and on the steps that recorded them the
+        per-block columns act_norm_1.., grad_norm_1.., param_grad_norm_1.. (block l's output stream)."""
+        rows = []
+        for event in self.events:
+            if event.get("type") != "step":
+                continue
+            row = {"run": event["run"], "label": self.labels[event["run"]], "step": event["step"]}
+            row.update({key: event[key] for key in ("loss", "grad_norm", "lr")})
+            for column, values in (event.get("layers") or {}).items():
+                if isinstance(values, list):
+                    row.update({f"{column}_{l}": v for l, v in enumerate(values, start=1)})
+            rows.append(row)
+        return _frame(rows, self.lang)
+
+    def __repr__(self) -> str:
+        steps = sum(1 for e in self.events if e.get("type") == "step")
+        state = ", interrupted" if self.interrupted else ""
+        runs = "; ".join(self.labels)
+        return f"Training({len(self.labels)} runs, {steps} of {self.request.steps * len(self.labels)} steps{state}: {runs})"
+
     def _repr_html_(self) -> str:
         done = [run["done"] for run in self.runs]
         rows = "".join(
@@ -71,25 +97,31 @@ class Training:
         return f"<table><caption><b>{t('chart.train_loss.title', self.lang)}</b></caption>{rows}</table>"
 
 
-def train(preset: str | None = "post_vs_pre", lang: str = "en", live: bool = True, **fields: Any) -> Training:
+def train(
+    preset: str | None = "post_vs_pre",
+    *,
+    lang: Language = "en",
+    live: bool = True,
+    threads: int = SERVER_THREADS,
+    **fields: Any,
+) -> Training:
     """Train a /train preset (post_vs_pre, warmup, ...), its settings overridden by TrainRequest's fields
-    (steps=100, lr=3e-4, ...), or with preset=None your own runs=[TraceConfig or dict, ...]."""
+    (steps=100, lr=3e-4, ...), or with preset=None your own runs=[TraceConfig or dict, ...]. live=True: a live
+    chart in Jupyter, else a progress bar; live=False: neither."""
+    check_lang(lang)
     if preset is not None and preset not in TRAIN_PRESETS:
         raise ValueError(f"preset: one of {', '.join(TRAIN_PRESETS)}; got {preset!r}")
+    refuse_unknown(fields, TrainRequest, "train")
     base = preset_request(preset).model_dump() if preset else {}
-    request = TrainRequest(**{**base, **fields})
+    request = TrainRequest.model_validate({**base, **fields}, strict=True)
     labels = _labels(preset, request, lang)
     result = Training(request, labels, lang=lang)
     cancel = threading.Event()
     widget = _live_widget(result) if live else None
-    bar = _progress(request.steps * len(request.runs), t("nb.train_progress", lang), shown=widget is None)
+    bar = _progress(request.steps * len(request.runs), t("nb.train_progress", lang), shown=live and widget is None)
     try:
-        for event in train_events(request, cancel):
-            result.events.append(event)
-            if event.get("type") == "step":
-                bar.update(1)
-                if widget is not None and event["run"] == len(request.runs) - 1 and event["step"] % REDRAW_EVERY == 0:
-                    _redraw(widget, result)
+        with as_server(threads):
+            _record(result, train_events(request, cancel), bar, widget)
     except KeyboardInterrupt:
         cancel.set()
         result.interrupted = True
@@ -100,6 +132,16 @@ def train(preset: str | None = "post_vs_pre", lang: str = "en", live: bool = Tru
     if widget is not None:
         _redraw(widget, result)
     return result
+
+
+def _record(result: Training, events: Any, bar: Any, widget: Any) -> None:
+    last_run = len(result.request.runs) - 1
+    for event in events:
+        result.events.append(event)
+        if event.get("type") == "step":
+            bar.update(1)
+            if widget is not None and event["run"] == last_run and event["step"] % REDRAW_EVERY == 0:
+                _redraw(widget, result)
 
 
 def _labels(preset: str | None, request: TrainRequest, lang: str) -> list[str]:

@@ -18,7 +18,6 @@ import os
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from contextlib import suppress
 from typing import Any
 
 logger = logging.getLogger(__name__)
@@ -32,9 +31,10 @@ def _child_start(nice: int) -> None:
     IN_COMPUTE_PROCESS = True
     import torch
 
-    torch.set_num_threads(1)
-    with suppress(RuntimeError):  # only possible before torch's pools start
-        torch.set_num_interop_threads(1)
+    from ..experiments.isolation import SERVER_THREADS, pin_interop_threads
+
+    torch.set_num_threads(SERVER_THREADS)
+    pin_interop_threads()
     from ..experiments import trace as _trace  # noqa: F401  (the first job should not pay the imports)
 
     # The imports leave ~10^5 objects that live as long as the process; without this, every full collection of
@@ -64,12 +64,11 @@ def _start_resource_tracker_outside_cwd() -> None:
 
 
 def _job(threads: int, fn: Callable[..., Any], args: tuple) -> _SentAlone:
-    import torch
+    from ..experiments.isolation import as_server  # the settings rx.trace computes under, too
 
-    if torch.get_num_threads() != threads:
-        torch.set_num_threads(threads)
     try:
-        result = fn(*args)
+        with as_server(threads):
+            result = fn(*args)
     except BaseException:
         gc.collect()
         raise

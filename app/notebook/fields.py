@@ -1,0 +1,113 @@
+"""The API's keyword arguments: TraceConfig's fields, typed for tools, validated exactly as the HTTP body is.
+
+`TraceFields` lists the fields with their types for mypy, pyright and editors (`**fields: Unpack[TraceFields]`);
+`keyword_signature` writes the same fields, with TraceConfig's own defaults, into each function's runtime signature,
+so `help(rx.trace)`, `inspect.signature` and Jupyter's completion show them. tests/test_notebook.py checks both
+against TraceConfig, so a new field cannot be missing from either.
+
+Values are validated in pydantic's strict mode, as POST /api/trace validates its JSON body (app/api/body.py):
+`depth=True` and `depth="48"` are refused, not read as 1 and 48.
+"""
+
+from __future__ import annotations
+
+import difflib
+import inspect
+from collections.abc import Callable, Mapping
+from typing import Any, Literal, TypeVar
+
+from pydantic import BaseModel
+from typing_extensions import TypedDict
+
+from ..config import Activation, Arch, Block, DType, Init, Norm, NormPosition, Residual, TraceConfig
+from .limits import Budget, check_machine
+
+F = TypeVar("F", bound=Callable[..., Any])
+LANGS = ("en", "zh")
+Language = Literal["en", "zh"]
+
+
+class TraceFields(TypedDict, total=False):
+    """TraceConfig's fields (every one optional, its default TraceConfig's)."""
+
+    arch: Arch
+    depth: int
+    block: Block
+    norm: Norm
+    norm_groups: int
+    norm_position: NormPosition
+    final_norm: bool
+    depth_scaled_norm: bool
+    residual: Residual
+    residual_scale: float
+    activation: Activation
+    init: Init
+    dtype: DType
+    d_model: int
+    n_heads: int
+    seq_len: int
+    batch: int
+    vocab_size: int
+    seed: int
+
+
+def keyword_signature(*, lists: bool = False, skip: tuple[str, ...] = ()) -> Callable[[F], F]:
+    """Give a `(..., **fields)` function a signature listing TraceConfig's fields as keyword-only parameters with
+    their types and defaults (`lists`: each may also be a list, as rx.compare varies them)."""
+
+    def decorate(fn: F) -> F:
+        own = [
+            p.replace(annotation=_resolved(p.annotation, fn))
+            for p in inspect.signature(fn).parameters.values()
+            if p.kind is not p.VAR_KEYWORD
+        ]
+        fields = [
+            inspect.Parameter(
+                name,
+                inspect.Parameter.KEYWORD_ONLY,
+                default=info.default,
+                annotation=info.annotation | list[info.annotation] if lists else info.annotation,  # type: ignore[name-defined]
+            )
+            for name, info in TraceConfig.model_fields.items()
+            if name not in skip
+        ]
+        fn.__signature__ = inspect.signature(fn).replace(parameters=[*own, *fields])  # type: ignore[attr-defined]
+        return fn
+
+    return decorate
+
+
+def _resolved(annotation: Any, fn: Callable[..., Any]) -> Any:
+    """A parameter's annotation as its type (`from __future__ import annotations` leaves text), so help() shows
+    Literal['en', 'zh'] rather than 'Language'."""
+    if not isinstance(annotation, str):
+        return annotation
+    try:
+        return eval(annotation, fn.__globals__)
+    except NameError:  # a name imported only for type checkers
+        return annotation
+
+
+def refuse_unknown(fields: Mapping[str, Any], model: type[BaseModel], call: str, skip: tuple[str, ...] = ()) -> None:
+    """A keyword that is not a field raises TypeError, as Python does for a function's unknown keyword, naming the
+    nearest field."""
+    known = [name for name in model.model_fields if name not in skip]
+    for name in fields:
+        if name not in known:
+            near = difflib.get_close_matches(name, known, n=1)
+            hint = f"; did you mean {near[0]!r}?" if near else f"; the fields are {', '.join(known)}"
+            raise TypeError(f"{call}() got an unexpected keyword argument {name!r}{hint}")
+
+
+def check_lang(lang: object) -> None:
+    if lang not in LANGS:
+        raise ValueError(f"lang: one of {', '.join(LANGS)}; got {lang!r}")
+
+
+def trace_config(fields: Mapping[str, Any], budget: Budget, call: str = "trace") -> TraceConfig:
+    """TraceConfig from keyword arguments, validated as the HTTP body; the budget is this machine's memory by
+    default ("server": the server's compute budget; None: no limit)."""
+    refuse_unknown(fields, TraceConfig, call)
+    cfg = TraceConfig.model_validate(dict(fields), strict=True, context={"budget": budget == "server"})
+    check_machine(cfg, budget)
+    return cfg

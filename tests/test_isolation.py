@@ -1,0 +1,224 @@
+"""Every entry point computes under the server's torch settings (app/experiments/isolation.py): whatever a notebook
+set before the call (two threads, no_grad, inference_mode, a float64 default, autocast, anomaly mode, deterministic
+algorithms, a seeded RNG), rx.trace / compare / sweep / train and `trace --json` give POST /api/trace's numbers bit
+for bit, and every one of those settings is as the caller left it afterwards.
+
+tests/conftest.py pins one thread for the suite: the caller's settings here set other values themselves.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
+from typing import Any
+
+import pytest
+import torch
+
+import app as rx
+from app.cli import main
+from app.experiments.isolation import as_server
+from app.experiments.sweep import depth_row
+from tests.conftest import strict_json, strict_lines
+
+TIMING = ("elapsed_ms", "served_ms", "cached", "source")
+
+
+def without_timing(answer: dict) -> dict:
+    return {**answer, "summary": {k: v for k, v in answer["summary"].items() if k not in TIMING}}
+
+
+def untimed_events(events: list[dict]) -> list[dict]:
+    return [{k: v for k, v in event.items() if k != "elapsed_ms"} for event in events]
+
+
+@contextmanager
+def setting(get: Callable[[], Any], put: Callable[[Any], Any], value: Any) -> Iterator[None]:
+    before = get()
+    put(value)
+    try:
+        yield
+    finally:
+        put(before)
+
+
+def threads(count: int) -> Any:
+    return setting(torch.get_num_threads, torch.set_num_threads, count)
+
+
+def default_dtype(dtype: torch.dtype) -> Any:
+    return setting(torch.get_default_dtype, torch.set_default_dtype, dtype)
+
+
+@contextmanager
+def deterministic_warn_only() -> Iterator[None]:
+    torch.use_deterministic_algorithms(True, warn_only=True)
+    try:
+        yield
+    finally:
+        torch.use_deterministic_algorithms(False)
+
+
+@contextmanager
+def environment(name: str, value: str) -> Iterator[None]:
+    os.environ[name] = value
+    try:
+        yield
+    finally:
+        del os.environ[name]
+
+
+@contextmanager
+def everything() -> Iterator[None]:
+    """A notebook that set everything at once, and seeded its own RNG."""
+    with ExitStack() as stack:
+        for context in (
+            threads(2),
+            default_dtype(torch.float64),
+            torch.inference_mode(),
+            torch.autocast("cpu", dtype=torch.bfloat16),
+            torch.autograd.set_detect_anomaly(True),
+            deterministic_warn_only(),
+            environment("RESNORM_TEST_CALLER", "mine"),
+        ):
+            stack.enter_context(context)
+        torch.manual_seed(1234)
+        yield
+
+
+CALLERS: dict[str, Callable[[], Any]] = {
+    "two threads": lambda: threads(2),
+    "no_grad": torch.no_grad,
+    "set_grad_enabled(False)": lambda: torch.set_grad_enabled(False),
+    "inference_mode": torch.inference_mode,
+    "float64 default": lambda: default_dtype(torch.float64),
+    "everything": everything,
+}
+
+
+def settings() -> dict[str, Any]:
+    """Every setting a call must give back, as the caller sees it."""
+    return {
+        "threads": torch.get_num_threads(),
+        "interop": torch.get_num_interop_threads(),
+        "dtype": torch.get_default_dtype(),
+        "device": torch.get_default_device(),
+        "grad": torch.is_grad_enabled(),
+        "inference": torch.is_inference_mode_enabled(),
+        "autocast": (torch.is_autocast_enabled("cpu"), torch.get_autocast_dtype("cpu")),
+        "deterministic": (
+            torch.are_deterministic_algorithms_enabled(),
+            torch.is_deterministic_algorithms_warn_only_enabled(),
+        ),
+        "anomaly": (torch.is_anomaly_enabled(), torch.is_anomaly_check_nan_enabled()),
+        "matmul_precision": torch.get_float32_matmul_precision(),
+        "rng": torch.get_rng_state().tolist(),
+        "environ": dict(os.environ),
+    }
+
+
+TRACE: dict[str, Any] = {"depth": 3, "norm_position": "post"}
+TRAIN: dict[str, Any] = {"runs": [{"depth": 2, "seq_len": 16, "vocab_size": 16}], "steps": 3}
+
+
+@pytest.fixture(scope="module")
+def server(client) -> dict[str, Any]:
+    """The server's answers (its compute processes and training thread), once."""
+    for thread in threading.enumerate():  # the server's optimizer warm-up imports torch._dynamo, as enabling
+        if thread.name == "resnorm-warm-optimizer":  # deterministic algorithms does: never both at once
+            thread.join()
+    traces = {
+        (depth, position): without_timing(
+            client.post("/api/trace", json={**TRACE, "depth": depth, "norm_position": position}).json()
+        )
+        for depth in (1, 2, 3)
+        for position in ("post", "pre")
+    }
+    train = strict_lines(client.post("/api/train", json=TRAIN).text)
+    return {"trace": traces, "train": untimed_events(train)}
+
+
+def run_cli(capsys) -> dict:
+    with pytest.raises(SystemExit) as exit_info:
+        main(["trace", "--depth", "3", "--norm-position", "post", "--json"], prog="resnorm-explorer")
+    out, err = capsys.readouterr()
+    assert exit_info.value.code == 0, err
+    return without_timing(strict_json(out))
+
+
+def test_the_caller_settings_are_really_different():
+    with everything():
+        assert torch.get_num_threads() == 2 and torch.get_default_dtype() == torch.float64
+        assert not torch.is_grad_enabled() and torch.is_autocast_enabled("cpu")
+
+
+@pytest.mark.parametrize("caller", list(CALLERS))
+@pytest.mark.parametrize("api", ["trace", "compare", "sweep", "train", "cli"])
+def test_same_numbers_and_settings_given_back(api, caller, server, capsys):
+    with CALLERS[caller]():
+        before = settings()
+        if api == "trace":
+            assert without_timing(rx.trace(**TRACE).result) == server["trace"][(3, "post")]
+        elif api == "compare":
+            pair = rx.compare(depth=3, norm_position=["post", "pre"])
+            assert [without_timing(t.result) for t in pair.traces] == [server["trace"][(3, p)] for p in ("post", "pre")]
+        elif api == "sweep":
+            rows = rx.sweep(1, 3, norm_position="post", progress=False).rows
+            assert rows == [depth_row(server["trace"][(depth, "post")]) for depth in (1, 2, 3)]
+        elif api == "train":
+            assert untimed_events(rx.train(None, live=False, **TRAIN).events) == server["train"]
+        else:
+            assert run_cli(capsys) == server["trace"][(3, "post")]
+        after = settings()
+    assert after == before
+
+
+def test_an_error_inside_gives_the_settings_back_too():
+    with everything():
+        before = settings()
+        with pytest.raises(RuntimeError, match="inside"), as_server():
+            assert torch.is_grad_enabled() and torch.get_num_threads() == 1
+            assert torch.get_default_dtype() == torch.float32 and not torch.is_autocast_enabled("cpu")
+            os.environ["HF_HUB_OFFLINE"] = "1"  # what loading a pretrained model sets
+            torch.rand(3)  # draws from the caller's RNG
+            raise RuntimeError("inside")
+        assert settings() == before and "HF_HUB_OFFLINE" not in os.environ
+
+
+def test_more_threads_agree_within_1e_6_relative():
+    one, two = rx.trace(depth=12), rx.trace(depth=12, threads=2)
+    for ours, theirs in zip(one.layers, two.layers, strict=True):
+        for key in ("act_norm", "grad_norm"):
+            assert ours[key] == pytest.approx(theirs[key], rel=1e-6, abs=0)
+
+
+def test_threads_must_be_a_whole_number():
+    with pytest.raises(ValueError, match="threads: a whole number of at least 1"):
+        rx.trace(depth=2, threads=0)
+
+
+def test_the_cli_reads_resnorm_torch_threads(monkeypatch, capsys):
+    from app.cli import commands
+
+    seen: list[int] = []
+
+    def counted(cfg):
+        seen.append(torch.get_num_threads())
+        return _stub(cfg)
+
+    monkeypatch.setattr(commands, "_run_trace", counted)
+    for env, option, expected in (("", [], 1), ("2", [], 2), ("2", ["--threads", "3"], 3)):
+        monkeypatch.setenv("RESNORM_TORCH_THREADS", env)
+        with pytest.raises(SystemExit):
+            main(["trace", "--depth", "2", "--json", *option])
+        capsys.readouterr()
+        assert seen[-1] == expected
+    assert seen == [1, 2, 3]
+
+
+def _stub(cfg) -> dict:
+    from app.experiments.trace import run_trace
+
+    return run_trace(cfg)
