@@ -15,6 +15,8 @@ import gc
 import logging
 import multiprocessing
 import os
+import sys
+import threading
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -46,7 +48,15 @@ def _child_start(nice: int) -> None:
 
     os.chdir(os.path.abspath(os.sep))  # hold no user folder busy (imports are done; sys.path may be relative)
     if nice and hasattr(os, "nice"):
-        os.nice(nice)  # the warm-up's child: the OS runs it only when user requests leave a core free
+        os.nice(nice)  # below the web process: pages and scripts are answered while every slot computes
+
+
+def lower_this_thread(nice: int) -> None:
+    """Lower the calling thread's scheduling priority by `nice` (Linux only, where each thread has its own nice
+    value: setpriority on a thread id, sched(7)); elsewhere a thread id could name another process: do nothing."""
+    if nice and sys.platform == "linux":
+        with suppress(OSError):
+            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), nice)
 
 
 def _start_resource_tracker_outside_cwd() -> None:

@@ -62,7 +62,8 @@ async def _until(followers: list[Follower], seq: int, timeout_s: float) -> None:
 @dataclass
 class FollowResult:
     followers: int
-    latencies_s: list[float]
+    latencies_s: list[float]  # per change: the presenter's request to the last follower
+    first_s: list[float]  # per change: to the first follower
     slides_right: bool
 
     def summary(self) -> dict:
@@ -71,6 +72,7 @@ class FollowResult:
             "changes": len(self.latencies_s),
             "last_follower_max_s": round(max(self.latencies_s), 3),
             "last_follower_median_s": round(sorted(self.latencies_s)[len(self.latencies_s) // 2], 3),
+            "first_follower_max_s": round(max(self.first_s), 3),
             "every_follower_on_the_right_slide": self.slides_right,
         }
 
@@ -89,19 +91,20 @@ async def run_followers(bases: list[str], followers: int, changes: int, total_sl
         ]
         try:
             await _until(crowd, opened["seq"], CONNECT_TIMEOUT_S)
-            latencies, right = [], True
+            latencies, first, right = [], [], True
             for i in range(changes):
                 slide = 1 + i % (total_slides - 1)
                 pressed = time.perf_counter()
                 moved = (await presenter.put(f"{bases[0]}/api/follow/{room}", json={"key": key, "slide": slide})).json()
                 await _until(crowd, moved["seq"], CHANGE_TIMEOUT_S)
                 latencies.append(max(f.seen[moved["seq"]] for f in crowd) - pressed)
+                first.append(min(f.seen[moved["seq"]] for f in crowd) - pressed)
                 right = right and all(f.slides[moved["seq"]] == slide for f in crowd)
         finally:
             for task in streams:
                 task.cancel()
             await asyncio.gather(*streams, return_exceptions=True)
-    return FollowResult(followers, latencies, right)
+    return FollowResult(followers, latencies, first, right)
 
 
 def _cpu_s() -> float:
