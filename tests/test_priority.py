@@ -42,3 +42,39 @@ def test_the_default_lowers_compute_and_bounds_are_named():
     assert load_settings().compute_nice == 10
     with pytest.raises(ValueError, match="RESNORM_COMPUTE_NICE: must be <= 19"):
         load_settings(compute_nice=20)
+
+
+def test_a_compute_process_leaves_when_its_worker_is_killed():
+    """A worker killed outright (uvicorn's supervisor, the OOM killer) cannot stop its children: they exit alone."""
+    import signal
+    import subprocess
+    import time
+
+    parent = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import asyncio, os, time\n"
+            "from app.services.processes import ProcessRunner\n"
+            "print(asyncio.run(ProcessRunner(1).run(1, os.getpid)), flush=True)\n"
+            "time.sleep(60)\n",
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert parent.stdout is not None
+    child = int(parent.stdout.readline())
+    parent.send_signal(signal.SIGKILL)
+    parent.wait()
+    deadline = time.monotonic() + 15
+    while _alive(child):
+        assert time.monotonic() < deadline, "the compute process outlived its worker"
+        time.sleep(0.2)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().split()[2] != "Z"  # a zombie has exited (its parent, init, reaps it soon)
+    except FileNotFoundError:
+        return False

@@ -17,6 +17,7 @@ import multiprocessing
 import os
 import sys
 import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -29,9 +30,20 @@ logger = logging.getLogger(__name__)
 IN_COMPUTE_PROCESS = False  # set by _child_start: a uvicorn worker is a spawned process too, but not one of ours
 
 
+PARENT_POLL_S = 1.0
+
+
+def _exit_with_parent(parent: int) -> None:
+    """A worker killed outright (SIGKILL, out of memory) cannot stop its children: each leaves by itself."""
+    while os.getppid() == parent:
+        time.sleep(PARENT_POLL_S)
+    os._exit(0)
+
+
 def _child_start(nice: int) -> None:
     global IN_COMPUTE_PROCESS
     IN_COMPUTE_PROCESS = True
+    threading.Thread(target=_exit_with_parent, args=(os.getppid(),), daemon=True, name="parent-watch").start()
     import torch
 
     torch.set_num_threads(1)

@@ -208,7 +208,10 @@ class Room:
         async with httpx.AsyncClient(timeout=30) as client:
             for url in self.base_urls:
                 while True:
-                    warm = (await client.get(f"{url}/api/health")).json().get("warm", {})
+                    try:
+                        warm = (await client.get(f"{url}/api/health")).json().get("warm", {})
+                    except httpx.HTTPError:  # a dropped connection on a machine this busy: ask again
+                        warm = {"enabled": True}
                     if not warm.get("enabled") or warm.get("done", 0) >= warm.get("total", 0) > 0:
                         break
                     if time.monotonic() - started > self.args.warm_timeout:
