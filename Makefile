@@ -22,7 +22,7 @@ read_only_msg = cannot create $(VENV): $(CURDIR) is read-only; copy the project 
 no_python_msg = ResNorm Explorer needs $(needs); none of $(PYTHON_CANDIDATES) is one: install one, or name it with make PYTHON=/path/to/python3.12
 bad_python_msg = PYTHON=$(PYTHON) is $(or $(call version_of,$(PYTHON)),not a Python that runs here); ResNorm Explorer needs $(needs)
 
-.PHONY: run lint test test-fast test-browser bench loadtest docker-test compose-test plotly-bundle clean
+.PHONY: run lint test test-fast test-browser bench loadtest loadtest-follow docker-test compose-test plotly-bundle clean
 
 $(BIN)/python:
 	$(if $(shell test -w . && echo yes),,$(error $(read_only_msg)))
@@ -93,8 +93,13 @@ bench: $(VENV)/.installed
 	$(BIN)/python -m tools.bench_figures
 	$(BIN)/python -m tools.bench_real_models
 
+# A room of 200 (docs/workshop.md): make loadtest LOADTEST_ARGS="--students 200 --workers 2 --nice 10"
 loadtest: $(VENV)/.installed-test
-	$(BIN)/python -m tests.load.loadtest
+	$(BIN)/python -m tests.load.loadtest $(LOADTEST_ARGS)
+
+# 200 phones following the deck: slide change to the last of them (tests/load/follow_load.py)
+loadtest-follow: $(VENV)/.installed-test
+	$(BIN)/python -m tests.load.follow_load $(FOLLOW_ARGS)
 
 docker-test:
 	bash scripts/docker_test.sh

@@ -82,6 +82,13 @@ class Settings(BaseSettings):
         description="run models in child processes, one per compute slot, so "
         "they use every core (0 = in threads of the worker)",
     )
+    compute_nice: int = Field(
+        10,
+        ge=0,
+        le=19,
+        description="how much lower than the web process model runs are scheduled (nice; compute processes and "
+        "the real models' threads), so pages and scripts are answered while every slot computes (0 = same)",
+    )
 
     # Pretrained models (/models, POST /api/real_trace; docs/models.md)
     models: str = Field(

@@ -1,4 +1,5 @@
-"""Show the room: GET /api/room (the addresses a phone in the room can open) and GET /api/qr (a QR code as SVG).
+"""Show the room: GET /api/room (the addresses a phone in the room can open), GET /api/qr (a QR code as SVG) and
+/api/follow (phones that follow the lecturer's slides; app/services/follow.py carries the changes).
 
 A page opened as http://localhost:8000 cannot know which address a student's phone should use: the server
 tells it. Listening on all interfaces (--host 0.0.0.0 or ::), it lists this machine's LAN addresses; bound to
@@ -16,9 +17,13 @@ from urllib.parse import urlsplit
 
 import segno
 from fastapi import APIRouter, Request
-from fastapi.responses import Response
+from fastapi.responses import Response, StreamingResponse
+from pydantic import BaseModel, Field
 
-from ..errors import FieldError
+from .. import i18n
+from ..errors import Busy, FieldError
+from ..experiments.lecture import deck_payload
+from ..services.follow import Session, UnknownRoom, WrongKey, event_stream, get_hub, valid_room
 from ..settings import get_settings
 
 router = APIRouter(tags=["room"])
@@ -144,4 +149,107 @@ def qr_code(url: str | None = None) -> Response:
         buffer.getvalue(),
         media_type="image/svg+xml",
         headers={"Cache-Control": "public, max-age=3600", "X-QR-Modules": str(code.symbol_size(border=0)[0])},
+    )
+
+
+# Follow the lecturer ------------------------------------------------------------------------------------------------
+# The panel's follow block (templates/_room.html) and the follower's status bar (static/js/lecture/follow.js).
+i18n.register(
+    {
+        "follow.start": ("Let phones follow my slides", "让手机跟随我的幻灯片"),
+        "follow.stop": ("Stop: link to this slide only", "停止跟随：只链接到本页"),
+        "follow.key": (
+            "Phones that open this link show the slide you show. Presenter key (on this screen only, not in the "
+            "link): {key}",
+            "打开此链接的手机会显示您正在放映的幻灯片。演讲者密钥（只在此屏幕上，不在链接中）：{key}",
+        ),
+        "follow.connecting": ("Connecting to the lecturer…", "正在连接演讲者…"),
+        "follow.following": ("Following the lecturer · slide {n}", "正在跟随演讲者 · 第 {n} 页"),
+        "follow.reconnecting": ("Connection lost; reconnecting…", "连接中断，正在重新连接…"),
+        "follow.ended": (
+            "This follow session no longer exists (sessions last a day): ask for the link again.",
+            "此跟随会话已不存在（会话保留一天）：请重新获取链接。",
+        ),
+        "follow.leave": ("Stop following", "停止跟随"),
+    }
+)
+HEARTBEAT_S = 15.0  # well inside every proxy's idle timeout (nginx: 60 s by default, 300 s in deploy/nginx.conf)
+RETRY_MS = 1000  # EventSource waits this long before it reconnects by itself
+FOLLOWERS_PER_WORKER = 2000  # open streams; more get 503 + Retry-After (a room of 200 uses a tenth)
+
+
+class FollowOpen(BaseModel):
+    slide: int = Field(0, ge=0, description="the slide the deck shows now (0-based)")
+
+
+class FollowMove(BaseModel):
+    key: str = Field(..., min_length=1, max_length=100, description="the presenter key POST /api/follow returned")
+    slide: int = Field(..., ge=0, description="the slide the deck shows now (0-based)")
+
+
+def _checked_slide(slide: int) -> int:
+    total = len(deck_payload()["slides"])
+    if not 0 <= slide < total:
+        raise FieldError("slide", f"no slide {slide}", f"0 to {total - 1}")
+    return slide
+
+
+def _checked_room(room: str) -> str:
+    if not valid_room(room):
+        raise FieldError("room", f"not a follow session id: {room[:40]!r}", "8 letters, digits, - or _")
+    return room
+
+
+def _unknown(room: str) -> FieldError:
+    return FieldError("room", f"no follow session {room!r} (never opened, or older than a day)", "an open one", 404)
+
+
+async def _session(room: str) -> Session:
+    try:
+        return await get_hub().current(_checked_room(room))
+    except UnknownRoom:
+        raise _unknown(room) from None
+
+
+@router.post("/api/follow", status_code=201)
+async def follow_open(body: FollowOpen) -> dict:
+    """A follow session for the deck on this screen: {"room", "key", "slide", "seq"}. The key drives it and is shown
+    only to the screen that asked; the follow link carries the room alone."""
+    session, key = await get_hub().open(_checked_slide(body.slide))
+    return {**session.public(), "key": key}
+
+
+@router.put("/api/follow/{room}")
+async def follow_move(room: str, body: FollowMove) -> dict:
+    """The presenter moved to `slide`: every follower's phone moves too."""
+    try:
+        session = await get_hub().move(_checked_room(room), body.key, _checked_slide(body.slide))
+    except UnknownRoom:
+        raise _unknown(room) from None
+    except WrongKey:
+        raise FieldError(
+            "key", "not this session's presenter key", "the key shown on the lecturer's screen", 403
+        ) from None
+    return session.public()
+
+
+@router.get("/api/follow/{room}")
+async def follow_state(room: str) -> dict:
+    """The slide the lecturer shows now: {"room", "slide", "seq"}."""
+    return (await _session(room)).public()
+
+
+@router.get("/api/follow/{room}/events", response_class=StreamingResponse)
+async def follow_events(room: str) -> StreamingResponse:
+    """Server-sent events: `slide` ({"room", "slide", "seq"}) now and at every change, `ping` every HEARTBEAT_S."""
+    await _session(room)
+    hub = get_hub()
+    if hub.count() >= FOLLOWERS_PER_WORKER:
+        raise Busy(retry_after=5, message="too many followers on this server")
+    return StreamingResponse(
+        event_stream(hub, room, HEARTBEAT_S, RETRY_MS),
+        media_type="text/event-stream",
+        # never stored, never transformed; nginx passes each event on at once (X-Accel-Buffering), and the gzip
+        # middleware leaves text/event-stream alone
+        headers={"Cache-Control": "no-cache, no-transform", "X-Accel-Buffering": "no"},
     )

@@ -20,6 +20,11 @@ from ..settings import Settings, env_name, get_settings, load_settings
 from .options import OneLineParser, add_model_options
 
 KEEP_ALIVE_S = 65
+# uvicorn's supervisor kills a worker that has not answered its ping within this. Its default, 5 s, killed busy
+# workers of a 2-core laptop under a room of 200 (the ping waits for the worker's GIL while it imports torch or
+# renders under load): each kill lost that worker's memory cache and orphaned a torch import. A hung worker is still
+# replaced, a minute later.
+WORKER_HEALTHCHECK_S = 60
 
 
 def _bounds(info: FieldInfo) -> str:
@@ -144,6 +149,7 @@ def main(argv: list[str] | None = None, prog: str = "python -m app") -> None:
         server_header=False,
         timeout_graceful_shutdown=10,
         timeout_keep_alive=KEEP_ALIVE_S,
+        timeout_worker_healthcheck=WORKER_HEALTHCHECK_S,
     )
 
 

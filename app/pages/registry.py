@@ -10,6 +10,7 @@ navigation lists them.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -149,9 +150,29 @@ def page_data(request: Request, page: Page, lang: str, embed_chart: str | None) 
     }
 
 
+# A page is a function of (page, chart, language, query) alone: a room opens the same few links, so each is rendered
+# once per worker (about 12 ms of CPU on the event loop each time otherwise, which 200 students arriving at once
+# queue behind).
+RENDERED_PAGES = 256
+_rendered: OrderedDict[tuple[str, str | None, str, str], bytes] = OrderedDict()
+
+
 def render_page(request: Request, key: str, embed_chart: str | None = None) -> HTMLResponse:
-    page = PAGES[key]
     lang = request_lang(request)
+    cache_key = (key, embed_chart, lang, request.url.query)
+    body = _rendered.get(cache_key)
+    if body is None:
+        body = _render(request, key, lang, embed_chart)
+        _rendered[cache_key] = body
+        if len(_rendered) > RENDERED_PAGES:
+            _rendered.popitem(last=False)
+    else:
+        _rendered.move_to_end(cache_key)
+    return HTMLResponse(body, headers={"Vary": "Accept-Language"})
+
+
+def _render(request: Request, key: str, lang: str, embed_chart: str | None) -> bytes:
+    page = PAGES[key]
     nav = sorted((p for p in PAGES.values() if p.nav_key), key=lambda p: p.nav_order)
     context = {
         "page": page,
@@ -163,9 +184,7 @@ def render_page(request: Request, key: str, embed_chart: str | None = None) -> H
         "other_lang_query": _other_lang_query(request, lang),
     }
     template = "embed.html" if embed_chart else page.template_name
-    response = templates.TemplateResponse(request, template, context)
-    response.headers["Vary"] = "Accept-Language"
-    return response
+    return bytes(templates.TemplateResponse(request, template, context).body)
 
 
 def _other_lang_query(request: Request, lang: str) -> str:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import anyio.to_thread
@@ -20,7 +21,7 @@ from ..errors import Busy
 from ..experiments.trace import trace_and_model
 from ..settings import get_settings
 from .cache import ResultCache
-from .processes import ProcessRunner, answer_first
+from .processes import ProcessRunner, answer_first, lower_this_thread
 
 COMPUTED, COALESCED = "computed", "coalesced"
 CLAIM_POLL_S = 0.05  # how often a worker checks whether another worker's computation of the same request ended
@@ -38,9 +39,15 @@ class ComputePool:
         max_waiting: int | None = None,
         cache: ResultCache | None = None,
         processes: ProcessRunner | None = None,
+        nice: int = 0,
     ) -> None:
         self.slots = slots
         self.processes = processes
+        # Model runs in threads (the real models, or RESNORM_COMPUTE_PROCESSES=0) get threads of their own at a
+        # lower priority, so the event loop's thread, which answers pages, is scheduled first on a busy machine.
+        self._threads = ThreadPoolExecutor(
+            slots, thread_name_prefix="compute", initializer=lower_this_thread, initargs=(nice,)
+        )
         self.queue_timeout_s = queue_timeout_s
         self.threads = threads
         self.cache = cache if cache is not None else ResultCache(None, 0, memory_items=cache_size, namespace="")
@@ -79,7 +86,8 @@ class ComputePool:
         """Run fn(*args) in a worker thread once a slot is free. Busy (503) at once when the queue is full,
         or after the queue timeout. The slot is freed when the thread ends, not when the caller leaves."""
         await self._acquire()
-        return await self._start(lambda: anyio.to_thread.run_sync(_with_threads, self.threads, fn, *args))
+        loop = asyncio.get_running_loop()
+        return await self._start(lambda: loop.run_in_executor(self._threads, _with_threads, self.threads, fn, *args))
 
     async def run_model(self, fn: Callable[..., Any], *args: Any) -> Any:
         """Like run, but in a compute process when there are any (fn and its arguments must pickle)."""
@@ -252,7 +260,7 @@ def get_pool() -> ComputePool:
     global _POOL
     if _POOL is None:
         s = get_settings()
-        processes = ProcessRunner(s.compute_slots) if s.compute_processes else None
+        processes = ProcessRunner(s.compute_slots, nice=s.compute_nice) if s.compute_processes else None
         _POOL = ComputePool(
             s.compute_slots,
             s.cache_size,
@@ -260,5 +268,6 @@ def get_pool() -> ComputePool:
             s.threads_per_run(),
             cache=get_cache(),
             processes=processes,
+            nice=s.compute_nice,
         )
     return _POOL

@@ -15,6 +15,9 @@ import gc
 import logging
 import multiprocessing
 import os
+import sys
+import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -26,9 +29,20 @@ logger = logging.getLogger(__name__)
 IN_COMPUTE_PROCESS = False  # set by _child_start: a uvicorn worker is a spawned process too, but not one of ours
 
 
+PARENT_POLL_S = 1.0
+
+
+def _exit_with_parent(parent: int) -> None:
+    """A worker killed outright (SIGKILL, out of memory) cannot stop its children: each leaves by itself."""
+    while os.getppid() == parent:
+        time.sleep(PARENT_POLL_S)
+    os._exit(0)
+
+
 def _child_start(nice: int) -> None:
     global IN_COMPUTE_PROCESS
     IN_COMPUTE_PROCESS = True
+    threading.Thread(target=_exit_with_parent, args=(os.getppid(),), daemon=True, name="parent-watch").start()
     import torch
 
     from ..experiments.isolation import SERVER_THREADS, pin_interop_threads
@@ -46,7 +60,15 @@ def _child_start(nice: int) -> None:
 
     os.chdir(os.path.abspath(os.sep))  # hold no user folder busy (imports are done; sys.path may be relative)
     if nice and hasattr(os, "nice"):
-        os.nice(nice)  # the warm-up's child: the OS runs it only when user requests leave a core free
+        os.nice(nice)  # below the web process: pages and scripts are answered while every slot computes
+
+
+def lower_this_thread(nice: int) -> None:
+    """Lower the calling thread's scheduling priority by `nice` (Linux only, where each thread has its own nice
+    value: setpriority on a thread id, sched(7)); elsewhere a thread id could name another process: do nothing."""
+    if nice and sys.platform == "linux":
+        with suppress(OSError):
+            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), nice)
 
 
 def _start_resource_tracker_outside_cwd() -> None:

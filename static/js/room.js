@@ -5,6 +5,12 @@
 import { t } from './i18n.js';
 
 const LOOPBACK = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/i;
+let linkFor = async (here) => here;   // the link the panel shows for this page (the deck's follow link: lecture/follow.js)
+
+/** Let a page show another link of its own in the panel: `link(here)` resolves to a URL on this origin. */
+export function setRoomLink(link) {
+  linkFor = link;
+}
 
 /** The address a phone should open for `here` (a URL): same path, query and hash, on a reachable origin. */
 export function roomAddress(here, room, origin = null) {
@@ -85,7 +91,7 @@ function showOthers(dialog, here, room) {
 }
 
 async function openRoom(dialog) {
-  const here = new URL(window.location.href);  // now: the URL state follows every change of a setting
+  const here = await linkFor(new URL(window.location.href));  // now: the URL state follows every change of a setting
   dialog.querySelector('#room-note').textContent = t('room.loading');
   showWarning(dialog, '');
   showText(dialog, here.href);

@@ -3,7 +3,9 @@
 Starts `python -m app` on 127.0.0.1 (or --servers N of them sharing one redis-server, students spread over them
 as a load balancer would), then N simulated students (httpx, asyncio) for a fixed time. Each student loads a page
 and its default chart (schema, presets, the default trace), changes settings (random depth and norm placement) a
-few times, runs a small depth sweep, and starts over. A monitor polls /api/health throughout: it must stay green
+few times, runs a small depth sweep, and starts over. When the server has the real models (GET /api/real_models),
+some of those changes are /models sentences instead (--models-share): a sentence of the room's list (soon cached) or
+one of the student's own (computed). A page load also fetches the page's own scripts and stylesheets. A monitor polls /api/health throughout: it must stay green
 while the compute queue is full. Every trace answer says where it came from (X-Resnorm-Cache): the report gives
 the cache hit rate.
 
@@ -19,6 +21,8 @@ import asyncio
 import json
 import os
 import random
+import re
+import resource
 import socket
 import statistics
 import subprocess
@@ -38,6 +42,17 @@ from tools.localserver import free_port, local_server
 
 POSITIONS = ("pre", "post", "sandwich", "mix")
 SWEEP_DEPTHS = [1, 2, 4, 8, 16, 32, 48]  # a small sweep: ~1 s of compute uncached
+# Sentences a room types into /models: the lecturer's examples (cached after the first) and the students' own.
+SENTENCES = (
+    "The residual stream carries every layer's output.",
+    "Normalization keeps the activations at a steady scale.",
+    "Deep networks train when gradients can flow back.",
+    "残差连接让梯度畅通无阻。",
+    "层归一化让每个词元的范数保持稳定。",
+)
+WORDS = ("deep", "norm", "layer", "token", "signal", "gradient", "stream", "block", "scale", "model", "残差", "梯度")
+# The page's own scripts and stylesheets (Plotly.js is cached by a browser after the first visit: left out).
+ASSET = re.compile(r'(?:src|href)="(/static/[^"]+\.(?:js|css))"')
 
 
 @dataclass
@@ -65,6 +80,8 @@ class Room:
         self.deadline = time.monotonic() + args.duration
         self.tally = Tally()
         self.page_path: str | None = None
+        self.assets: list[str] = []
+        self.models: list[str] = []  # real models the server can trace (none: no /models sentences)
 
     def open(self) -> bool:
         return time.monotonic() < self.deadline and self.tally.sent < self.args.max_requests
@@ -120,6 +137,9 @@ class Room:
                     if not self.open():
                         return
                     await asyncio.sleep(rng.uniform(*self.args.think))
+                    if self.models and rng.random() < self.args.models_share:
+                        await self.request(client, "models", "POST", "/api/real_trace", json=self.sentence(rng))
+                        continue
                     body = {"depth": rng.randint(1, self.args.max_depth), "norm_position": rng.choice(POSITIONS)}
                     await self.request(client, "trace_changed", "POST", "/api/trace", json=body)
                 if self.open():
@@ -127,10 +147,17 @@ class Room:
                     sweep = {"config": {"norm_position": rng.choice(POSITIONS)}, "depths": SWEEP_DEPTHS}
                     await self.request(client, "sweep", "POST", "/api/sweep", json=sweep)
 
+    def sentence(self, rng: random.Random) -> dict:
+        own = " ".join(rng.choice(WORDS) for _ in range(rng.randint(3, 8)))
+        return {"model": rng.choice(self.models), "text": rng.choice(SENTENCES) if rng.random() < 0.5 else own}
+
     async def load_page(self, client: httpx.AsyncClient) -> None:
-        """What a browser opening a page asks for: the HTML, the model's schema and presets, the default chart."""
+        """What a browser opening a page asks for: the HTML, its scripts, the model's schema and presets, the default
+        chart."""
         if self.page_path:
             await self.request(client, "page", "GET", self.page_path)
+        for asset in self.assets:
+            await self.request(client, "static", "GET", asset)
         await self.request(client, "schema", "GET", "/api/schema")
         await self.request(client, "presets", "GET", "/api/presets")
         await self.request(client, "trace_default", "POST", "/api/trace", json={})
@@ -157,10 +184,20 @@ class Room:
             response = await client.get(self.args.page)
             if response.status_code == 200 and "text/html" in response.headers.get("content-type", ""):
                 self.page_path = self.args.page
+                self.assets = sorted({a for a in ASSET.findall(response.text) if "vendor" not in a})
             else:
                 print(
                     f"note: GET {self.args.page} answered {response.status_code}; pages are left out", file=sys.stderr
                 )
+
+    async def find_models(self) -> None:
+        if self.args.models_share <= 0:
+            return
+        async with httpx.AsyncClient(base_url=self.base_url, timeout=30) as client:
+            answer = (await client.get("/api/real_models")).json()
+        self.models = [m["name"] for m in answer.get("models", [])] if answer.get("ready") else []
+        if not self.models:
+            print("note: no real models on the server; the mix has no /models sentences", file=sys.stderr)
 
     async def wait_for_warm_up(self) -> str:
         """A room's server has been up for a while (or ships a warm cache): start once every server has computed
@@ -171,7 +208,10 @@ class Room:
         async with httpx.AsyncClient(timeout=30) as client:
             for url in self.base_urls:
                 while True:
-                    warm = (await client.get(f"{url}/api/health")).json().get("warm", {})
+                    try:
+                        warm = (await client.get(f"{url}/api/health")).json().get("warm", {})
+                    except httpx.HTTPError:  # a dropped connection on a machine this busy: ask again
+                        warm = {"enabled": True}
                     if not warm.get("enabled") or warm.get("done", 0) >= warm.get("total", 0) > 0:
                         break
                     if time.monotonic() - started > self.args.warm_timeout:
@@ -182,6 +222,7 @@ class Room:
     async def run(self) -> Tally:
         self.tally.warm = await self.wait_for_warm_up()
         await self.find_page()
+        await self.find_models()
         self.deadline = time.monotonic() + self.args.duration
         urls = self.base_urls
         tasks = [self.student(self.args.seed * 1000 + i, urls[i % len(urls)]) for i in range(self.args.students)]
@@ -216,6 +257,13 @@ def report(tally: Tally, wall_s: float, args: argparse.Namespace) -> tuple[str, 
     by_source = ", ".join(f"{k} {v}" for k, v in sorted(tally.sources.items(), key=lambda kv: -kv[1]))
     lines.append(f"requests served: {served} ({served / wall_s:.1f}/s), errors: {errors}")
     lines.append(f"cache hit rate of traces: {hits}/{traces} = {100 * hits / max(1, traces):.1f}% ({by_source})")
+    cpu = resource.getrusage(resource.RUSAGE_SELF)
+    cpu_s = cpu.ru_utime + cpu.ru_stime
+    lines.append(f"load generator: {cpu_s:.1f} s of CPU ({100 * cpu_s / wall_s:.0f}% of one core), nice {os.nice(0)}")
+    page_p95 = percentile(tally.latencies.get("page", []), 95)
+    if args.page_p95_limit_ms and page_p95 > args.page_p95_limit_ms:
+        errors += 1
+        lines.append(f"  problem: p95 of pages {page_p95:.0f} ms > {args.page_p95_limit_ms:.0f} ms")
     p95 = percentile(tally.latencies.get("trace_changed", []), 95)
     if p95 > args.p95_limit_ms:
         errors += 1
@@ -272,6 +320,8 @@ def servers_for(args: argparse.Namespace) -> Iterator[list[str]]:
         return
     with ExitStack() as stack:
         env = {k: v for k, v in os.environ.items() if not k.startswith("RESNORM_")}
+        if args.compute_nice is not None:
+            env["RESNORM_COMPUTE_NICE"] = str(args.compute_nice)
         if args.servers > 1:
             env["RESNORM_REDIS_URL"] = stack.enter_context(redis_server())
         urls = []
@@ -310,6 +360,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         metavar=("MIN", "MAX"),
         help="seconds a student pauses between actions",
     )
+    parser.add_argument("--models-share", type=float, default=0.2, help="share of changes that are /models sentences")
+    parser.add_argument("--page-p95-limit-ms", type=float, default=0.0, help="largest p95 of pages (0 = no limit)")
+    parser.add_argument("--compute-nice", type=int, help="RESNORM_COMPUTE_NICE of the servers started here")
+    parser.add_argument("--nice", type=int, default=0, help="run this load generator this much nicer than the servers")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", help="also write the figures to this file")
     args = parser.parse_args(argv)
@@ -321,6 +375,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     with servers_for(args) as urls:
+        if args.nice:
+            os.nice(args.nice)  # after the servers started, so they keep their own priority
         started = time.monotonic()
         tally = asyncio.run(Room(urls, args).run())
         wall = time.monotonic() - started

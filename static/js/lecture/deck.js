@@ -8,6 +8,7 @@ import { fitEquations } from '../legible.js';
 import { answersFor, isTrainingSlide, offline, train, trained } from './sources.js';
 import { figureFor } from './figures.js';
 import { evaluate, failures, statement } from './claims.js';
+import { wireFollow } from './follow.js';
 
 const DECK = pageData.extra.deck;
 const STAGE = { width: 1280, height: 720 };
@@ -51,6 +52,7 @@ export class Deck {
       this.startTraining(DECK.findIndex((s) => s.id === button.dataset.trainStart));
     }));
     const first = this.show(slideFromUrl());
+    wireFollow(this);   // phones follow this deck, or this phone follows a lecturer's (follow.js)
     first.then(() => {
       performance.mark('lecture-first-chart');
       this.drawAll();
