@@ -25,9 +25,10 @@ VOCAB = 96
 class CharTokenizer:
     """One token per character: enough to drive a random model without any tokenizer file."""
 
-    unk_token_id = None
+    unk_token_id, unk_token = None, None
+    all_special_ids: list[int] = []
 
-    def __call__(self, text: str, return_tensors: str = "pt", return_offsets_mapping: bool = False) -> dict:
+    def __call__(self, text: str, return_tensors: str = "pt", return_offsets_mapping: bool = False, **_: Any) -> dict:
         ids = torch.tensor([[ord(c) % VOCAB for c in text]])
         return {"input_ids": ids, "offset_mapping": torch.tensor([[[i, i + 1] for i in range(len(text))]])}
 
@@ -223,8 +224,164 @@ def test_a_gguf_file_is_converted_once(tmp_path: Path, monkeypatch):
 
     monkeypatch.setattr(gguf_cache, "_convert", convert)
     models_dir = tmp_path / "models"
-    gguf_cache.converted_folder(models_dir, gguf).mkdir(parents=True)  # an interrupted conversion: no marker
-    first = gguf_cache.ensure_converted(models_dir, gguf)
-    second = gguf_cache.ensure_converted(models_dir, gguf)
+    gguf_cache.converted_folder(models_dir, gguf, "ab" * 32).mkdir(parents=True)  # interrupted: no marker
+    first = gguf_cache.ensure_converted(models_dir, gguf, "ab" * 32)
+    second = gguf_cache.ensure_converted(models_dir, gguf, "ab" * 32)
     assert first == second and len(calls) == 1 and gguf_cache.is_converted(first)
     assert local_source(gguf.parent) == ModelSource("weights", "local", str(gguf.parent), gguf.name, str(gguf.parent))
+
+
+# --- weights on disk: the digest, a swap under a running app, a truncated file -----------------------------------
+
+WORDS = ["the", "quick", "brown", "fox", "jumps", "over", "lazy", "dog", "."]
+
+
+def tiny_folder(folder: Path, kind: str, seed: int) -> Path:
+    """A tiny random model saved as a Hugging Face folder (config, safetensors, a word-piece tokenizer)."""
+    torch.manual_seed(seed)
+    folder.mkdir(parents=True, exist_ok=True)
+    vocab = folder / "vocab.txt"
+    vocab.write_text("\n".join(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *WORDS]) + "\n")
+    tokenizer = transformers.BertTokenizerFast(vocab_file=str(vocab))
+    if kind == "bert":
+        config = transformers.BertConfig(
+            vocab_size=32, hidden_size=16, num_hidden_layers=2, num_attention_heads=2, intermediate_size=32
+        )
+        model: Any = transformers.BertModel(config)
+    else:
+        config = transformers.LlamaConfig(
+            vocab_size=32, hidden_size=16, intermediate_size=32, num_hidden_layers=2, num_attention_heads=2
+        )
+        model = transformers.LlamaForCausalLM(config)
+    model.save_pretrained(str(folder))
+    tokenizer.save_pretrained(str(folder))
+    return folder
+
+
+class App:
+    """The API of a running server whose only real model is a local folder; `restart()` keeps the disk cache and
+    forgets everything held in memory (loaded models, digests, the memory cache), as a new process would."""
+
+    def __init__(self, client: Any, monkeypatch: pytest.MonkeyPatch, folder: Path, cache_dir: Path) -> None:
+        from app.services import compute, real_models
+        from app.services.cache import ResultCache
+
+        self.client, self.folder, self.cache_dir = client, folder, cache_dir
+        self.real_models, self.compute, self.ResultCache = real_models, compute, ResultCache
+        source = local_source(folder)
+        assert source is not None
+        monkeypatch.setattr(real_models, "sources", lambda: {source.name: source})
+        self.monkeypatch, self.name = monkeypatch, source.name
+        self.restart()
+
+    def restart(self) -> None:
+        from app.models.pretrained.weights import DIGESTS
+
+        DIGESTS.forget()
+        self.shelf = self.real_models.ModelShelf(1000, self.cache_dir / "models", False)
+        self.monkeypatch.setattr(self.real_models, "get_shelf", lambda: self.shelf)
+        cache = self.ResultCache(self.cache_dir / "answers", 50 * 2**20, namespace="test")
+        pool = self.compute.ComputePool(1, 16, 30.0, 1, cache=cache)
+        self.monkeypatch.setattr(self.compute, "get_pool", lambda: pool)
+
+    def trace(self, text: str = "the quick brown fox") -> tuple[dict[str, Any], str]:
+        response = self.client.post("/api/real_trace", json={"model": self.name, "text": text})
+        assert response.status_code == 200, response.text
+        return response.json(), response.headers["X-Resnorm-Cache"]
+
+
+def by_hand(folder: Path, text: str = "the quick brown fox") -> torch.Tensor:
+    """The per-token stream norms before the last block (hidden_states[-1] has the final norm applied) of the
+    folder's weights, loaded afresh with plain transformers."""
+    model = transformers.AutoModel.from_pretrained(str(folder)).eval()
+    tokenizer = transformers.AutoTokenizer.from_pretrained(str(folder))
+    with torch.no_grad():
+        hidden = model(**tokenizer(text, return_tensors="pt"), output_hidden_states=True).hidden_states
+    return torch.stack([h[0].norm(dim=-1) for h in hidden[:-1]])
+
+
+def same_numbers(answer: dict[str, Any], expected: torch.Tensor) -> bool:
+    return torch.allclose(torch.tensor(answer["stream"]["per_token"][:-1]), expected, rtol=1e-5)
+
+
+@pytest.mark.parametrize("swap", ["cp -p", "mv"])
+def test_swapped_weights_are_answered_with_the_new_numbers(client, monkeypatch, tmp_path: Path, swap: str):
+    """New weights of the same size under the same modification time (`cp -p` rewrites the file in place, only its
+    ctime changes; `mv` replaces the inode): the live answer and, after a restart, the disk-cached answer are those
+    of the new weights; the old weights' answers come back only with the old weights."""
+    import os
+    import shutil
+
+    old, new = tiny_folder(tmp_path / "model", "llama", 0), tiny_folder(tmp_path / "other", "llama", 1)
+    weights, replacement = old / "model.safetensors", new / "model.safetensors"
+    old_numbers, new_numbers = by_hand(old), by_hand(new)
+    assert weights.stat().st_size == replacement.stat().st_size and not torch.allclose(old_numbers, new_numbers)
+    app = App(client, monkeypatch, old, tmp_path / "cache")
+    first, where = app.trace()
+    assert where == "computed" and same_numbers(first, old_numbers)
+
+    before = weights.stat()
+    if swap == "cp -p":
+        shutil.copy2(replacement, weights)  # cp -p: in place (same inode), then the old modification time back
+        os.utime(weights, ns=(before.st_atime_ns, before.st_mtime_ns))
+        after = weights.stat()
+        assert (after.st_ino, after.st_size, after.st_mtime_ns) == (before.st_ino, before.st_size, before.st_mtime_ns)
+        assert after.st_ctime_ns != before.st_ctime_ns  # what gives the swap away
+    else:
+        shutil.copy2(replacement, tmp_path / "staged")
+        os.utime(tmp_path / "staged", ns=(before.st_atime_ns, before.st_mtime_ns))
+        os.replace(tmp_path / "staged", weights)
+    live, where = app.trace()
+    assert where == "computed" and same_numbers(live, new_numbers)
+    assert live["model"]["revision"] != first["model"]["revision"]
+
+    app.restart()
+    cached, where = app.trace()
+    assert where == "disk" and cached["stream"] == live["stream"]
+    shutil.copy2(tiny_folder(tmp_path / "again", "llama", 0) / "model.safetensors", weights)  # the old weights back
+    back, where = app.trace()
+    assert where == "disk" and back["stream"] == first["stream"]
+
+
+def test_a_touched_file_is_rehashed_not_reloaded(client, monkeypatch, tmp_path: Path):
+    """A new modification time over the same bytes: one rehash, the same digest, the same loaded model."""
+    import os
+
+    from app.models.pretrained.weights import DIGESTS
+
+    folder = tiny_folder(tmp_path / "model", "llama", 0)
+    app = App(client, monkeypatch, folder, tmp_path / "cache")
+    first, _ = app.trace()
+    loaded, hashed = app.shelf.loaded()[app.name], DIGESTS.hashed
+    os.utime(folder / "model.safetensors")
+    again, where = app.trace()
+    assert where == "memory" and again["stream"] == first["stream"]
+    assert app.shelf.loaded()[app.name] is loaded and DIGESTS.hashed == hashed + 1
+
+
+def test_a_truncated_weight_file_takes_no_page_down(client, monkeypatch, tmp_path: Path):
+    """The loaded weights live in the process's own memory, not in a mapping of the file: truncating the file in
+    place (`cp new old`, `rsync --inplace`) leaves the loaded model computing, every page answering, and the
+    model's next request one clear error naming it."""
+    import os
+
+    from app.pages import PAGES
+
+    folder = tiny_folder(tmp_path / "model", "llama", 0)
+    weights = folder / "model.safetensors"
+    app = App(client, monkeypatch, folder, tmp_path / "cache")
+    first, _ = app.trace()
+    loaded = app.shelf.loaded()[app.name]
+    with open("/proc/self/maps") as maps:
+        assert str(weights) not in maps.read()
+    os.truncate(weights, weights.stat().st_size // 2)
+    assert trace_pretrained(loaded, "the quick brown fox")["stream"] == first["stream"]  # a mapping would SIGBUS
+    response = client.post("/api/real_trace", json={"model": app.name, "text": "the lazy dog"})
+    assert response.status_code == 503
+    error = response.json()["errors"][0]
+    assert error["field"] == "model" and app.name in error["message"] and "could not be loaded" in error["message"]
+    assert "Retry-After" not in response.headers  # not "busy": retrying will not help
+    for page in PAGES.values():
+        if "{" not in page.path:
+            assert client.get(page.path).status_code == 200, page.path
+    assert client.post("/api/trace", json={"depth": 2}).status_code == 200

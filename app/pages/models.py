@@ -105,7 +105,7 @@ STRINGS = {
 
 def _register() -> None:
     i18n.register(STRINGS)
-    payload = models_payload()
+    payload = models_payload(with_conversion=False)
     names = [m["name"] for m in payload["models"]]
     register_page(
         Page(
