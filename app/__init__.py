@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 __version__ = "0.1.0"
-API = ("trace", "compare", "sweep", "train", "lecture", "Trace", "Comparison", "Sweep", "Training")
+API = ("trace", "compare", "sweep", "train", "lecture", "real_trace", "Trace", "Comparison", "Sweep", "Training")
 __all__ = list(API)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 import torch
@@ -26,7 +26,7 @@ class CharTokenizer:
     """One token per character: enough to drive a random model without any tokenizer file."""
 
     unk_token_id, unk_token = None, None
-    all_special_ids: list[int] = []
+    all_special_ids: ClassVar[list[int]] = []
 
     def __call__(self, text: str, return_tensors: str = "pt", return_offsets_mapping: bool = False, **_: Any) -> dict:
         ids = torch.tensor([[ord(c) % VOCAB for c in text]])
@@ -385,3 +385,172 @@ def test_a_truncated_weight_file_takes_no_page_down(client, monkeypatch, tmp_pat
         if "{" not in page.path:
             assert client.get(page.path).status_code == 200, page.path
     assert client.post("/api/trace", json={"depth": 2}).status_code == 200
+
+
+# --- the massive activation and the attention sink, against a hand computation ----------------------------------
+
+
+def eager(kind: str) -> LoadedModel:
+    loaded = tiny(kind)
+    loaded.model.set_attn_implementation("eager")
+    return loaded
+
+
+@pytest.mark.parametrize("kind", ["bert", "llama"])
+def test_a_planted_massive_coordinate_is_found_with_sun_et_al_criterion(kind: str):
+    """Coordinate 5 of token "Q"'s embedding set to 5000: at layer 0 that token's top coordinate is 5 with value
+    5000, far above 100 and 1000x the layer's median |activation| (computed here with torch by hand)."""
+    loaded = eager(kind)
+    embedding = loaded.model.get_input_embeddings().weight
+    with torch.no_grad():
+        embedding[ord("Q") % VOCAB, 5] = 5000.0
+    text = "aQbc"
+    result = trace_pretrained(loaded, text)
+    massive = result["massive"]
+    record, _ = run_watched(loaded, loaded.tokenizer(text), gradients=False)
+    streams = torch.stack([s[0].detach() for s in record.streams]).float()
+    assert massive["median_abs"] == pytest.approx(streams.abs().flatten(1).median(dim=1).values.tolist(), rel=1e-5)
+    top = streams.abs().topk(2, dim=-1).indices
+    assert massive["top_index"] == top.tolist()
+    if kind == "llama":  # a Post-LN model normalises the embedding before block 1 reads it
+        assert massive["top_index"][0][1][0] == 5 and massive["top_value"][0][1][0] == pytest.approx(5000.0)
+        hit = {"layer": 0, "token": 1, "index": 5}
+        assert any({k: h[k] for k in hit} == hit for h in massive["found"])
+    for hit in massive["found"]:
+        assert abs(hit["value"]) > 100 and hit["ratio"] >= 1000
+    row = massive["dimensions"][0]
+    # what each block adds to the coordinate, read from the branches' outputs
+    assert row["attention"] == pytest.approx([float(a[0, row["token"], row["index"]]) for a in record.attention])
+
+
+def test_attention_mass_on_the_first_token_by_hand():
+    """A BERT's attention probabilities written out, softmax(q·k/√d_head), from each block's input: the mass on
+    token 0 per head and its mean over every query (an encoder's query sees all T tokens: uniform mass 1/T)."""
+    loaded = eager("bert")
+    text = "one two"
+    result = trace_pretrained(loaded, text)
+    record, _ = run_watched(loaded, loaded.tokenizer(text), gradients=False)
+    T = len(text)
+    heads, width = 2, 16
+    for block, x in enumerate(record.streams[:-1]):
+        attention: Any = loaded.layout.blocks[block].block.attention.self
+        q = attention.query(x[0]).view(T, heads, width).transpose(0, 1)
+        k = attention.key(x[0]).view(T, heads, width).transpose(0, 1)
+        probabilities = torch.softmax(q @ k.transpose(1, 2) / math.sqrt(width), dim=-1)  # (H, T, T)
+        expected = probabilities[:, :, 0].mean(dim=1)
+        assert result["attention"]["mass_per_head"][block] == pytest.approx(expected.tolist(), rel=1e-5)
+        assert result["attention"]["mass"][block] == pytest.approx(float(expected.mean()), rel=1e-5)
+    assert result["attention"]["uniform"] == pytest.approx(1 / T)
+
+
+def test_causal_attention_mass_matches_output_attentions():
+    """Llama (causal): query 0 can only see itself and is left out; query i's uniform mass is 1/(i+1)."""
+    loaded = eager("llama")
+    text = "abcdef"
+    result = trace_pretrained(loaded, text)
+    ids = loaded.tokenizer(text)["input_ids"]
+    with torch.no_grad():
+        attentions = loaded.model(input_ids=ids, output_attentions=True).attentions
+    for block, weights in enumerate(attentions):
+        expected = weights[0, :, 1:, 0].mean(dim=1)
+        assert result["attention"]["mass_per_head"][block] == pytest.approx(expected.tolist(), rel=1e-6)
+    assert result["attention"]["queries_from"] == 1
+    assert result["attention"]["uniform"] == pytest.approx(sum(1 / (i + 1) for i in range(1, 6)) / 5)
+
+
+def test_without_eager_attention_the_answer_says_so():
+    loaded = tiny("llama")  # sdpa: no attention weights
+    result = trace_pretrained(loaded, "abc")
+    assert result["attention"] is None and result["attention_absent"] == "not_eager"
+
+
+def test_one_token_is_not_called_an_encoder():
+    loaded = tiny("llama")
+    assert trace_pretrained(loaded, "a")["gradient_absent"] == "one_token"
+    assert trace_pretrained(tiny("bert"), "ab")["gradient_absent"] == "encoder"
+
+
+@pytest.mark.parametrize("name", ["minilm", "smollm2"])
+def test_special_token_text_is_text_unless_asked(name: str):
+    """ "[MASK]" and "<|im_start|>" typed in a sentence are read as characters by default; the switch reads them as
+    the model's special tokens. SmolLM2's byte pieces of one Chinese character are labelled as pieces."""
+    from app.experiments.real_trace import TraceOptions
+
+    loaded = packaged(name)
+    typed = "[MASK]" if name == "minilm" else "<|im_start|>"
+    plain = trace_pretrained(loaded, f"a {typed} b", TraceOptions(gradients=False))
+    real = trace_pretrained(loaded, f"a {typed} b", TraceOptions(gradients=False, special_tokens=True))
+    assert typed not in plain["tokens"] and typed in real["tokens"]
+    assert "special" not in plain["token_kinds"][1:-1] and plain["unknown_tokens"] == 0
+    if name == "smollm2":
+        pieces = trace_pretrained(loaded, "残差", TraceOptions(gradients=False))["tokens"]
+        assert pieces == ["残 1/3", "残 2/3", "残 3/3", "差 1/2", "差 2/2"]
+    lines = trace_pretrained(loaded, "one\n\ttwo", TraceOptions(gradients=False))
+    assert len(lines["tokens"]) >= 4
+
+
+# --- rx.real_trace ---------------------------------------------------------------------------------------------
+
+
+def test_real_trace_of_a_model_in_memory_gives_it_back_as_it_was():
+    """The numbers of the server's function; the model keeps its train mode, its requires_grad flags, no hooks."""
+    import copy
+
+    import app as rx
+
+    torch.manual_seed(0)
+    config = transformers.LlamaConfig(
+        vocab_size=VOCAB, hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=2
+    )
+    model = transformers.LlamaForCausalLM(config).train()
+    model.model.layers[0].requires_grad_(False)
+    flags = [p.requires_grad for p in model.parameters()]
+    reference = wrap_model(copy.deepcopy(model), CharTokenizer(), ModelSource("m", "local", ""), causal=True)
+    ids = [ord(c) % VOCAB for c in SENTENCE]
+    result = rx.real_trace(model, ids)
+    expected = trace_pretrained(reference, SENTENCE)
+    mine, theirs = torch.tensor(result["stream"]["per_token"]), torch.tensor(expected["stream"]["per_token"])
+    assert torch.allclose(mine, theirs, rtol=1e-6)
+    assert result["gradient"]["per_block"] == pytest.approx(expected["gradient"]["per_block"], rel=1e-5)
+    assert result["tokens"] == [str(i) for i in ids]
+    assert all(m.training for m in model.modules()) and [p.requires_grad for p in model.parameters()] == flags
+    assert not any(m._forward_hooks or m._forward_pre_hooks for m in model.modules())
+
+
+def test_real_trace_refuses_in_one_clear_line():
+    import app as rx
+
+    model = tiny("llama").model
+    with pytest.raises(ValueError, match=r"on cpu in torch.float16: real_trace runs on the CPU in float32"):
+        rx.real_trace(model.half(), [1, 2, 3])
+    odd = transformers.LlamaForCausalLM(
+        transformers.LlamaConfig(
+            vocab_size=VOCAB, hidden_size=16, intermediate_size=32, num_hidden_layers=1, num_attention_heads=2
+        )
+    )
+    odd.model.blocks_renamed = odd.model.layers
+    del odd.model.layers
+    from app.models.pretrained.layout import UnsupportedModel
+
+    with pytest.raises(UnsupportedModel, match=r"looked for a non-empty nn\.ModuleList named layers, h or blocks"):
+        rx.real_trace(odd, [1, 2, 3])
+
+
+def test_real_trace_by_name_is_the_api_answer_and_leaves_the_environment_alone(client):
+    import os
+
+    import app as rx
+
+    if packaged_source("minilm") is None:
+        pytest.skip("minilm is not installed")
+    before = {name: os.environ.get(name) for name in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")}
+    mine = rx.real_trace("minilm", "Residual connections let gradients flow.")
+    after = {name: os.environ.get(name) for name in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")}
+    served = client.post(
+        "/api/real_trace", json={"model": "minilm", "text": "Residual connections let gradients flow."}
+    )
+    assert (
+        served.json()["stream"] == mine["stream"]
+        and served.json()["massive"]["top_index"] == mine["massive"]["top_index"]
+    )
+    assert after == before

@@ -184,7 +184,11 @@ def pinned_levels(loaded: LoadedModel) -> list[float]:
 
 def trace_pretrained(loaded: LoadedModel, text: str, options: TraceOptions | None = None) -> dict[str, Any]:
     options = options or TraceOptions()
-    encoded = tokenize(loaded, text, options)
+    return trace_encoded(loaded, text, tokenize(loaded, text, options), options)
+
+
+def trace_encoded(loaded: LoadedModel, text: str, encoded: dict[str, torch.Tensor], options: TraceOptions) -> dict:
+    """The trace of tokens already encoded: input_ids (1, T) and offset_mapping (1, T, 2) into `text`."""
     ids = encoded["input_ids"]
     absent = _no_gradient_because(loaded, ids, options)
     record, output = run_watched(loaded, encoded, absent is None, options.attention)

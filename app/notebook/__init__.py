@@ -17,6 +17,7 @@ figures  the pages' charts as plotly figures
 from __future__ import annotations
 
 from . import lecture
+from .real import real_trace as real_trace
 from .sweeps import Sweep, sweep
 from .traces import Comparison, Trace, compare, trace
 from .training import Training, train
