@@ -433,7 +433,8 @@ def test_attention_mass_on_the_first_token_by_hand():
     T = len(text)
     heads, width = 2, 16
     for block, x in enumerate(record.streams[:-1]):
-        attention: Any = loaded.layout.blocks[block].block.attention.self
+        bert_layer: Any = loaded.layout.blocks[block].block
+        attention = bert_layer.attention.self
         q = attention.query(x[0]).view(T, heads, width).transpose(0, 1)
         k = attention.key(x[0]).view(T, heads, width).transpose(0, 1)
         probabilities = torch.softmax(q @ k.transpose(1, 2) / math.sqrt(width), dim=-1)  # (H, T, T)
