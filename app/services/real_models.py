@@ -86,10 +86,11 @@ class ModelShelf:
             if key in self._tokenizers:
                 return self._tokenizers[key]
         self._refuse_recent_failure(key)
-        try:
-            tokenizer = load_tokenizer(source, self.models_dir, digest, self.allow_downloads)
-        except Exception as exc:
-            raise self._failure(key, exc) from exc
+        with self._loading:  # not beside a model's load: transformers' loading switches process-wide state
+            try:
+                tokenizer = load_tokenizer(source, self.models_dir, digest, self.allow_downloads)
+            except Exception as exc:
+                raise self._failure(key, exc) from exc
         with self._lock:
             self._tokenizers[key] = tokenizer
             while len(self._tokenizers) > 8:
