@@ -17,7 +17,9 @@ import torch
 
 from ..probes.pretrained import StreamRecord
 
-TOP_K = 2  # per layer and token: the answer stays ~100 kB at 256 tokens x 31 layers
+# Per layer and token, the top 2 coordinates, the top 1 beyond 64 tokens: SmolLM2's answer at the 256-token cap
+# stays ~0.6 MB (docs/models.md)
+TOP_K, TOP_K_LONG, LONG = 2, 1, 64
 DIMENSIONS = 4  # the dimensions followed block by block
 MASSIVE_ABS = 100.0  # Sun et al. 2024: |a| > 100 ...
 MASSIVE_RATIO = 1000.0  # ... and about 1000x the median |a|
@@ -29,7 +31,7 @@ def massive_activations(record: StreamRecord, streams: torch.Tensor, gains: list
     followed through the blocks. `gains`: a Post-LN model's γ of each block's last LayerNorm (the norm's output is
     the stream, so γ[d] bounds what coordinate d can hold)."""
     magnitude = streams.abs()
-    top = magnitude.topk(min(TOP_K, streams.shape[-1]), dim=-1)
+    top = magnitude.topk(min(TOP_K if streams.shape[1] <= LONG else TOP_K_LONG, streams.shape[-1]), dim=-1)
     median = magnitude.flatten(1).median(dim=1).values  # (L+1,): over the layer's tokens and coordinates
     ratio = magnitude / median.clamp_min(1e-30)[:, None, None]
     hits = ((magnitude > MASSIVE_ABS) & (ratio >= MASSIVE_RATIO)).nonzero().tolist()

@@ -219,19 +219,30 @@ def _conversion(source: ModelSource) -> dict[str, Any]:
 
 def count_tokens(source: ModelSource, digest: str, request: RealTraceRequest) -> dict[str, Any]:
     """The text's token count with the model's tokenizer alone (no weights loaded), the cap, and where to cut the
-    text to keep the first MAX_TOKENS tokens."""
+    text so that it keeps at most MAX_TOKENS tokens (special tokens included)."""
     tokenizer = get_shelf().tokenizer(source, digest)
-    encoded = encode(tokenizer, request.text, request.special_tokens)
-    spans = encoded["offset_mapping"][0].tolist()
-    ends = [end for _, end in spans if end > 0]
-    cut = max((end for _, end in spans[:MAX_TOKENS] if end > 0), default=0)
+    count = len(encode(tokenizer, request.text, request.special_tokens)["input_ids"][0])
     return {
         "model": source.name,
-        "tokens": len(spans),
+        "tokens": count,
         "limit": MAX_TOKENS,
-        "fits": len(spans) <= MAX_TOKENS,
-        "truncate_at": cut if len(spans) > MAX_TOKENS else max(ends, default=0),
+        "fits": count <= MAX_TOKENS,
+        "truncate_at": len(request.text) if count <= MAX_TOKENS else _cut(tokenizer, request),
     }
+
+
+def _cut(tokenizer: Any, request: RealTraceRequest) -> int:
+    """The longest prefix ending at a token's end that encodes to at most MAX_TOKENS tokens: cutting inside a word
+    can change how the rest of it splits, and [CLS] / [SEP] count too, so the prefix is encoded again to check."""
+    spans = encode(tokenizer, request.text, request.special_tokens)["offset_mapping"][0].tolist()
+    ends = sorted({end for _, end in spans if end > 0})
+    keep = min(MAX_TOKENS, len(ends))
+    while keep > 0:
+        cut = ends[keep - 1]
+        if len(encode(tokenizer, request.text[:cut], request.special_tokens)["input_ids"][0]) <= MAX_TOKENS:
+            return cut
+        keep -= 1
+    return 0
 
 
 def compute_real_trace(source: ModelSource, digest: str, request: RealTraceRequest) -> dict[str, Any]:
