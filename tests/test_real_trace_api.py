@@ -154,3 +154,25 @@ def test_two_traces_of_one_model_at_once_do_not_mix(name: str):
     for i, result in enumerate(together):
         assert result["stream"]["per_token"] == alone[i % 2]["stream"]["per_token"]
         assert result["gradient"] == alone[i % 2]["gradient"]
+
+
+@needs_minilm
+def test_the_token_counter_offers_a_prefix_that_fits(client):
+    text = "Residual connections let gradients flow straight back; layer normalization rescales. " * 20
+    counted = strict(client.post("/api/real_tokens", json={"model": "minilm", "text": text}))
+    assert counted["tokens"] > counted["limit"] == 256 and not counted["fits"]
+    prefix = text[: counted["truncate_at"]]
+    again = strict(client.post("/api/real_tokens", json={"model": "minilm", "text": prefix}))
+    assert again["fits"] and again["tokens"] >= 250
+    chinese = "残差连接让梯度可以直接流回浅层，层归一化则把每个向量拉回固定的尺度。"
+    for model in [n for n in ("minilm", "smollm2") if packaged_source(n) is not None]:
+        assert strict(client.post("/api/real_tokens", json={"model": model, "text": chinese}))["fits"]
+
+
+def test_too_many_tokens_is_refused_before_any_weights_load(client, monkeypatch, tmp_path):
+    from tests.test_real_models import App, tiny_folder
+
+    app = App(client, monkeypatch, tiny_folder(tmp_path / "model", "llama", 0), tmp_path / "cache")
+    response = client.post("/api/real_trace", json={"model": app.name, "text": "the " * 300})
+    assert response.status_code == 422 and strict(response)["errors"][0]["field"] == "text"
+    assert app.shelf.loaded() == {}
