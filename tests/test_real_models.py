@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 import torch
@@ -25,9 +25,10 @@ VOCAB = 96
 class CharTokenizer:
     """One token per character: enough to drive a random model without any tokenizer file."""
 
-    unk_token_id = None
+    unk_token_id, unk_token = None, None
+    all_special_ids: ClassVar[list[int]] = []
 
-    def __call__(self, text: str, return_tensors: str = "pt", return_offsets_mapping: bool = False) -> dict:
+    def __call__(self, text: str, return_tensors: str = "pt", return_offsets_mapping: bool = False, **_: Any) -> dict:
         ids = torch.tensor([[ord(c) % VOCAB for c in text]])
         return {"input_ids": ids, "offset_mapping": torch.tensor([[[i, i + 1] for i in range(len(text))]])}
 
@@ -223,8 +224,334 @@ def test_a_gguf_file_is_converted_once(tmp_path: Path, monkeypatch):
 
     monkeypatch.setattr(gguf_cache, "_convert", convert)
     models_dir = tmp_path / "models"
-    gguf_cache.converted_folder(models_dir, gguf).mkdir(parents=True)  # an interrupted conversion: no marker
-    first = gguf_cache.ensure_converted(models_dir, gguf)
-    second = gguf_cache.ensure_converted(models_dir, gguf)
+    gguf_cache.converted_folder(models_dir, gguf, "ab" * 32).mkdir(parents=True)  # interrupted: no marker
+    first = gguf_cache.ensure_converted(models_dir, gguf, "ab" * 32)
+    second = gguf_cache.ensure_converted(models_dir, gguf, "ab" * 32)
     assert first == second and len(calls) == 1 and gguf_cache.is_converted(first)
     assert local_source(gguf.parent) == ModelSource("weights", "local", str(gguf.parent), gguf.name, str(gguf.parent))
+
+
+# --- weights on disk: the digest, a swap under a running app, a truncated file -----------------------------------
+
+WORDS = ["the", "quick", "brown", "fox", "jumps", "over", "lazy", "dog", "."]
+
+
+def tiny_folder(folder: Path, kind: str, seed: int) -> Path:
+    """A tiny random model saved as a Hugging Face folder (config, safetensors, a word-piece tokenizer)."""
+    torch.manual_seed(seed)
+    folder.mkdir(parents=True, exist_ok=True)
+    vocab = folder / "vocab.txt"
+    vocab.write_text("\n".join(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *WORDS]) + "\n")
+    tokenizer = transformers.BertTokenizerFast(vocab_file=str(vocab))
+    if kind == "bert":
+        config = transformers.BertConfig(
+            vocab_size=32, hidden_size=16, num_hidden_layers=2, num_attention_heads=2, intermediate_size=32
+        )
+        model: Any = transformers.BertModel(config)
+    else:
+        config = transformers.LlamaConfig(
+            vocab_size=32, hidden_size=16, intermediate_size=32, num_hidden_layers=2, num_attention_heads=2
+        )
+        model = transformers.LlamaForCausalLM(config)
+    model.save_pretrained(str(folder))
+    tokenizer.save_pretrained(str(folder))
+    return folder
+
+
+class App:
+    """The API of a running server whose only real model is a local folder; `restart()` keeps the disk cache and
+    forgets everything held in memory (loaded models, digests, the memory cache), as a new process would."""
+
+    def __init__(self, client: Any, monkeypatch: pytest.MonkeyPatch, folder: Path, cache_dir: Path) -> None:
+        from app.services import compute, real_models
+        from app.services.cache import ResultCache
+
+        self.client, self.folder, self.cache_dir = client, folder, cache_dir
+        self.real_models, self.compute, self.ResultCache = real_models, compute, ResultCache
+        source = local_source(folder)
+        assert source is not None
+        monkeypatch.setattr(real_models, "sources", lambda: {source.name: source})
+        self.monkeypatch, self.name = monkeypatch, source.name
+        self.restart()
+
+    def restart(self) -> None:
+        from app.models.pretrained.weights import DIGESTS
+
+        DIGESTS.forget()
+        self.shelf = self.real_models.ModelShelf(1000, self.cache_dir / "models", False)
+        self.monkeypatch.setattr(self.real_models, "get_shelf", lambda: self.shelf)
+        cache = self.ResultCache(self.cache_dir / "answers", 50 * 2**20, namespace="test")
+        pool = self.compute.ComputePool(1, 16, 30.0, 1, cache=cache)
+        self.monkeypatch.setattr(self.compute, "get_pool", lambda: pool)
+
+    def trace(self, text: str = "the quick brown fox") -> tuple[dict[str, Any], str]:
+        response = self.client.post("/api/real_trace", json={"model": self.name, "text": text})
+        assert response.status_code == 200, response.text
+        return response.json(), response.headers["X-Resnorm-Cache"]
+
+
+def by_hand(folder: Path, text: str = "the quick brown fox") -> torch.Tensor:
+    """The per-token stream norms before the last block (hidden_states[-1] has the final norm applied) of the
+    folder's weights, loaded afresh with plain transformers."""
+    model = transformers.AutoModel.from_pretrained(str(folder)).eval()
+    tokenizer = transformers.AutoTokenizer.from_pretrained(str(folder))
+    with torch.no_grad():
+        hidden = model(**tokenizer(text, return_tensors="pt"), output_hidden_states=True).hidden_states
+    return torch.stack([h[0].norm(dim=-1) for h in hidden[:-1]])
+
+
+def same_numbers(answer: dict[str, Any], expected: torch.Tensor) -> bool:
+    return torch.allclose(torch.tensor(answer["stream"]["per_token"][:-1]), expected, rtol=1e-5)
+
+
+@pytest.mark.parametrize("swap", ["cp -p", "mv"])
+def test_swapped_weights_are_answered_with_the_new_numbers(client, monkeypatch, tmp_path: Path, swap: str):
+    """New weights of the same size under the same modification time (`cp -p` rewrites the file in place, only its
+    ctime changes; `mv` replaces the inode): the live answer and, after a restart, the disk-cached answer are those
+    of the new weights; the old weights' answers come back only with the old weights."""
+    import os
+    import shutil
+
+    old, new = tiny_folder(tmp_path / "model", "llama", 0), tiny_folder(tmp_path / "other", "llama", 1)
+    weights, replacement = old / "model.safetensors", new / "model.safetensors"
+    old_numbers, new_numbers = by_hand(old), by_hand(new)
+    assert weights.stat().st_size == replacement.stat().st_size and not torch.allclose(old_numbers, new_numbers)
+    app = App(client, monkeypatch, old, tmp_path / "cache")
+    first, where = app.trace()
+    assert where == "computed" and same_numbers(first, old_numbers)
+
+    before = weights.stat()
+    if swap == "cp -p":
+        shutil.copy2(replacement, weights)  # cp -p: in place (same inode), then the old modification time back
+        os.utime(weights, ns=(before.st_atime_ns, before.st_mtime_ns))
+        after = weights.stat()
+        assert (after.st_ino, after.st_size, after.st_mtime_ns) == (before.st_ino, before.st_size, before.st_mtime_ns)
+        assert after.st_ctime_ns != before.st_ctime_ns  # what gives the swap away
+    else:
+        shutil.copy2(replacement, tmp_path / "staged")
+        os.utime(tmp_path / "staged", ns=(before.st_atime_ns, before.st_mtime_ns))
+        os.replace(tmp_path / "staged", weights)
+    live, where = app.trace()
+    assert where == "computed" and same_numbers(live, new_numbers)
+    assert live["model"]["revision"] != first["model"]["revision"]
+
+    app.restart()
+    cached, where = app.trace()
+    assert where == "disk" and cached["stream"] == live["stream"]
+    shutil.copy2(tiny_folder(tmp_path / "again", "llama", 0) / "model.safetensors", weights)  # the old weights back
+    back, where = app.trace()
+    assert where == "disk" and back["stream"] == first["stream"]
+
+
+def test_a_touched_file_is_rehashed_not_reloaded(client, monkeypatch, tmp_path: Path):
+    """A new modification time over the same bytes: one rehash, the same digest, the same loaded model."""
+    import os
+
+    from app.models.pretrained.weights import DIGESTS
+
+    folder = tiny_folder(tmp_path / "model", "llama", 0)
+    app = App(client, monkeypatch, folder, tmp_path / "cache")
+    first, _ = app.trace()
+    loaded, hashed = app.shelf.loaded()[app.name], DIGESTS.hashed
+    os.utime(folder / "model.safetensors")
+    again, where = app.trace()
+    assert where == "memory" and again["stream"] == first["stream"]
+    assert app.shelf.loaded()[app.name] is loaded and DIGESTS.hashed == hashed + 1
+
+
+def test_a_truncated_weight_file_takes_no_page_down(client, monkeypatch, tmp_path: Path):
+    """The loaded weights live in the process's own memory, not in a mapping of the file: truncating the file in
+    place (`cp new old`, `rsync --inplace`) leaves the loaded model computing, every page answering, and the
+    model's next request one clear error naming it."""
+    import os
+
+    from app.pages import PAGES
+
+    folder = tiny_folder(tmp_path / "model", "llama", 0)
+    weights = folder / "model.safetensors"
+    app = App(client, monkeypatch, folder, tmp_path / "cache")
+    first, _ = app.trace()
+    loaded = app.shelf.loaded()[app.name]
+    with open("/proc/self/maps") as maps:
+        assert str(weights) not in maps.read()
+    os.truncate(weights, weights.stat().st_size // 2)
+    assert trace_pretrained(loaded, "the quick brown fox")["stream"] == first["stream"]  # a mapping would SIGBUS
+    response = client.post("/api/real_trace", json={"model": app.name, "text": "the lazy dog"})
+    assert response.status_code == 503
+    error = response.json()["errors"][0]
+    assert error["field"] == "model" and app.name in error["message"] and "could not be loaded" in error["message"]
+    assert "Retry-After" not in response.headers  # not "busy": retrying will not help
+    for page in PAGES.values():
+        if "{" not in page.path:
+            assert client.get(page.path).status_code == 200, page.path
+    assert client.post("/api/trace", json={"depth": 2}).status_code == 200
+
+
+# --- the massive activation and the attention sink, against a hand computation ----------------------------------
+
+
+def eager(kind: str) -> LoadedModel:
+    loaded = tiny(kind)
+    loaded.model.set_attn_implementation("eager")
+    return loaded
+
+
+@pytest.mark.parametrize("kind", ["bert", "llama"])
+def test_a_planted_massive_coordinate_is_found_with_sun_et_al_criterion(kind: str):
+    """Coordinate 5 of token "Q"'s embedding set to 5000: at layer 0 that token's top coordinate is 5 with value
+    5000, far above 100 and 1000x the layer's median |activation| (computed here with torch by hand)."""
+    loaded = eager(kind)
+    embedding = loaded.model.get_input_embeddings().weight
+    with torch.no_grad():
+        embedding[ord("Q") % VOCAB, 5] = 5000.0
+    text = "aQbc"
+    result = trace_pretrained(loaded, text)
+    massive = result["massive"]
+    record, _ = run_watched(loaded, loaded.tokenizer(text), gradients=False)
+    streams = torch.stack([s[0].detach() for s in record.streams]).float()
+    assert massive["median_abs"] == pytest.approx(streams.abs().flatten(1).median(dim=1).values.tolist(), rel=1e-5)
+    top = streams.abs().topk(2, dim=-1).indices
+    assert massive["top_index"] == top.tolist()
+    if kind == "llama":  # a Post-LN model normalises the embedding before block 1 reads it
+        assert massive["top_index"][0][1][0] == 5 and massive["top_value"][0][1][0] == pytest.approx(5000.0)
+        hit = {"layer": 0, "token": 1, "index": 5}
+        assert any({k: h[k] for k in hit} == hit for h in massive["found"])
+    for hit in massive["found"]:
+        assert abs(hit["value"]) > 100 and hit["ratio"] >= 1000
+    row = massive["dimensions"][0]
+    # what each block adds to the coordinate, read from the branches' outputs
+    assert row["attention"] == pytest.approx([float(a[0, row["token"], row["index"]]) for a in record.attention])
+
+
+def test_attention_mass_on_the_first_token_by_hand():
+    """A BERT's attention probabilities written out, softmax(q·k/√d_head), from each block's input: the mass on
+    token 0 per head and its mean over every query (an encoder's query sees all T tokens: uniform mass 1/T)."""
+    loaded = eager("bert")
+    text = "one two"
+    result = trace_pretrained(loaded, text)
+    record, _ = run_watched(loaded, loaded.tokenizer(text), gradients=False)
+    T = len(text)
+    heads, width = 2, 16
+    for block, x in enumerate(record.streams[:-1]):
+        bert_layer: Any = loaded.layout.blocks[block].block
+        attention = bert_layer.attention.self
+        q = attention.query(x[0]).view(T, heads, width).transpose(0, 1)
+        k = attention.key(x[0]).view(T, heads, width).transpose(0, 1)
+        probabilities = torch.softmax(q @ k.transpose(1, 2) / math.sqrt(width), dim=-1)  # (H, T, T)
+        expected = probabilities[:, :, 0].mean(dim=1)
+        assert result["attention"]["mass_per_head"][block] == pytest.approx(expected.tolist(), rel=1e-5)
+        assert result["attention"]["mass"][block] == pytest.approx(float(expected.mean()), rel=1e-5)
+    assert result["attention"]["uniform"] == pytest.approx(1 / T)
+
+
+def test_causal_attention_mass_matches_output_attentions():
+    """Llama (causal): query 0 can only see itself and is left out; query i's uniform mass is 1/(i+1)."""
+    loaded = eager("llama")
+    text = "abcdef"
+    result = trace_pretrained(loaded, text)
+    ids = loaded.tokenizer(text)["input_ids"]
+    with torch.no_grad():
+        attentions = loaded.model(input_ids=ids, output_attentions=True).attentions
+    for block, weights in enumerate(attentions):
+        expected = weights[0, :, 1:, 0].mean(dim=1)
+        assert result["attention"]["mass_per_head"][block] == pytest.approx(expected.tolist(), rel=1e-6)
+    assert result["attention"]["queries_from"] == 1
+    assert result["attention"]["uniform"] == pytest.approx(sum(1 / (i + 1) for i in range(1, 6)) / 5)
+
+
+def test_without_eager_attention_the_answer_says_so():
+    loaded = tiny("llama")  # sdpa: no attention weights
+    result = trace_pretrained(loaded, "abc")
+    assert result["attention"] is None and result["attention_absent"] == "not_eager"
+
+
+def test_one_token_is_not_called_an_encoder():
+    loaded = tiny("llama")
+    assert trace_pretrained(loaded, "a")["gradient_absent"] == "one_token"
+    assert trace_pretrained(tiny("bert"), "ab")["gradient_absent"] == "encoder"
+
+
+@pytest.mark.parametrize("name", ["minilm", "smollm2"])
+def test_special_token_text_is_text_unless_asked(name: str):
+    """ "[MASK]" and "<|im_start|>" typed in a sentence are read as characters by default; the switch reads them as
+    the model's special tokens. SmolLM2's byte pieces of one Chinese character are labelled as pieces."""
+    from app.experiments.real_trace import TraceOptions
+
+    loaded = packaged(name)
+    typed = "[MASK]" if name == "minilm" else "<|im_start|>"
+    plain = trace_pretrained(loaded, f"a {typed} b", TraceOptions(gradients=False))
+    real = trace_pretrained(loaded, f"a {typed} b", TraceOptions(gradients=False, special_tokens=True))
+    assert typed not in plain["tokens"] and typed in real["tokens"]
+    assert "special" not in plain["token_kinds"][1:-1] and plain["unknown_tokens"] == 0
+    if name == "smollm2":
+        pieces = trace_pretrained(loaded, "残差", TraceOptions(gradients=False))["tokens"]
+        assert pieces == ["残 1/3", "残 2/3", "残 3/3", "差 1/2", "差 2/2"]
+    lines = trace_pretrained(loaded, "one\n\ttwo", TraceOptions(gradients=False))
+    assert len(lines["tokens"]) >= 4
+
+
+# --- rx.real_trace ---------------------------------------------------------------------------------------------
+
+
+def test_real_trace_of_a_model_in_memory_gives_it_back_as_it_was():
+    """The numbers of the server's function; the model keeps its train mode, its requires_grad flags, no hooks."""
+    import copy
+
+    import app as rx
+
+    torch.manual_seed(0)
+    config = transformers.LlamaConfig(
+        vocab_size=VOCAB, hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=2
+    )
+    model = transformers.LlamaForCausalLM(config).train()
+    model.model.layers[0].requires_grad_(False)
+    flags = [p.requires_grad for p in model.parameters()]
+    reference = wrap_model(copy.deepcopy(model), CharTokenizer(), ModelSource("m", "local", ""), causal=True)
+    ids = [ord(c) % VOCAB for c in SENTENCE]
+    result = rx.real_trace(model, ids)
+    expected = trace_pretrained(reference, SENTENCE)
+    mine, theirs = torch.tensor(result["stream"]["per_token"]), torch.tensor(expected["stream"]["per_token"])
+    assert torch.allclose(mine, theirs, rtol=1e-6)
+    assert result["gradient"]["per_block"] == pytest.approx(expected["gradient"]["per_block"], rel=1e-5)
+    assert result["tokens"] == [str(i) for i in ids]
+    assert all(m.training for m in model.modules()) and [p.requires_grad for p in model.parameters()] == flags
+    assert not any(m._forward_hooks or m._forward_pre_hooks for m in model.modules())
+
+
+def test_real_trace_refuses_in_one_clear_line():
+    import app as rx
+
+    model = tiny("llama").model
+    with pytest.raises(ValueError, match=r"on cpu in torch.float16: real_trace runs on the CPU in float32"):
+        rx.real_trace(model.half(), [1, 2, 3])
+    odd = transformers.LlamaForCausalLM(
+        transformers.LlamaConfig(
+            vocab_size=VOCAB, hidden_size=16, intermediate_size=32, num_hidden_layers=1, num_attention_heads=2
+        )
+    )
+    odd.model.blocks_renamed = odd.model.layers
+    del odd.model.layers
+    from app.models.pretrained.layout import UnsupportedModel
+
+    with pytest.raises(UnsupportedModel, match=r"looked for a non-empty nn\.ModuleList named layers, h or blocks"):
+        rx.real_trace(odd, [1, 2, 3])
+
+
+def test_real_trace_by_name_is_the_api_answer_and_leaves_the_environment_alone(client):
+    import os
+
+    import app as rx
+
+    if packaged_source("minilm") is None:
+        pytest.skip("minilm is not installed")
+    before = {name: os.environ.get(name) for name in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")}
+    mine = rx.real_trace("minilm", "Residual connections let gradients flow.")
+    after = {name: os.environ.get(name) for name in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")}
+    served = client.post(
+        "/api/real_trace", json={"model": "minilm", "text": "Residual connections let gradients flow."}
+    )
+    assert (
+        served.json()["stream"] == mine["stream"]
+        and served.json()["massive"]["top_index"] == mine["massive"]["top_index"]
+    )
+    assert after == before

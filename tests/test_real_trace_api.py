@@ -42,8 +42,9 @@ def test_a_trace_then_the_same_from_the_cache(client):
         ({"text": ""}, "text", 422),
         ({"text": "   "}, "text", 422),
         ({"text": "bell\x07"}, "text", 422),
-        ({"text": "word " * 70}, "text", 422),
-        ({"text": "x" * 401}, "text", 422),
+        ({"text": "word " * 300}, "text", 422),
+        ({"text": "x" * 2001}, "text", 422),
+        ({"text": "a\rb"}, "text", 422),
         ({"gradients": "yes"}, "gradients", 422),
         ({"colour": "red"}, "colour", 422),
     ],
@@ -90,7 +91,7 @@ def test_the_shelf_unloads_the_least_recently_used(monkeypatch):
     from app.models.pretrained.sources import ModelSource
 
     class Fake:
-        memory_mb = 60.0
+        memory_mb, digest = 60.0, "d"
 
     loads: list[str] = []
 
@@ -102,7 +103,7 @@ def test_the_shelf_unloads_the_least_recently_used(monkeypatch):
     monkeypatch.setattr(real_models, "weights_mb", lambda source: 60.0)
     shelf = real_models.ModelShelf(150, real_models.get_shelf().models_dir, False)
     a, b, c = (ModelSource(n, "local", "/nowhere") for n in "abc")
-    shelf.get(a), shelf.get(b), shelf.get(a), shelf.get(c)  # a was used after b: b leaves
+    shelf.get(a, "d"), shelf.get(b, "d"), shelf.get(a, "d"), shelf.get(c, "d")  # a was used after b: b leaves
     assert set(shelf.loaded()) == {"a", "c"} and loads == ["a", "b", "c"]
 
 
@@ -140,13 +141,38 @@ def test_two_traces_of_one_model_at_once_do_not_mix(name: str):
 
     if packaged_source(name) is None:
         pytest.skip(f"{name} is not installed")
-    source = real_models.sources()[name]
+    source, digest = real_models.resolve(name)
     texts = ["Short one.", "A rather longer sentence with many more tokens in it than the first."]
-    alone = [real_models.compute_real_trace(source, RealTraceRequest(model=name, text=t)) for t in texts]
+    alone = [real_models.compute_real_trace(source, digest, RealTraceRequest(model=name, text=t)) for t in texts]
     with ThreadPoolExecutor(2) as pool:
         together = list(
-            pool.map(lambda t: real_models.compute_real_trace(source, RealTraceRequest(model=name, text=t)), texts * 3)
+            pool.map(
+                lambda t: real_models.compute_real_trace(source, digest, RealTraceRequest(model=name, text=t)),
+                texts * 3,
+            )
         )
     for i, result in enumerate(together):
         assert result["stream"]["per_token"] == alone[i % 2]["stream"]["per_token"]
         assert result["gradient"] == alone[i % 2]["gradient"]
+
+
+@needs_minilm
+def test_the_token_counter_offers_a_prefix_that_fits(client):
+    text = "Residual connections let gradients flow straight back; layer normalization rescales. " * 20
+    counted = strict(client.post("/api/real_tokens", json={"model": "minilm", "text": text}))
+    assert counted["tokens"] > counted["limit"] == 256 and not counted["fits"]
+    prefix = text[: counted["truncate_at"]]
+    again = strict(client.post("/api/real_tokens", json={"model": "minilm", "text": prefix}))
+    assert again["fits"] and again["tokens"] >= 250
+    chinese = "残差连接让梯度可以直接流回浅层，层归一化则把每个向量拉回固定的尺度。"
+    for model in [n for n in ("minilm", "smollm2") if packaged_source(n) is not None]:
+        assert strict(client.post("/api/real_tokens", json={"model": model, "text": chinese}))["fits"]
+
+
+def test_too_many_tokens_is_refused_before_any_weights_load(client, monkeypatch, tmp_path):
+    from tests.test_real_models import App, tiny_folder
+
+    app = App(client, monkeypatch, tiny_folder(tmp_path / "model", "llama", 0), tmp_path / "cache")
+    response = client.post("/api/real_trace", json={"model": app.name, "text": "the " * 300})
+    assert response.status_code == 422 and strict(response)["errors"][0]["field"] == "text"
+    assert app.shelf.loaded() == {}

@@ -41,7 +41,7 @@ def json_endpoints() -> list[str]:
     return sorted(path for path, item in app.openapi()["paths"].items() if path.startswith("/api/") and "post" in item)
 
 
-TEXT_ONLY = {"/api/real_trace"}  # a model name, a sentence and a flag: its junk checks are in test_real_trace_api.py
+TEXT_ONLY = {"/api/real_trace", "/api/real_tokens"}  # a model and a sentence: junk checks in test_real_trace_api.py
 
 
 def number_fields(url: str) -> list[tuple[str, bool]]:

@@ -39,11 +39,11 @@ def measure(name: str) -> dict[str, object]:
     from fastapi.testclient import TestClient
 
     from app.main import app
-    from app.services.real_models import get_shelf, sources
+    from app.services.real_models import get_shelf, resolve
 
     with TestClient(app) as client:
         started = time.perf_counter()
-        loaded = get_shelf().get(sources()[name])
+        loaded = get_shelf().get(*resolve(name))
         load_s = time.perf_counter() - started
         body = {"model": name, "text": SENTENCE}
         started = time.perf_counter()

@@ -1,4 +1,5 @@
-"""POST /api/real_trace: the residual stream of a pretrained model on one sentence; GET /api/real_models."""
+"""POST /api/real_trace: the residual stream of a pretrained model on one sentence; POST /api/real_tokens: its
+token count (the tokenizer only); GET /api/real_models."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from fastapi import APIRouter, Request
 
 from ..config.real import RealTraceRequest
 from ..jsonsafe import StrictJSONResponse
-from ..services.real_models import models_payload, real_trace_answer
+from ..services.real_models import models_payload, real_trace_answer, token_count_answer
 from .body import body_doc, json_body
 from .trace import CACHE_HEADER
 
@@ -18,7 +19,16 @@ router = APIRouter(tags=["real models"])
 @router.get("/api/real_models", response_class=StrictJSONResponse)
 async def real_models() -> StrictJSONResponse:
     """The pretrained models this server can trace, and the commands that install the others."""
-    return StrictJSONResponse(models_payload())
+    import anyio
+
+    return StrictJSONResponse(await anyio.to_thread.run_sync(models_payload))  # a GGUF's digest reads its file
+
+
+@router.post("/api/real_tokens", response_class=StrictJSONResponse, openapi_extra=body_doc(RealTraceRequest))
+async def real_tokens(request: Request) -> StrictJSONResponse:
+    """The text's token count for the model, the cap, and where to cut the text to fit: no weights are loaded."""
+    body = await json_body(request, RealTraceRequest)
+    return StrictJSONResponse(await token_count_answer(body))
 
 
 @router.post("/api/real_trace", response_class=StrictJSONResponse, openapi_extra=body_doc(RealTraceRequest))

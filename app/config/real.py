@@ -7,9 +7,12 @@ import unicodedata
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-MAX_TEXT_CHARS = 400
-MAX_TOKENS = 48  # a sentence or two: the layer x token heatmap stays readable and a 30-block model answers in ~1 s
+MAX_TEXT_CHARS = 2000
+# A paragraph: a 256-token SmolLM2 trace with gradients takes a few seconds on 2 cores (docs/models.md); the
+# layer x token heatmap stays readable when zoomed.
+MAX_TOKENS = 256
 DEFAULT_TEXT = "The quick brown fox jumps over the lazy dog."
+ALLOWED_CONTROL = "\n\t"  # paragraphs, code and Sun et al. 2024's "\n" outliers; other control characters refused
 
 
 class RealTraceRequest(BaseModel):
@@ -20,20 +23,32 @@ class RealTraceRequest(BaseModel):
         DEFAULT_TEXT,
         min_length=1,
         max_length=MAX_TEXT_CHARS,
-        description=f"the sentence (English, Chinese, ...), at most {MAX_TOKENS} tokens",
+        description=f"the sentence or paragraph (English, Chinese, ...; newlines and tabs allowed), at most "
+        f"{MAX_TOKENS} tokens",
     )
     gradients: bool = Field(default=True, description="causal models: the gradient of the next-token loss per block")
+    attention: bool = Field(
+        default=True, description="the attention mass on the first token per block and head (the attention sink)"
+    )
+    special_tokens: bool = Field(
+        default=False,
+        description="read special-token text typed in the sentence ([MASK], <|im_start|>) as the model's special "
+        "tokens; by default it is plain text",
+    )
 
     @field_validator("text")
     @classmethod
     def _printable(cls, text: str) -> str:
         if not text.strip():
-            raise ValueError("text: is empty | allowed: a sentence of 1 to 400 characters")
-        if any(unicodedata.category(c) == "Cc" for c in text):
-            raise ValueError("text: contains control characters | allowed: printable text without control characters")
+            raise ValueError(f"text: is empty | allowed: a text of 1 to {MAX_TEXT_CHARS} characters")
+        if any(unicodedata.category(c) == "Cc" and c not in ALLOWED_CONTROL for c in text):
+            raise ValueError(
+                "text: contains control characters | allowed: printable text; newline and tab are the only control "
+                "characters allowed"
+            )
         return text
 
-    def cache_key(self, revision: str) -> str:
-        """(model, its weights' revision, text, options): the trace is a function of these alone."""
+    def cache_key(self, digest: str) -> str:
+        """(the digest of the model's files, text, options): the trace is a function of these alone."""
         body = self.model_dump_json()
-        return "real_trace:" + hashlib.sha256(f"{revision}\n{body}".encode()).hexdigest()
+        return "real_trace:" + hashlib.sha256(f"{digest}\n{body}".encode()).hexdigest()

@@ -9,6 +9,7 @@ block's stream, per block and per token.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Any
 
 import torch
@@ -17,6 +18,16 @@ import torch.nn.functional as F
 from ..config.real import MAX_TOKENS
 from ..models.pretrained.loading import LoadedModel
 from ..probes.pretrained import StreamRecord, watch_stream
+from .real_outliers import attention_sink, massive_activations
+
+PINNED_SPREAD = 1.5  # "pinned": after the block's last norm, the largest / smallest text token norm is at most this
+
+
+@dataclass(frozen=True)
+class TraceOptions:
+    gradients: bool = True  # causal models: the gradient of the next-token loss per block
+    attention: bool = True  # attention weights (eager attention only) -> the mass on the first token
+    special_tokens: bool = False  # typed "[MASK]" / "<|im_start|>" as the real special tokens; else plain text
 
 
 class TooManyTokens(ValueError):
@@ -25,30 +36,76 @@ class TooManyTokens(ValueError):
         self.count, self.limit = count, limit
 
 
-def tokenize(loaded: LoadedModel, text: str, max_tokens: int = MAX_TOKENS) -> dict[str, torch.Tensor]:
-    encoded = loaded.tokenizer(text, return_tensors="pt", return_offsets_mapping=True)
-    count = int(encoded["input_ids"].shape[1])
-    if count > max_tokens:
-        raise TooManyTokens(count, max_tokens)
+def encode(tokenizer: Any, text: str, special_tokens: bool = False) -> dict[str, torch.Tensor]:
+    """The tokenizer's ids and character spans; special-token text typed by the user stays text unless asked."""
+    encoded = tokenizer(text, return_tensors="pt", return_offsets_mapping=True, split_special_tokens=not special_tokens)
     return dict(encoded)
 
 
+def tokenize(loaded: LoadedModel, text: str, options: TraceOptions, max_tokens: int = MAX_TOKENS) -> dict:
+    encoded = encode(loaded.tokenizer, text, options.special_tokens)
+    count = int(encoded["input_ids"].shape[1])
+    if count > max_tokens:
+        raise TooManyTokens(count, max_tokens)
+    return encoded
+
+
 def token_labels(loaded: LoadedModel, text: str, encoded: dict[str, torch.Tensor]) -> list[str]:
-    """What each token covers in the text (a byte-level piece of a Chinese character shows the whole character);
-    special tokens by their own names ([CLS], [SEP])."""
+    """What each token covers in the text; special tokens by their own names ([CLS], [SEP]). Byte-level pieces of
+    one character (SmolLM2 reads 残 as three bytes, three tokens) are labelled as pieces: "残 1/3", "残 2/3"."""
     names = loaded.tokenizer.convert_ids_to_tokens(encoded["input_ids"][0].tolist())
-    spans = encoded["offset_mapping"][0].tolist()
-    return [text[start:end] if end > start else name for name, (start, end) in zip(names, spans, strict=True)]
+    spans = [tuple(span) for span in encoded["offset_mapping"][0].tolist()]
+    labels = []
+    for i, (name, (start, end)) in enumerate(zip(names, spans, strict=True)):
+        if end <= start:
+            labels.append(name)
+            continue
+        first = i
+        while first > 0 and spans[first - 1] == spans[i]:
+            first -= 1
+        last = i
+        while last + 1 < len(spans) and spans[last + 1] == spans[i]:
+            last += 1
+        piece = f" {i - first + 1}/{last - first + 1}" if last > first else ""
+        labels.append(text[start:end] + piece)
+    return labels
 
 
-def run_watched(loaded: LoadedModel, encoded: dict[str, torch.Tensor], gradients: bool) -> tuple[StreamRecord, Any]:
+def token_kinds(loaded: LoadedModel, text: str, encoded: dict[str, torch.Tensor]) -> list[str]:
+    """Per token: "special" (added by the tokenizer, as [CLS] and [SEP], or typed with special_tokens on),
+    "unknown" (the vocabulary's [UNK] standing for typed text) or "text"."""
+    tokenizer = loaded.tokenizer
+    special, unk = set(tokenizer.all_special_ids), tokenizer.unk_token_id
+    kinds = []
+    for token, (start, end) in zip(
+        encoded["input_ids"][0].tolist(), encoded["offset_mapping"][0].tolist(), strict=True
+    ):
+        typed = text[start:end]
+        if unk is not None and token == unk and end > start and typed != tokenizer.unk_token:
+            kinds.append("unknown")
+        elif token in special:
+            kinds.append("special")
+        else:
+            kinds.append("text")
+    return kinds
+
+
+def eager_attention(loaded: LoadedModel) -> bool:
+    """Only eager attention computes its weights (sdpa returns none): the server loads models with it."""
+    return getattr(loaded.model.config, "_attn_implementation", "eager") == "eager"
+
+
+def run_watched(
+    loaded: LoadedModel, encoded: dict[str, torch.Tensor], gradients: bool, attention: bool = False
+) -> tuple[StreamRecord, Any]:
     """One forward pass with the stream recorded; gradients need the stream in the autograd graph, which starts
     at the input embeddings (the weights stay frozen)."""
     ids = encoded["input_ids"]
     embeds = loaded.model.get_input_embeddings()(ids).detach().requires_grad_(gradients)
     extra = {k: v for k, v in encoded.items() if k in ("attention_mask", "token_type_ids")}  # not the offsets
+    weights = attention and eager_attention(loaded)
     with torch.set_grad_enabled(gradients), watch_stream(loaded.layout) as record:
-        output = loaded.model(inputs_embeds=embeds, **extra)
+        output = loaded.model(inputs_embeds=embeds, output_attentions=weights, **extra)
     return record, output
 
 
@@ -125,12 +182,18 @@ def pinned_levels(loaded: LoadedModel) -> list[float]:
     return levels
 
 
-def trace_pretrained(loaded: LoadedModel, text: str, gradients: bool = True) -> dict[str, Any]:
-    encoded = tokenize(loaded, text)
+def trace_pretrained(loaded: LoadedModel, text: str, options: TraceOptions | None = None) -> dict[str, Any]:
+    options = options or TraceOptions()
+    return trace_encoded(loaded, text, tokenize(loaded, text, options), options)
+
+
+def trace_encoded(loaded: LoadedModel, text: str, encoded: dict[str, torch.Tensor], options: TraceOptions) -> dict:
+    """The trace of tokens already encoded: input_ids (1, T) and offset_mapping (1, T, 2) into `text`."""
     ids = encoded["input_ids"]
-    with_grad = gradients and loaded.causal and ids.shape[1] >= 2
-    record, output = run_watched(loaded, encoded, with_grad)
-    gradient = next_token_gradients(record, output, ids) if with_grad else None
+    absent = _no_gradient_because(loaded, ids, options)
+    record, output = run_watched(loaded, encoded, absent is None, options.attention)
+    gradient = next_token_gradients(record, output, ids) if absent is None else None
+    kinds = token_kinds(loaded, text, encoded)
     with torch.no_grad():
         streams = torch.stack([s[0].detach() for s in record.streams])  # (L+1, T, d)
         norms = streams.norm(dim=-1)
@@ -138,7 +201,9 @@ def trace_pretrained(loaded: LoadedModel, text: str, gradients: bool = True) -> 
             "model": loaded.describe(),
             "text": text,
             "tokens": token_labels(loaded, text, encoded),
-            "unknown_tokens": _unknown(loaded, ids),
+            "token_kinds": kinds,
+            "unknown_tokens": kinds.count("unknown"),
+            "special_tokens": options.special_tokens,
             "layers": list(range(streams.shape[0])),  # 0: the stream before block 1
             "stream": {**_means(norms), "per_token": norms.tolist()},
             "cosine": {
@@ -149,28 +214,49 @@ def trace_pretrained(loaded: LoadedModel, text: str, gradients: bool = True) -> 
                 "attention": _means(torch.stack([a[0].detach().norm(dim=-1) for a in record.attention])),
                 "mlp": _means(torch.stack([m[0].detach().norm(dim=-1) for m in record.mlp])),
             },
-            "post_ln": _post_ln(record) if loaded.family == "post_ln" else None,
+            "post_ln": _post_ln(record, kinds) if loaded.family == "post_ln" else None,
             "gradient": gradient,
+            "gradient_absent": absent,
+            "massive": massive_activations(record, streams, _gains(loaded)),
+            "attention": attention_sink(getattr(output, "attentions", None), loaded.causal)
+            if options.attention
+            else None,
+            "attention_absent": None if not options.attention or eager_attention(loaded) else "not_eager",
         }
     result["theory"] = _theory(loaded, result)
     result["summary"] = _summary(result)
     return result
 
 
-def _unknown(loaded: LoadedModel, ids: torch.Tensor) -> int:
-    """Tokens the vocabulary did not know (MiniLM's English vocabulary reads most Chinese characters as [UNK])."""
-    unk = loaded.tokenizer.unk_token_id
-    return int((ids[0] == unk).sum()) if unk is not None else 0
+def _no_gradient_because(loaded: LoadedModel, ids: torch.Tensor, options: TraceOptions) -> str | None:
+    """Why no next-token gradient is taken: "off" (not asked), "encoder" (no next-token loss), "one_token"
+    (a causal model needs two tokens for one next-token prediction); None when it is taken."""
+    if not options.gradients:
+        return "off"
+    if not loaded.causal:
+        return "encoder"
+    return "one_token" if ids.shape[1] < 2 else None
 
 
-def _post_ln(record: StreamRecord) -> dict[str, Any]:
+def _gains(loaded: LoadedModel) -> list[torch.Tensor] | None:
+    if loaded.family != "post_ln":
+        return None
+    norms: list[Any] = [branches.norms[-1] for branches in loaded.layout.blocks]
+    return [norm.weight.detach() for norm in norms]
+
+
+def _post_ln(record: StreamRecord, kinds: list[str]) -> dict[str, Any]:
     """Per block: the sums x + F(x) before the attention's and the MLP's LayerNorm, those LayerNorms' outputs, and
-    how far apart the tokens are before and after the block's last norm (largest / smallest token norm)."""
+    how far apart the tokens are before and after the block's last norm (largest / smallest token norm), over all
+    tokens and over the text tokens alone (neither special nor [UNK]); "pinned" where the latter is at most 1.5."""
     sums = [s[0].detach().norm(dim=-1) for s in record.norm_inputs]
     outs = [o[0].detach().norm(dim=-1) for o in record.norm_outputs]
+    text = torch.tensor([kind == "text" for kind in kinds])
 
     def spread(norms: torch.Tensor) -> float:
         return float(norms.max() / norms.min())
+
+    text_spread = [spread(n[text]) if int(text.sum()) >= 2 else math.nan for n in outs[1::2]]
 
     return {
         "sum_before_attention_norm": [float(n.mean()) for n in sums[0::2]],
@@ -179,6 +265,9 @@ def _post_ln(record: StreamRecord) -> dict[str, Any]:
         "mlp_norm_output": [float(n.mean()) for n in outs[1::2]],
         "token_spread_before_norm": [spread(n) for n in sums[1::2]],
         "token_spread_after_norm": [spread(n) for n in outs[1::2]],
+        "text_token_spread_after_norm": text_spread,
+        "pinned": [math.isfinite(v) and v <= PINNED_SPREAD for v in text_spread],
+        "pinned_spread": PINNED_SPREAD,
     }
 
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 # the names `rx` gives (app/__init__.py's __all__, the one list of them), re-exported
 from ..config import TraceConfig as TraceConfig
 from . import lecture as lecture
+from .real import real_trace as real_trace
 from .sweeps import Sweep as Sweep
 from .sweeps import sweep as sweep
 from .traces import Comparison as Comparison

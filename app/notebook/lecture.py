@@ -98,7 +98,7 @@ def answer(source: dict[str, Any]) -> Any:
         result: Any = recording_from_events(to_strict(list(train_events(TrainRequest(**source["body"]))))[0])
     elif source["api"] == "real_trace":  # a pretrained model (the [models] extra), loaded once per process
         request = RealTraceRequest(**source["body"])
-        result = compute_real_trace(resolve(request)[0], request)
+        result = compute_real_trace(*resolve(request.model), request)
     else:
         result = answer_in_process(*source_request(source))
     return to_strict(result)[0]

@@ -17,11 +17,12 @@ STRINGS = {
     ),
     "models.intro": (
         "Two real pretrained models read your sentence on this server, offline. MiniLM is a BERT: Post-LN, so every "
-        "block's output is a LayerNorm output and its norm is pinned. SmolLM2 is a Llama: pre-norm, so nothing "
+        "block's output is a LayerNorm output, whose norm its learned gain sets (the caption says whether the tokens "
+        "end pinned together). SmolLM2 is a Llama: pre-norm, so nothing "
         "normalises the residual stream and it snowballs from block to block, while the first token carries a "
         "massive activation.",
         "两个真实的预训练模型在本服务器上离线读取你的句子。MiniLM 属于 BERT 家族：Post-LN，每个块的输出都是 LayerNorm "
-        "的输出，范数被钉住。SmolLM2 属于 Llama 家族：Pre-norm，残差流从不被归一化，逐块像滚雪球一样增长，"
+        "的输出，其范数由学到的增益决定（图注说明各词元是否被钉在一起）。SmolLM2 属于 Llama 家族：Pre-norm，残差流从不被归一化，逐块像滚雪球一样增长，"
         "而第一个词元携带巨大的激活值。",
     ),
     "models.missing": (
@@ -54,7 +55,10 @@ STRINGS = {
         "{model}: LayerNorm gain level √Σ(γ²+β²)",
         "{model}：LayerNorm 增益水平 √Σ(γ²+β²)",
     ),
-    "models.series.fit": ("{model}: geometric fit, ×{factor}/block", "{model}：几何拟合，每块 ×{factor}"),
+    "models.series.fit": (
+        "{model}: geometric fit (least squares), ×{factor}/block",
+        "{model}：几何拟合（最小二乘），每块 ×{factor}",
+    ),
     "models.mark.sqrt_d": ("√d = {value} ({model})", "√d = {value}（{model}）"),
     "caption.models_stream": (
         "Layer 0 is the stream before block 1; the stream is read before the final norm.",
@@ -62,8 +66,10 @@ STRINGS = {
     ),
     "models.caption.pre": (
         "{model}: without the first token the stream grows from {start} after block 1 to {end} after block {blocks} "
-        "(×{over}, ×{per} per block); the first token reaches {first}, {ratio}× the others.",
-        "{model}：不计第一个词元，残差流从第 1 块后的 {start} 增长到第 {blocks} 块后的 {end}（×{over}，每块 ×{per}）；"
+        "(×{over} end to end, ×{per} per block from the end points; the legend's factor is the least-squares fit's); "
+        "the first token reaches {first}, {ratio}× the others.",
+        "{model}：不计第一个词元，残差流从第 1 块后的 {start} 增长到第 {blocks} 块后的 {end}"
+        "（首尾相比 ×{over}，按首尾算每块 ×{per}；图例中的倍数是最小二乘拟合的）；"
         "第一个词元达到 {first}，是其他词元的 {ratio} 倍。",
     ),
     "models.caption.post": (
@@ -71,6 +77,33 @@ STRINGS = {
         "(tokens up to {before}× apart before the norm are within {after}× after it).",
         "{model}：每个块的输出都是 LayerNorm 的输出，范数始终在 {low} 与 {high} 之间：被钉住了"
         "（归一化前相差可达 {before} 倍的词元，归一化后相差不超过 {after} 倍）。",
+    ),
+    "models.caption.post_unpinned": (
+        "{model}: every block's output is a LayerNorm output, with a mean norm between {low} and {high}, but not "
+        "pinned: text tokens (neither special nor [UNK]) end up to {after}× apart after the norm (pinned means at "
+        "most {limit}×; up to {before}× before it).",
+        "{model}：每个块的输出都是 LayerNorm 的输出，平均范数在 {low} 与 {high} 之间，但没有被钉住：文本词元"
+        "（既非特殊词元也非 [UNK]）在归一化后相差可达 {after} 倍（钉住指不超过 {limit} 倍；归一化前可达 {before} 倍）。",
+    ),
+    "models.caption.failed": ("{model} could not be traced: {message}", "{model} 无法计算：{message}"),
+    "models.error.unavailable": (
+        "This model cannot be loaded on this server now; the other model still works.",
+        "该模型目前无法在本服务器上加载；另一个模型仍可使用。",
+    ),
+    "models.error.text": (
+        "The text cannot be traced: at most {limit} tokens, printable characters, newline and tab.",
+        "无法计算该文本：最多 {limit} 个词元，只能包含可打印字符、换行符和制表符。",
+    ),
+    "models.count": ("{count} of at most {limit} tokens.", "{count} 个词元（最多 {limit} 个）。"),
+    "models.count.over": (
+        "{count} tokens: more than the {limit} a trace may have.",
+        "{count} 个词元：超过了一次计算允许的 {limit} 个。",
+    ),
+    "models.truncate": ("Keep the first {limit} tokens", "只保留前 {limit} 个词元"),
+    "models.conversion": (
+        "The first trace of {models} converts its 4-bit weights to float32 once (about {low}–{high} s on 2 cores); "
+        "later traces load it in a second or two.",
+        "{models} 的第一次计算会把 4 位权重一次性转换为 float32（2 核上约 {low}–{high} 秒）；之后一两秒即可加载。",
     ),
     "chart.models_tokens.title": ("Norm of each token's stream, layer by layer", "每个词元的残差流范数，逐层"),
     "models.axis.token": ("Token", "词元"),
@@ -84,28 +117,36 @@ STRINGS = {
         "第一个词元（{token}）格外突出：范数最高可达其他词元的 {ratio} 倍（注意力汇聚点 / 巨大激活）。",
     ),
     "models.caption.unknown": (
-        "{count} tokens were unknown to this model's vocabulary ([UNK]).",
-        "有 {count} 个词元不在该模型的词表中（[UNK]）。",
+        "{model}: {count} of {total} tokens unknown to its vocabulary ([UNK]).",
+        "{model}：{total} 个词元中有 {count} 个不在其词表中（[UNK]）。",
     ),
     "chart.models_gradient.title": ("Gradient of the next-token loss per layer", "逐层的下一词元损失梯度"),
     "chart.models_gradient.y": ("‖∂loss/∂x_l‖", "‖∂loss/∂x_l‖"),
     "models.series.gradient": ("{model}", "{model}"),
     "caption.models_gradient": (
-        "Only causal language models have a next-token loss; MiniLM is an encoder.",
-        "只有因果语言模型才有下一词元损失；MiniLM 是编码器。",
+        "The gradient of the mean next-token cross-entropy with respect to each block's stream.",
+        "下一词元平均交叉熵对每个块的残差流的梯度。",
     ),
     "models.caption.gradient": (
         "{model}: loss {loss} nats; the gradient reaching block 1 is {ratio}× the one at the last block: the "
         "shortcut carries it back without vanishing.",
         "{model}：损失 {loss} 纳特；到达第 1 块的梯度是最后一块的 {ratio} 倍：残差捷径把梯度传回，没有消失。",
     ),
-    "models.no_gradient": ("{model} has no next-token loss (an encoder).", "{model} 没有下一词元损失（编码器）。"),
+    "models.no_gradient.encoder": (
+        "{model} has no next-token loss (an encoder): only causal language models have one.",
+        "{model} 没有下一词元损失（编码器）：只有因果语言模型才有。",
+    ),
+    "models.no_gradient.one_token": (
+        "{model}: one token has no next token to predict; type at least two.",
+        "{model}：只有一个词元，没有可预测的下一个词元；请至少输入两个。",
+    ),
+    "models.no_gradient.off": ("{model}: gradients were not asked for.", "{model}：未请求梯度。"),
 }
 
 
 def _register() -> None:
     i18n.register(STRINGS)
-    payload = models_payload()
+    payload = models_payload(with_conversion=False)
     names = [m["name"] for m in payload["models"]]
     register_page(
         Page(
@@ -124,6 +165,7 @@ def _register() -> None:
                 "default_compare": "minilm" if "minilm" in names and "smollm2" in names else "none",
                 "default_text": DEFAULT_TEXT,
                 "max_text_chars": MAX_TEXT_CHARS,
+                "max_tokens": MAX_TOKENS,
             },
         )
     )

@@ -2,8 +2,9 @@
 recently used unloaded first) and their traces, cached and coalesced like every other request.
 
 Models run in threads of the worker, not in the compute processes: a model loaded once serves every request of
-its worker. Weights are memory-mapped safetensors (a GGUF model's dequantised copy too), so the pages of several
-workers holding the same model are shared by the operating system.
+its worker. Its weights are in the worker's own memory (loading.py), and it is kept under the digest of the files
+it was read from (weights.py): a stat check per request, a rehash when the stat changed, a reload when the
+content did, and every answer cached under the digest of the weights that computed it.
 """
 
 from __future__ import annotations
@@ -15,18 +16,13 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
-from ..config.real import RealTraceRequest
-from ..errors import FieldError
-from ..experiments.real_trace import TooManyTokens, trace_pretrained
-from ..models.pretrained.loading import LoadedModel, load_model
-from ..models.pretrained.sources import (
-    PIP_NAMES,
-    ModelSource,
-    available_sources,
-    missing_packaged,
-    source_revision,
-    weights_mb,
-)
+from ..config.real import MAX_TOKENS, RealTraceRequest
+from ..errors import Busy, FieldError
+from ..experiments.real_trace import TooManyTokens, TraceOptions, encode, trace_pretrained
+from ..models.pretrained.gguf_cache import converted_folder, is_converted
+from ..models.pretrained.loading import LoadedModel, load_model, load_tokenizer
+from ..models.pretrained.sources import PIP_NAMES, ModelSource, available_sources, missing_packaged, weights_mb
+from ..models.pretrained.weights import DIGESTS, WeightsChanged
 from ..settings import get_settings
 
 EXTRA_PACKAGES = ("transformers", "safetensors", "gguf", "accelerate")
@@ -47,12 +43,14 @@ def missing_extra() -> list[str]:
 
 
 class ModelShelf:
-    """Loaded models by name, thread-safe, one load at a time per model."""
+    """Loaded models by name, each tagged with the digest of the files it was loaded from; a request names the
+    digest it wants (the files' digest now) and an older version is replaced. Thread-safe, one load at a time."""
 
     def __init__(self, budget_mb: float, models_dir: Path, allow_downloads: bool) -> None:
         self.budget_mb, self.models_dir, self.allow_downloads = budget_mb, models_dir, allow_downloads
         self._loaded: OrderedDict[str, LoadedModel] = OrderedDict()
-        self._failed: dict[str, tuple[float, str]] = {}
+        self._tokenizers: OrderedDict[tuple[str, str], Any] = OrderedDict()
+        self._failed: dict[tuple[str, str], tuple[float, str]] = {}  # by digest: repaired files are tried at once
         self._lock = threading.Lock()
         # One load at a time per process: transformers' loading switches process-wide state (the default device
         # and dtype while it builds a model), so two loads in two threads at once broke one of them.
@@ -62,33 +60,73 @@ class ModelShelf:
         with self._lock:
             return dict(self._loaded)
 
-    def get(self, source: ModelSource) -> LoadedModel:
+    def _current(self, name: str, digest: str) -> LoadedModel | None:
         with self._lock:
-            if source.name in self._loaded:
-                self._loaded.move_to_end(source.name)
-                return self._loaded[source.name]
-        with self._loading:  # a second request for the same model waits for the first load instead of loading again
-            with self._lock:
-                if source.name in self._loaded:
-                    return self._loaded[source.name]
-            return self._load(source)
+            found = self._loaded.get(name)
+            if found is None or found.digest != digest:
+                return None
+            self._loaded.move_to_end(name)
+            return found
 
-    def _load(self, source: ModelSource) -> LoadedModel:
-        failed = self._failed.get(source.name)
+    def get(self, source: ModelSource, digest: str) -> LoadedModel:
+        """The model of `source` loaded from files whose content has `digest` (loading it if need be)."""
+        found = self._current(source.name, digest)
+        if found is not None:
+            return found
+        with self._loading:  # a second request for the same model waits for the first load instead of loading again
+            return self._current(source.name, digest) or self._load(source, digest)
+
+    def tokenizer(self, source: ModelSource, digest: str) -> Any:
+        """The tokenizer alone, to count a text's tokens before the weights are loaded (or a GGUF converted)."""
+        found = self._current(source.name, digest)
+        if found is not None:
+            return found.tokenizer
+        key = (source.name, digest)
+        with self._lock:
+            if key in self._tokenizers:
+                return self._tokenizers[key]
+        self._refuse_recent_failure(key)
+        with self._loading:  # not beside a model's load: transformers' loading switches process-wide state
+            try:
+                tokenizer = load_tokenizer(source, self.models_dir, digest, self.allow_downloads)
+            except Exception as exc:
+                raise self._failure(key, exc) from exc
+        with self._lock:
+            self._tokenizers[key] = tokenizer
+            while len(self._tokenizers) > 8:
+                self._tokenizers.popitem(last=False)
+        return tokenizer
+
+    def _refuse_recent_failure(self, key: tuple[str, str]) -> None:
+        failed = self._failed.get(key)
         if failed is not None and time.monotonic() - failed[0] < FAILURE_MEMORY_S:
-            raise ModelUnavailable(source.name, failed[1])
+            raise ModelUnavailable(key[0], failed[1])
+
+    def _failure(self, key: tuple[str, str], exc: Exception) -> ModelUnavailable:
+        """A missing package, a damaged file, no network, not enough memory: one clear error, remembered a while."""
+        reason = f"could not be loaded ({type(exc).__name__}: {str(exc)[:300]})"
+        self._failed[key] = (time.monotonic(), reason)
+        return ModelUnavailable(key[0], reason)
+
+    def _load(self, source: ModelSource, digest: str) -> LoadedModel:
+        key = (source.name, digest)
+        self._refuse_recent_failure(key)
         needed = weights_mb(source)
         if needed > self.budget_mb:
             raise ModelUnavailable(
                 source.name, f"needs about {needed:.0f} MB, more than RESNORM_MODELS_MEMORY_MB={self.budget_mb:.0f}"
             )
+        with self._lock:
+            self._loaded.pop(source.name, None)  # an older version of these files: its answers are not these
         self._make_room(needed)
         try:
             loaded = load_model(source, self.models_dir, self.allow_downloads)
-        except Exception as exc:  # a missing package, a damaged file, no network, not enough memory: one clear error
-            reason = f"could not be loaded ({type(exc).__name__}: {str(exc)[:300]})"
-            self._failed[source.name] = (time.monotonic(), reason)
-            raise ModelUnavailable(source.name, reason) from exc
+        except WeightsChanged:
+            raise
+        except Exception as exc:
+            raise self._failure(key, exc) from exc
+        if loaded.digest != digest:
+            raise WeightsChanged(f"the weight files of {source.name} changed after this request arrived")
         with self._lock:
             self._loaded[source.name] = loaded
         return loaded
@@ -115,8 +153,12 @@ def sources() -> dict[str, ModelSource]:
     return available_sources(s.models, s.models_download)
 
 
-def models_payload() -> dict[str, Any]:
-    """GET /api/real_models: what can be traced here, and what to install for the rest."""
+CONVERSION_S = (20, 60)  # SmolLM2's one-off GGUF conversion on 2 cores (docs/models.md)
+
+
+def models_payload(with_conversion: bool = True) -> dict[str, Any]:
+    """GET /api/real_models: what can be traced here, whether a first trace waits for a one-off conversion (it
+    reads the GGUF file to know: not at import), and what to install for the rest."""
     missing = missing_extra()
     found = sources() if not missing else {}
     loaded = get_shelf().loaded()
@@ -131,6 +173,7 @@ def models_payload() -> dict[str, Any]:
                 "kind": source.kind,
                 "quantised": source.quantised,
                 "loaded": name in loaded,
+                **(_conversion(source) if with_conversion else {}),
                 **({"info": loaded[name].describe()} if name in loaded else {}),
             }
             for name, source in found.items()
@@ -140,8 +183,9 @@ def models_payload() -> dict[str, Any]:
     }
 
 
-def resolve(request: RealTraceRequest) -> tuple[ModelSource, str]:
-    """The request's model source and its revision, or a 422 naming the models there are (503: extra missing)."""
+def resolve(model: str) -> tuple[ModelSource, str]:
+    """The model's source and the digest of its files now (a stat check; a rehash only when the stat changed),
+    or a 422 naming the models there are (503: the extra is missing). Reads files: call it in a thread."""
     missing = missing_extra()
     if missing:
         raise FieldError(
@@ -151,29 +195,84 @@ def resolve(request: RealTraceRequest) -> tuple[ModelSource, str]:
             status=503,
         )
     found = sources()
-    if request.model not in found:
-        raise FieldError("model", f"unknown model {request.model!r}", ", ".join(found) or f"none: {INSTALL_WEIGHTS}")
-    source = found[request.model]
-    return source, source_revision(source)
+    if model not in found:
+        raise FieldError("model", f"unknown model {model!r}", ", ".join(found) or f"none: {INSTALL_WEIGHTS}")
+    source = found[model]
+    try:
+        return source, DIGESTS.current(source)[1]
+    except OSError as exc:  # a weight file removed or unreadable
+        raise ModelUnavailable(model, f"could not be read ({type(exc).__name__}: {exc})") from exc
 
 
-def compute_real_trace(source: ModelSource, request: RealTraceRequest) -> dict[str, Any]:
-    """In a worker thread: load (or reuse) the model, then trace the sentence."""
-    loaded = get_shelf().get(source)
+def _conversion(source: ModelSource) -> dict[str, Any]:
+    """A GGUF model whose float32 copy is not made yet: its first trace waits for the conversion."""
+    if not source.gguf_file:
+        return {"conversion_pending": False}
+    try:
+        digest = DIGESTS.current(source)[1]
+    except OSError:
+        return {"conversion_pending": False}
+    gguf = Path(source.location) / source.gguf_file
+    pending = not is_converted(converted_folder(get_shelf().models_dir, gguf, digest))
+    return {"conversion_pending": pending, "conversion_s": list(CONVERSION_S)}
+
+
+def count_tokens(source: ModelSource, digest: str, request: RealTraceRequest) -> dict[str, Any]:
+    """The text's token count with the model's tokenizer alone (no weights loaded), the cap, and where to cut the
+    text so that it keeps at most MAX_TOKENS tokens (special tokens included)."""
+    tokenizer = get_shelf().tokenizer(source, digest)
+    count = len(encode(tokenizer, request.text, request.special_tokens)["input_ids"][0])
+    return {
+        "model": source.name,
+        "tokens": count,
+        "limit": MAX_TOKENS,
+        "fits": count <= MAX_TOKENS,
+        "truncate_at": len(request.text) if count <= MAX_TOKENS else _cut(tokenizer, request),
+    }
+
+
+def _cut(tokenizer: Any, request: RealTraceRequest) -> int:
+    """The longest prefix ending at a token's end that encodes to at most MAX_TOKENS tokens: cutting inside a word
+    can change how the rest of it splits, and [CLS] / [SEP] count too, so the prefix is encoded again to check."""
+    spans = encode(tokenizer, request.text, request.special_tokens)["offset_mapping"][0].tolist()
+    ends = sorted({end for _, end in spans if end > 0})
+    keep = min(MAX_TOKENS, len(ends))
+    while keep > 0:
+        cut = ends[keep - 1]
+        if len(encode(tokenizer, request.text[:cut], request.special_tokens)["input_ids"][0]) <= MAX_TOKENS:
+            return cut
+        keep -= 1
+    return 0
+
+
+def compute_real_trace(source: ModelSource, digest: str, request: RealTraceRequest) -> dict[str, Any]:
+    """In a worker thread: count the tokens with the tokenizer alone (a too-long text never waits for a load or a
+    conversion), load (or reuse) the model whose files have `digest`, then trace the sentence."""
+    counted = count_tokens(source, digest, request)
+    if not counted["fits"]:
+        raise TooManyTokens(counted["tokens"], MAX_TOKENS)
+    loaded = get_shelf().get(source, digest)
     started = time.perf_counter()  # two requests may trace one model at once: each hook records its own thread
-    result = trace_pretrained(loaded, request.text, request.gradients)
+    result = trace_pretrained(loaded, request.text, options_of(request))
     result["summary"]["compute_s"] = round(time.perf_counter() - started, 3)
     return result
 
 
+def options_of(request: RealTraceRequest) -> TraceOptions:
+    return TraceOptions(gradients=request.gradients, attention=request.attention, special_tokens=request.special_tokens)
+
+
 async def real_trace_answer(request: RealTraceRequest) -> tuple[dict[str, Any], str]:
-    """(the trace, where it came from), cached and coalesced under (model, revision, text, options), computed in a
-    thread of this worker (where the model stays loaded); a failure is a FieldError naming the field at fault."""
+    """(the trace, where it came from), cached and coalesced under (the digest of the model's files, the request),
+    computed in a thread of this worker (where the model stays loaded); a failure is a FieldError naming the field
+    at fault."""
+    import anyio
+
     from .compute import get_pool
 
-    source, revision = resolve(request)
     try:
-        return await get_pool().run_sourced(request.cache_key(revision), compute_real_trace, source, request)
+        source, digest = await anyio.to_thread.run_sync(resolve, request.model)
+        return await get_pool().run_sourced(request.cache_key(digest), compute_real_trace, source, digest, request)
     except Exception as exc:
         error = as_field_error(exc)
         if error is None:
@@ -181,10 +280,26 @@ async def real_trace_answer(request: RealTraceRequest) -> tuple[dict[str, Any], 
         raise error from None
 
 
-def as_field_error(exc: Exception) -> FieldError | None:
+async def token_count_answer(request: RealTraceRequest) -> dict[str, Any]:
+    """POST /api/real_tokens: the live token counter of /models (the tokenizer only, never the weights)."""
+    import anyio
+
+    try:
+        source, digest = await anyio.to_thread.run_sync(resolve, request.model)
+        return await anyio.to_thread.run_sync(count_tokens, source, digest, request)
+    except Exception as exc:
+        error = as_field_error(exc)
+        if error is None:
+            raise
+        raise error from None
+
+
+def as_field_error(exc: Exception) -> FieldError | Busy | None:
     """What a failed trace tells the client, naming the field at fault."""
     if isinstance(exc, TooManyTokens):
         return FieldError("text", str(exc), f"at most {exc.limit} tokens")
+    if isinstance(exc, WeightsChanged):
+        return Busy(retry_after=1, message=f"{exc}; send the request again")
     if isinstance(exc, ModelUnavailable):
         return FieldError("model", f"the model {exc.reason}", "another model from GET /api/real_models", status=503)
     return None

@@ -1,14 +1,13 @@
 """A GGUF model (4-bit weights) dequantised once into a plain Hugging Face folder of float32 safetensors.
 
 transformers dequantises GGUF weights on every load (SmolLM2: minutes on one core); the float32 copy loads in
-seconds and is memory-mapped, so several processes holding it share the same pages. A file lock makes the
+seconds. A file lock makes the
 conversion happen once even when several worker processes ask for the model at the same moment.
 """
 
 from __future__ import annotations
 
 import fcntl
-import hashlib
 import os
 import shutil
 from collections.abc import Iterator
@@ -18,11 +17,10 @@ from pathlib import Path
 DONE = "converted.ok"  # written last: a folder without it is a conversion that did not finish
 
 
-def converted_folder(models_dir: Path, gguf_path: Path) -> Path:
-    """The cache folder for this GGUF file: named by its file name, size and modification time."""
-    stat = gguf_path.stat()
-    tag = hashlib.sha256(f"{gguf_path.resolve()}:{stat.st_size}:{stat.st_mtime_ns}".encode()).hexdigest()[:12]
-    return models_dir / f"{gguf_path.stem}-{tag}"
+def converted_folder(models_dir: Path, gguf_path: Path, digest: str) -> Path:
+    """The cache folder for this GGUF file, named by the sha256 of its content (weights.py): new weights under the
+    same name, size and modification time still get a conversion of their own."""
+    return models_dir / f"{gguf_path.stem}-{digest[:16]}"
 
 
 def is_converted(folder: Path) -> bool:
@@ -40,9 +38,9 @@ def _locked(path: Path) -> Iterator[None]:
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
-def ensure_converted(models_dir: Path, gguf_path: Path, causal: bool = True) -> Path:
-    """The float32 folder for `gguf_path`, converting it first if no process has yet."""
-    folder = converted_folder(models_dir, gguf_path)
+def ensure_converted(models_dir: Path, gguf_path: Path, digest: str, causal: bool = True) -> Path:
+    """The float32 folder for `gguf_path` (whose content has `digest`), converting it first if no process has yet."""
+    folder = converted_folder(models_dir, gguf_path, digest)
     if is_converted(folder):
         return folder
     with _locked(folder.with_name(folder.name + ".lock")):

@@ -61,11 +61,17 @@ def find_layout(model: nn.Module, model_type: str) -> Layout:
         )
     blocks = _first(base, ("layers", "h", "blocks"))
     if not isinstance(blocks, nn.ModuleList) or len(blocks) == 0:
-        raise UnsupportedModel(f"no list of blocks found in a {model_type} model")
+        raise UnsupportedModel(
+            f"no list of blocks found in a {model_type} model: looked for a non-empty nn.ModuleList named layers, h "
+            f"or blocks on {type(base).__name__} (BERT-like types {', '.join(POST_LN_TYPES)}: encoder.layer)"
+        )
     found = []
     for block in blocks:
         attention, mlp = _first(block, ("self_attn", "attn", "attention")), _first(block, ("mlp", "feed_forward"))
         if attention is None or mlp is None:
-            raise UnsupportedModel(f"no attention or MLP branch found in a {model_type} block")
+            raise UnsupportedModel(
+                f"no attention or MLP branch found in a {model_type} block ({type(block).__name__}): looked for "
+                "self_attn, attn or attention, and mlp or feed_forward"
+            )
         found.append(Branches(block, attention, mlp))
     return Layout("pre_norm", None, found, _first(base, ("norm", "ln_f", "final_layernorm")))

@@ -3,19 +3,28 @@
 safetensors only (`use_safetensors=True`: transformers then refuses pickled weights), or a GGUF file dequantised
 once to float32 safetensors (gguf_cache.py). Every parameter is frozen: the explorer only reads the model, and
 gradients are taken with respect to the stream, never the weights.
+
+After loading, every parameter and buffer is copied into the process's own (anonymous) memory: a memory-mapped
+file that is truncated in place (`cp new old`, `rsync --inplace`) would otherwise kill the process with SIGBUS at
+the next forward pass. The price is that processes no longer share the weights' pages (docs/models.md).
 """
 
 from __future__ import annotations
 
 import os
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from .gguf_cache import ensure_converted
 from .layout import Family, Layout, find_layout
-from .sources import ModelSource, source_revision
+from .sources import ModelSource
+from .weights import DIGESTS, WeightsChanged
+
+OFFLINE_VARIABLES = ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")
 
 
 @dataclass
@@ -27,13 +36,17 @@ class LoadedModel:
     causal: bool
     model_type: str
     d_model: int
-    revision: str  # changes when the weights change: part of every cache key
-    memory_mb: float  # parameters and buffers (memory-mapped pages may be shared with other processes)
+    digest: str  # sha256 of the files the weights were loaded from (weights.py): part of every cache key
+    memory_mb: float  # parameters and buffers, in this process's own memory
     load_s: float
 
     @property
     def family(self) -> Family:
         return self.layout.family
+
+    @property
+    def revision(self) -> str:
+        return self.digest[:12]
 
     def describe(self) -> dict[str, Any]:
         return {
@@ -52,14 +65,26 @@ class LoadedModel:
         }
 
 
-def _quiet_offline(allow_downloads: bool) -> None:
+@contextmanager
+def offline(allow_downloads: bool) -> Iterator[None]:
+    """Nothing may wait on a network that is not there: the Hugging Face offline switches for the duration of a
+    load, put back as they were afterwards (a notebook's later downloads must still work)."""
+    import transformers  # noqa: F401  (imported first: huggingface_hub reads the switches once, at import)
     from transformers.utils import logging as hf_logging
 
     hf_logging.disable_progress_bar()
     hf_logging.set_verbosity_error()
-    if not allow_downloads:  # nothing may wait on a network that is not there
-        os.environ["HF_HUB_OFFLINE"] = "1"
-        os.environ["TRANSFORMERS_OFFLINE"] = "1"
+    before = {name: os.environ.get(name) for name in OFFLINE_VARIABLES}
+    if not allow_downloads:
+        os.environ.update(dict.fromkeys(OFFLINE_VARIABLES, "1"))
+    try:
+        yield
+    finally:
+        for name, value in before.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
 
 
 DECODER_TYPES = ("gpt2", "llama", "mistral", "qwen2", "qwen3", "gemma", "gemma2", "phi3", "olmo", "smollm3")
@@ -72,32 +97,72 @@ def _is_causal(config: Any) -> bool:
     return config.model_type in DECODER_TYPES or any(n.endswith(("ForCausalLM", "LMHeadModel")) for n in names)
 
 
+def folder_of(source: ModelSource, models_dir: Path, digest: str) -> str:
+    """Where transformers reads the model from: the source's folder, or a GGUF file's float32 copy."""
+    if source.gguf_file:
+        return str(ensure_converted(models_dir, Path(source.location) / source.gguf_file, digest))
+    return source.location
+
+
+def load_tokenizer(source: ModelSource, models_dir: Path, digest: str, allow_downloads: bool = False) -> Any:
+    """The tokenizer alone (to count a text's tokens before any weights are loaded or converted)."""
+    from transformers import AutoTokenizer
+
+    with offline(allow_downloads):
+        if source.gguf_file:
+            from .gguf_cache import converted_folder, is_converted
+
+            folder = converted_folder(models_dir, Path(source.location) / source.gguf_file, digest)
+            if is_converted(folder):
+                return AutoTokenizer.from_pretrained(str(folder))
+            return AutoTokenizer.from_pretrained(source.location, gguf_file=source.gguf_file)
+        return AutoTokenizer.from_pretrained(source.location)
+
+
 def load_model(source: ModelSource, models_dir: Path, allow_downloads: bool = False) -> LoadedModel:
-    """The model and tokenizer of `source`, frozen, in float32, in evaluation mode."""
+    """The model and tokenizer of `source`, frozen, in float32, in evaluation mode, in this process's memory, with
+    eager attention (its weights can be returned); tagged with the digest of the files it was read from."""
     import torch
     from transformers import AutoConfig, AutoModel, AutoModelForCausalLM, AutoTokenizer
 
-    _quiet_offline(allow_downloads)
     started = time.perf_counter()
-    location = source.location
-    if source.gguf_file:
-        location = str(ensure_converted(models_dir, Path(source.location) / source.gguf_file))
-    config = AutoConfig.from_pretrained(location)
-    causal = _is_causal(config)
-    loader = AutoModelForCausalLM if causal else AutoModel
-    model = loader.from_pretrained(location, use_safetensors=True, dtype=torch.float32)
-    tokenizer = AutoTokenizer.from_pretrained(location)
+    signature, digest = DIGESTS.current(source)
+    with offline(allow_downloads):
+        location = folder_of(source, models_dir, digest)
+        config = AutoConfig.from_pretrained(location)
+        causal = _is_causal(config)
+        loader = AutoModelForCausalLM if causal else AutoModel
+        model = loader.from_pretrained(location, use_safetensors=True, dtype=torch.float32, attn_implementation="eager")
+        tokenizer = AutoTokenizer.from_pretrained(location)
+    to_own_memory(model)
+    if not DIGESTS.unchanged_since(source, signature):  # written to while loading: the weights match no digest
+        raise WeightsChanged(f"the weight files of {source.name} changed while they were loaded")
     loaded = wrap_model(model, tokenizer, source, causal)
-    loaded.revision, loaded.load_s = source_revision(source), time.perf_counter() - started
+    loaded.digest, loaded.load_s = digest, time.perf_counter() - started
     return loaded
+
+
+def to_own_memory(model: Any) -> None:
+    """Copy every parameter and buffer out of the file mapping into anonymous memory (tied weights stay tied:
+    `parameters()` lists a shared tensor once, and its one Parameter object gets the copy)."""
+    import torch
+
+    with torch.no_grad():
+        for tensor in [*model.parameters(), *model.buffers()]:
+            tensor.data = tensor.data.clone()
 
 
 def wrap_model(model: Any, tokenizer: Any, source: ModelSource, causal: bool) -> LoadedModel:
     """A model already in memory (loaded above, or built from a config in a test), frozen and described."""
     model.eval().requires_grad_(False)
+    return describe_model(model, tokenizer, source, causal)
+
+
+def describe_model(model: Any, tokenizer: Any, source: ModelSource, causal: bool, digest: str = "") -> LoadedModel:
+    """The LoadedModel around `model`, changing nothing in it (the notebook traces a user's model this way)."""
     config = model.config
     tensors = list(model.parameters()) + list(model.buffers())
     memory = sum(t.numel() * t.element_size() for t in tensors) / 2**20
     d_model = int(getattr(config, "hidden_size", 0) or getattr(config, "n_embd", 0))
     layout = find_layout(model, config.model_type)
-    return LoadedModel(source, model, tokenizer, layout, causal, config.model_type, d_model, "", memory, 0.0)
+    return LoadedModel(source, model, tokenizer, layout, causal, config.model_type, d_model, digest, memory, 0.0)

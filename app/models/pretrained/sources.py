@@ -6,7 +6,6 @@ Nothing here imports transformers or downloads anything: listing the sources is 
 
 from __future__ import annotations
 
-import hashlib
 import importlib.util
 import re
 from dataclasses import dataclass
@@ -45,18 +44,6 @@ class ModelSource:
     @property
     def quantised(self) -> bool:
         return bool(self.gguf_file)
-
-
-def source_revision(source: ModelSource) -> str:
-    """A digest of the weight files' names, sizes and modification times (a hub model: its id); part of every
-    cache key, so new weights are never answered with old numbers. Cheap: no model is loaded."""
-    digest = hashlib.sha256(f"{source.kind}:{source.location}:{source.gguf_file}".encode())
-    folder = Path(source.location)
-    if source.kind != "hub" and folder.is_dir():
-        for path in sorted(folder.glob("*.safetensors")) + sorted(folder.glob("*.gguf")):
-            stat = path.stat()
-            digest.update(f"{path.name}:{stat.st_size}:{stat.st_mtime_ns}".encode())
-    return digest.hexdigest()[:12]
 
 
 def weights_mb(source: ModelSource) -> float:

@@ -2,7 +2,7 @@
 // layer for a Post-LN model (MiniLM: pinned by its LayerNorms) beside a pre-norm one (SmolLM2: snowballing, with a
 // first-token sink), the layer x token heatmap, and the gradient of the next-token loss per layer.
 import { runPage, scaleParam } from '../page.js';
-import { postJSON } from '../api.js';
+import { ApiError, getJSON } from '../api.js';
 import { layout, line, hline, logHeatmap, heatmapLayout, PALETTE, t, fmt } from '../charts.js';
 import { pageData, has } from '../i18n.js';
 
@@ -11,15 +11,37 @@ const COLOURS = [PALETTE.blue, PALETTE.vermillion];
 const answers = new Map();   // model + text -> promise: the three charts share the requests
 
 function noControlCharacters(text) {
-  // the server refuses C0/C1 control characters (app/config/real.py): the same test before sending
+  // the server refuses C0/C1 control characters except newline and tab (app/config/real.py): the same test here
   // eslint-disable-next-line no-control-regex
-  return text.trim().length > 0 && text.length <= EXTRA.max_text_chars && !/[\u0000-\u001f\u007f-\u009f]/.test(text);
+  return text.trim().length > 0 && text.length <= EXTRA.max_text_chars && !/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/.test(text);
+}
+
+/** An error in the page's language: what the server's field and status mean, then its own detail. */
+function localised(status, body) {
+  const field = body?.errors?.[0]?.field;
+  const key = status === 503 && field === 'model' ? 'models.error.unavailable' : field === 'text' ? 'models.error.text'
+    : null;
+  const message = key ? `${t(key, { limit: EXTRA.max_tokens })} (${body?.error || status})` : body?.error;
+  return new ApiError(status, { ...body, error: message });
+}
+
+/** POST, retried only when the server says it is busy (a Retry-After): a model that cannot load fails at once. */
+async function postReal(url, body) {
+  for (let attempt = 0; ; attempt += 1) {
+    const response = await fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+    let answer = null;
+    try { answer = await response.json(); } catch { /* not JSON */ }
+    if (response.ok) return answer;
+    const retryAfter = Number(response.headers.get('Retry-After') || 0);
+    if (!(response.status === 503 && retryAfter > 0) || attempt >= 2) throw localised(response.status, answer);
+    await new Promise((resolve) => setTimeout(resolve, 1000 * retryAfter));
+  }
 }
 
 function traceOf(model, text) {
   const key = JSON.stringify([model, text]);
   if (!answers.has(key)) {
-    const promise = postJSON('/api/real_trace', { model, text });
+    const promise = postReal('/api/real_trace', { model, text });
     answers.set(key, promise);
     promise.catch(() => answers.delete(key));
     if (answers.size > 12) answers.delete(answers.keys().next().value);
@@ -43,6 +65,7 @@ function streamFigure(data, state) {
   const fig = { data: [], layout: layout(theme, { title: t('chart.models_stream.title'), x: t('models.axis.layer'),
     y: t('chart.models_stream.y'), ylog: state.y_scale === 'log' }) };
   data.forEach((trace, i) => {
+    if (trace.failed) return;
     const model = legendName(trace), color = COLOURS[i % COLOURS.length];
     fig.data.push(line(theme, { name: t('models.series.rest', { model }), x: trace.layers, y: trace.stream.mean_without_first, color }));
     fig.data.push(line(theme, { name: t('models.series.first', { model }), x: trace.layers, y: trace.stream.first, color, dash: 'dot' }));
@@ -53,7 +76,7 @@ function streamFigure(data, state) {
       hline(theme, fig, theory.sqrt_d, t('models.mark.sqrt_d', { value: fmt(theory.sqrt_d), model }));
     }
     if (theory.growth) {
-      fig.data.push(line(theme, { name: t('models.series.fit', { model, factor: fmt(theory.growth.per_block) }),
+      fig.data.push(line(theme, { name: t('models.series.fit', { model, factor: fmt(theory.growth.per_block) }),  // least squares
         x: theory.growth.layers, y: theory.growth.fitted, color: PALETTE.black, dash: 'dash', markers: false }));
     }
   });
@@ -63,6 +86,10 @@ function streamFigure(data, state) {
 function streamCaption(data) {
   const parts = [t('caption.models_stream')];
   for (const trace of data) {
+    if (trace.failed) {
+      parts.push(t('models.caption.failed', { model: trace.failed, message: trace.message }));
+      continue;
+    }
     const model = shortName(trace), stream = trace.stream, growth = trace.theory.growth;
     if (growth) {
       const last = stream.mean_without_first.length - 1;
@@ -70,12 +97,26 @@ function streamCaption(data) {
         blocks: last, over: fmt(growth.over_blocks), per: fmt(growth.per_block_endpoints), first: fmt(Math.max(...stream.first)),
         ratio: fmt(trace.summary.first_token_ratio_max) }));
     } else if (trace.post_ln) {
-      const outputs = stream.mean.slice(1);
-      parts.push(t('models.caption.post', { model, low: fmt(Math.min(...outputs)), high: fmt(Math.max(...outputs)),
-        before: fmt(Math.max(...trace.post_ln.token_spread_before_norm)), after: fmt(Math.max(...trace.post_ln.token_spread_after_norm)) }));
+      // "pinned" only where the text tokens (neither special nor [UNK]) end within 1.5x of each other after the norm
+      const outputs = stream.mean.slice(1), ln = trace.post_ln;
+      const spread = Math.max(...ln.text_token_spread_after_norm.filter(Number.isFinite));
+      const pinned = ln.pinned.length > 0 && ln.pinned.every(Boolean);
+      parts.push(t(pinned ? 'models.caption.post' : 'models.caption.post_unpinned', { model, low: fmt(Math.min(...outputs)),
+        high: fmt(Math.max(...outputs)), before: fmt(Math.max(...ln.token_spread_before_norm)), after: fmt(spread),
+        limit: fmt(ln.pinned_spread) }));
     }
+    parts.push(t('models.caption.unknown', { model, count: trace.unknown_tokens, total: trace.tokens.length }));
   }
   return parts.join(' ');
+}
+
+/** Each shown model's trace; one that fails is named in the caption and does not blank the others. */
+async function shownTraces(state) {
+  const settled = await Promise.allSettled(shown(state).map((name) => traceOf(name, state.text)));
+  const drawn = settled.map((result, i) => (result.status === 'fulfilled' ? result.value
+    : { failed: shown(state)[i], message: result.reason?.message || '' }));
+  if (drawn.every((trace) => trace.failed)) throw settled[0].reason;
+  return drawn;
 }
 
 function tokensFigure(trace, state) {
@@ -94,7 +135,7 @@ function tokensCaption(trace) {
   if (trace.summary.first_token_ratio_max > 10) {
     parts.push(t('models.caption.sink', { token: trace.tokens[0].trim(), ratio: fmt(trace.summary.first_token_ratio_max) }));
   }
-  if (trace.unknown_tokens) parts.push(t('models.caption.unknown', { count: trace.unknown_tokens }));
+  parts.push(t('models.caption.unknown', { model: shortName(trace), count: trace.unknown_tokens, total: trace.tokens.length }));
   return parts.join(' ');
 }
 
@@ -111,9 +152,9 @@ function gradientFigure(trace, state) {
 
 function gradientCaption(trace) {
   const model = shortName(trace), gradient = trace.gradient;
-  if (!gradient) return `${t('models.no_gradient', { model })} ${t('caption.models_gradient')}`;
+  if (!gradient) return t(`models.no_gradient.${trace.gradient_absent}`, { model });
   const perBlock = gradient.per_block;
-  return t('models.caption.gradient', { model, loss: fmt(gradient.loss), ratio: fmt(perBlock[1] / perBlock[perBlock.length - 1]) });
+  return t('caption.models_gradient') + ' ' + t('models.caption.gradient', { model, loss: fmt(gradient.loss), ratio: fmt(perBlock[1] / perBlock[perBlock.length - 1]) });
 }
 
 const models = EXTRA.models || [];
@@ -128,9 +169,9 @@ runPage({
   ],
   charts: [
     { key: 'models-stream', dataKey: (state) => [shown(state), state.text],
-      load: (state) => Promise.all(shown(state).map((name) => traceOf(name, state.text))),
+      load: shownTraces,
       figure: streamFigure, caption: streamCaption, json: (data) => data,
-      table: (data) => data.flatMap((trace) => trace.layers.map((layer, i) => ({ model: trace.model.name, layer,
+      table: (data) => data.filter((trace) => !trace.failed).flatMap((trace) => trace.layers.map((layer, i) => ({ model: trace.model.name, layer,
         mean_without_first: trace.stream.mean_without_first[i], first_token: trace.stream.first[i], mean: trace.stream.mean[i] }))) },
     { key: 'models-tokens', dataKey: (state) => [state.model, state.text], load: (state) => traceOf(state.model, state.text),
       figure: tokensFigure, caption: tokensCaption,
@@ -141,3 +182,49 @@ runPage({
       table: (trace) => trace.layers.map((layer, i) => ({ layer, gradient: trace.gradient ? trace.gradient.per_block[i] : null })) },
   ],
 });
+
+// The live token counter: the model's tokenizer alone (POST /api/real_tokens), with an offer to cut the text to the
+// first max_tokens tokens; and the one-off GGUF conversion announced before the first trace waits for it.
+const counter = document.getElementById('models-token-count');
+let counting = 0;
+async function countTokens() {
+  const input = document.getElementById('ctl-text'), model = document.getElementById('ctl-model');
+  if (!counter || !input || !model) return;
+  const asked = ++counting;
+  try {
+    const count = await postReal('/api/real_tokens', { model: model.value, text: input.value || ' ' });
+    if (asked !== counting) return;
+    counter.textContent = t(count.fits ? 'models.count' : 'models.count.over', { count: count.tokens, limit: count.limit });
+    counter.classList.toggle('error', !count.fits);
+    if (!count.fits) {
+      const cut = document.createElement('button');
+      cut.type = 'button';
+      cut.textContent = t('models.truncate', { limit: count.limit });
+      cut.addEventListener('click', () => {
+        input.value = input.value.slice(0, count.truncate_at);
+        input.dispatchEvent(new Event('change', { bubbles: true }));
+        countTokens();
+      });
+      counter.append(' ', cut);
+    }
+  } catch (error) {
+    if (asked === counting) counter.textContent = error.message;
+  }
+}
+let pending = null;
+document.addEventListener('input', (event) => {
+  if (event.target?.id !== 'ctl-text') return;
+  clearTimeout(pending);
+  pending = setTimeout(countTokens, 400);
+});
+document.addEventListener('change', (event) => { if (event.target?.id === 'ctl-model') countTokens(); });
+countTokens();
+
+getJSON('/api/real_models').then((payload) => {
+  const note = document.getElementById('models-conversion');
+  const waiting = payload.models.filter((m) => m.conversion_pending);
+  if (!note || !waiting.length) return;
+  note.textContent = t('models.conversion', { models: waiting.map((m) => m.name).join(', '), low: waiting[0].conversion_s[0],
+    high: waiting[0].conversion_s[1] });
+  note.hidden = false;
+}).catch(() => null);
