@@ -154,14 +154,14 @@ STRINGS = {
         "{model}: no attention weights (they need eager attention).",
         "{model}：没有注意力权重（需要 eager 注意力）。",
     ),
-    "chart.models_dims.title": ("The largest coordinates of the stream", "残差流中最大的坐标"),
+    "chart.models_dims.title": ("The largest coordinates of the stream", "残差流中最大的分量"),
     "chart.models_dims.y": ("|x_l[d]|", "|x_l[d]|"),
     "models.series.dim": ("d = {d} (token {token})", "d = {d}（词元 {token}）"),
     "models.series.median": ("median |activation| of the layer", "该层激活绝对值的中位数"),
     "caption.models_dims": (
         "Each line is one coordinate d of the stream at the token where it peaks; the dotted line is the layer's "
         "median |activation|.",
-        "每条线是残差流的一个坐标 d（取其峰值所在的词元）；点线是该层激活绝对值的中位数。",
+        "每条线是残差流的一个分量 d（取其峰值所在的词元）；点线是该层激活绝对值的中位数。",
     ),
     "models.caption.dim": (
         "{model}: dimension {d} of token {token} holds {value} after block {layer}, {ratio}× the layer's median: "
