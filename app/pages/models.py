@@ -55,10 +55,7 @@ STRINGS = {
         "{model}: LayerNorm gain level √Σ(γ²+β²)",
         "{model}：LayerNorm 增益水平 √Σ(γ²+β²)",
     ),
-    "models.series.fit": (
-        "{model}: geometric fit (least squares), ×{factor}/block",
-        "{model}：几何拟合（最小二乘），每块 ×{factor}",
-    ),
+    "models.series.fit": ("{model}: geometric fit, ×{factor}/block", "{model}：几何拟合，每块 ×{factor}"),
     "models.mark.sqrt_d": ("√d = {value} ({model})", "√d = {value}（{model}）"),
     "caption.models_stream": (
         "Layer 0 is the stream before block 1; the stream is read before the final norm.",
@@ -66,10 +63,10 @@ STRINGS = {
     ),
     "models.caption.pre": (
         "{model}: without the first token the stream grows from {start} after block 1 to {end} after block {blocks} "
-        "(×{over} end to end, ×{per} per block from the end points; the legend's factor is the least-squares fit's); "
+        "(×{over} end to end, ×{per} per block from the end points; the legend's ×/block is the least-squares geometric fit's); "
         "the first token reaches {first}, {ratio}× the others.",
         "{model}：不计第一个词元，残差流从第 1 块后的 {start} 增长到第 {blocks} 块后的 {end}"
-        "（首尾相比 ×{over}，按首尾算每块 ×{per}；图例中的倍数是最小二乘拟合的）；"
+        "（首尾相比 ×{over}，按首尾算每块 ×{per}；图例中的每块倍数是最小二乘几何拟合的）；"
         "第一个词元达到 {first}，是其他词元的 {ratio} 倍。",
     ),
     "models.caption.post": (
@@ -132,6 +129,74 @@ STRINGS = {
         "shortcut carries it back without vanishing.",
         "{model}：损失 {loss} 纳特；到达第 1 块的梯度是最后一块的 {ratio} 倍：残差捷径把梯度传回，没有消失。",
     ),
+    "chart.models_sink.title": ("Attention on the first token, per block", "每个块对第一个词元的注意力"),
+    "chart.models_sink.y": ("attention mass on token 1", "第一个词元上的注意力"),
+    "chart.models_sink.y2": ("first token ‖x‖ / others'", "第一个词元 ‖x‖ / 其他"),
+    "models.series.sink": ("mean over heads and queries", "各头与各查询的平均"),
+    "models.series.uniform": ("uniform attention", "均匀注意力"),
+    "models.series.ratio": ("first token's norm ratio", "第一个词元的范数比"),
+    "caption.models_sink": (
+        "Top: the attention mass every query puts on the first token (eager attention's weights); bottom: the first "
+        "token's stream norm over the mean of the others.",
+        "上：每个查询放在第一个词元上的注意力（eager 注意力的权重）；下：第一个词元的残差流范数与其他词元平均之比。",
+    ),
+    "models.caption.attention": (
+        "{model}: the attention on the first token ranges from {low} (block {lowBlock}) to {high} (block "
+        "{highBlock}), against {uniform} for a uniform attention.",
+        "{model}：第一个词元上的注意力从 {low}（第 {lowBlock} 块）到 {high}（第 {highBlock} 块），均匀注意力为 {uniform}。",
+    ),
+    "models.caption.ratio": (
+        "The first token's norm is at most {ratio}× the others' (block {block}): the sink and the massive "
+        "activation are related, not the same curve.",
+        "第一个词元的范数最多是其他词元的 {ratio} 倍（第 {block} 块）：注意力汇聚与巨大激活相关，但不是同一条曲线。",
+    ),
+    "models.caption.no_attention": (
+        "{model}: no attention weights (they need eager attention).",
+        "{model}：没有注意力权重（需要 eager 注意力）。",
+    ),
+    "chart.models_dims.title": ("The largest coordinates of the stream", "残差流中最大的分量"),
+    "chart.models_dims.y": ("|x_l[d]|", "|x_l[d]|"),
+    "models.series.dim": ("d = {d} (token {token})", "d = {d}（词元 {token}）"),
+    "models.series.median": ("median |activation| of the layer", "该层激活绝对值的中位数"),
+    "caption.models_dims": (
+        "Each line is one coordinate d of the stream at the token where it peaks; the dotted line is the layer's "
+        "median |activation|.",
+        "每条线是残差流的一个分量 d（取其峰值所在的词元）；点线是该层激活绝对值的中位数。",
+    ),
+    "models.caption.dim": (
+        "{model}: dimension {d} of token {token} holds {value} after block {layer}, {ratio}× the layer's median: "
+        "{verdict}. Block {written}'s {writtenBy} writes the most into it ({writtenAmount}), block {removed}'s "
+        "{removedBy} removes the most ({removedAmount}).",
+        "{model}：词元 {token} 的第 {d} 维在第 {layer} 块后为 {value}，是该层中位数的 {ratio} 倍：{verdict}。"
+        "第 {written} 块的{writtenBy}写入最多（{writtenAmount}），第 {removed} 块的{removedBy}移除最多（{removedAmount}）。",
+    ),
+    "models.caption.dim_post": (
+        "{model}: dimension {d} of token {token} holds {value} after block {layer}, {ratio}× the layer's median: "
+        "{verdict}. Post-LN: the branches add to the sum before each LayerNorm, which rescales it; the largest "
+        "addition is block {written}'s {writtenBy} ({writtenAmount}), the largest subtraction block {removed}'s "
+        "{removedBy} ({removedAmount}).",
+        "{model}：词元 {token} 的第 {d} 维在第 {layer} 块后为 {value}，是该层中位数的 {ratio} 倍：{verdict}。"
+        "Post-LN：各分支加在每个 LayerNorm 之前的和上，再由 LayerNorm 重新缩放；加得最多的是第 {written} 块的"
+        "{writtenBy}（{writtenAmount}），减得最多的是第 {removed} 块的{removedBy}（{removedAmount}）。",
+    ),
+    "models.massive.yes": (
+        "a massive activation by Sun et al. 2024's criterion (|a| > 100 and ≥ 1000× the median)",
+        "按 Sun 等 2024 的标准（|a| > 100 且 ≥ 中位数的 1000 倍）是巨大激活",
+    ),
+    "models.massive.no": (
+        "not a massive activation by Sun et al. 2024's criterion (|a| > 100 and ≥ 1000× the median)",
+        "按 Sun 等 2024 的标准（|a| > 100 且 ≥ 中位数的 1000 倍）不是巨大激活",
+    ),
+    "models.branch.mlp": ("MLP", "MLP"),
+    "models.branch.attention": ("attention", "注意力"),
+    "models.caption.gain": (
+        "The last LayerNorm's gain γ at dimension {d}: {gain}.",
+        "最后一个 LayerNorm 在第 {d} 维的增益 γ：{gain}。",
+    ),
+    "models.caption.found": (
+        "{count} activations of this sentence meet the criterion.",
+        "该句中有 {count} 个激活满足该标准。",
+    ),
     "models.no_gradient.encoder": (
         "{model} has no next-token loss (an encoder): only causal language models have one.",
         "{model} 没有下一词元损失（编码器）：只有因果语言模型才有。",
@@ -144,6 +209,9 @@ STRINGS = {
 }
 
 
+CHARTS = ("models-stream", "models-tokens", "models-gradient", "models-sink", "models-dims")
+
+
 def _register() -> None:
     i18n.register(STRINGS)
     payload = models_payload(with_conversion=False)
@@ -153,7 +221,7 @@ def _register() -> None:
             key="models",
             path="/models",
             title_key="models.title",
-            charts=("models-stream", "models-tokens", "models-gradient") if payload["ready"] else (),
+            charts=CHARTS if payload["ready"] else (),
             nav_key="nav.models",
             nav_order=90,
             model_controls=False,

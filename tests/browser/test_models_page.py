@@ -11,7 +11,7 @@ pytestmark = pytest.mark.skipif(
     packaged_source("minilm") is None or packaged_source("smollm2") is None,
     reason="the packaged models are not installed",
 )
-CHARTS = ("models-stream", "models-tokens", "models-gradient")
+CHARTS = ("models-stream", "models-tokens", "models-gradient", "models-sink", "models-dims")
 
 
 def test_models_page_draws_both_models_and_the_sink(watch):
@@ -22,6 +22,12 @@ def test_models_page_draws_both_models_and_the_sink(watch):
     assert "148" in watch.page.inner_text('[data-caption="models-tokens"]')
     heat = watch.figure("models-tokens")["data"][0]
     assert len(heat["z"]) == 31 and len(heat["z"][0]) == 10  # 30 blocks + the stream before them, 10 tokens
+    dims = watch.page.inner_text('[data-caption="models-dims"]')
+    assert "dimension 507" in dims and "a massive activation by Sun et al. 2024" in dims and "Block 12's MLP" in dims
+    sink = watch.page.inner_text('[data-caption="models-sink"]')
+    assert "0.12 (block 12)" in sink
+    assert "not pinned" in watch.page.inner_text('[data-caption="models-stream"]')  # MiniLM: 1.94x after the norm
+    assert "10 of at most 256 tokens" in watch.page.inner_text("#models-token-count")
     watch.screenshot("models-en")
 
 
@@ -29,5 +35,5 @@ def test_models_page_in_chinese_with_a_chinese_sentence(watch):
     watch.open("/models?lang=zh&text=残差连接让深层网络可以训练。&compare=none", charts=CHARTS)
     assert "逐层残差流范数" in watch.page.inner_text("body")
     ticks = watch.page.evaluate("() => document.querySelector('[data-chart=\"models-tokens\"]').layout.xaxis.ticktext")
-    assert "残" in "".join(ticks)
+    assert "残 1/3" in ticks
     watch.screenshot("models-zh")

@@ -3,7 +3,7 @@
 // first-token sink), the layer x token heatmap, and the gradient of the next-token loss per layer.
 import { runPage, scaleParam } from '../page.js';
 import { ApiError, getJSON } from '../api.js';
-import { layout, line, hline, logHeatmap, heatmapLayout, PALETTE, t, fmt } from '../charts.js';
+import { axis, layout, line, hline, logHeatmap, heatmapLayout, themeOf, PALETTE, t, fmt } from '../charts.js';
 import { pageData, has } from '../i18n.js';
 
 const EXTRA = pageData.extra;
@@ -157,6 +157,73 @@ function gradientCaption(trace) {
   return t('caption.models_gradient') + ' ' + t('models.caption.gradient', { model, loss: fmt(gradient.loss), ratio: fmt(perBlock[1] / perBlock[perBlock.length - 1]) });
 }
 
+// The attention sink (the mass every query puts on token 0, per block, beside a uniform attention's) above the first
+// token's norm ratio: related, not the same thing.
+function sinkFigure(trace, state) {
+  const theme = state.theme;
+  const fig = { data: [], layout: layout(theme, { title: `${t('chart.models_sink.title')} · ${shortName(trace)}`, x: t('models.axis.layer'),
+    y: t('chart.models_sink.y') }) };
+  fig.layout.yaxis.domain = [0.55, 1];
+  fig.layout.yaxis.range = [0, 1];
+  fig.layout.yaxis2 = { ...axis(themeOf(theme), t('chart.models_sink.y2'), { log: true }), domain: [0, 0.42], anchor: 'x' };
+  const blocks = trace.layers.slice(1);
+  if (trace.attention) {
+    fig.data.push(line(theme, { name: t('models.series.sink'), x: blocks, y: trace.attention.mass, color: PALETTE.blue }));
+    fig.data.push(line(theme, { name: t('models.series.uniform'), x: blocks, y: blocks.map(() => trace.attention.uniform),
+      color: PALETTE.black, dash: 'dash', markers: false }));
+  }
+  fig.data.push(line(theme, { name: t('models.series.ratio'), x: blocks, y: trace.summary.first_token_ratio.slice(1),
+    color: PALETTE.vermillion, yaxis: 'y2' }));
+  return fig;
+}
+
+const argmax = (values) => values.reduce((best, v, i) => (v > values[best] ? i : best), 0);
+const argmin = (values) => values.reduce((best, v, i) => (v < values[best] ? i : best), 0);
+
+function sinkCaption(trace) {
+  const model = shortName(trace);
+  const ratios = trace.summary.first_token_ratio.slice(1);
+  const top = argmax(ratios);
+  const ratioPart = t('models.caption.ratio', { ratio: fmt(ratios[top]), block: top + 1 });
+  if (!trace.attention) return `${t('models.caption.no_attention', { model })} ${ratioPart}`;
+  const mass = trace.attention.mass, low = argmin(mass), high = argmax(mass);
+  return `${t('models.caption.attention', { model, low: fmt(mass[low]), lowBlock: low + 1, high: fmt(mass[high]), highBlock: high + 1,
+    uniform: fmt(trace.attention.uniform) })} ${ratioPart}`;
+}
+
+// The massive coordinate as what it is: |x_l[d]| of the largest dimensions, each at the token where it peaks.
+function dimsFigure(trace, state) {
+  const theme = state.theme;
+  const fig = { data: [], layout: layout(theme, { title: `${t('chart.models_dims.title')} · ${shortName(trace)}`, x: t('models.axis.layer'),
+    y: t('chart.models_dims.y'), ylog: true }) };
+  trace.massive.dimensions.forEach((row, i) => {
+    fig.data.push(line(theme, { name: t('models.series.dim', { d: row.index, token: trace.tokens[row.token].trim() || '␣' }),
+      x: trace.layers, y: row.stream.map(Math.abs), color: [PALETTE.blue, PALETTE.vermillion, PALETTE.green, PALETTE.purple][i % 4] }));
+  });
+  fig.data.push(line(theme, { name: t('models.series.median'), x: trace.layers, y: trace.massive.median_abs, color: PALETTE.black,
+    dash: 'dot', markers: false }));
+  return fig;
+}
+
+function dimsCaption(trace) {
+  const massive = trace.massive, row = massive.dimensions[0];
+  if (!row) return t('caption.models_dims');
+  const magnitudes = row.stream.map(Math.abs), layer = argmax(magnitudes.slice(1)) + 1, value = row.stream[layer];
+  const ratio = magnitudes[layer] / massive.median_abs[layer];
+  const sign = Math.sign(value);
+  const writes = row.mlp.map((m, b) => ({ b, kind: 'mlp', v: m * sign })).concat(row.attention.map((a, b) => ({ b, kind: 'attention', v: a * sign })));
+  const written = writes.reduce((best, w) => (w.v > best.v ? w : best));
+  const removed = writes.reduce((best, w) => (w.v < best.v ? w : best));
+  const parts = [t('caption.models_dims'), t(trace.post_ln ? 'models.caption.dim_post' : 'models.caption.dim', { model: shortName(trace), d: row.index,
+    token: trace.tokens[row.token].trim() || '␣', value: fmt(value), layer, ratio: fmt(ratio),
+    verdict: t(magnitudes[layer] > massive.criterion.min_abs && ratio >= massive.criterion.min_ratio_to_median ? 'models.massive.yes' : 'models.massive.no'),
+    written: written.b + 1, writtenBy: t(`models.branch.${written.kind}`), writtenAmount: fmt(written.v * sign),
+    removed: removed.b + 1, removedBy: t(`models.branch.${removed.kind}`), removedAmount: fmt(removed.v * sign) })];
+  if (row.gain) parts.push(t('models.caption.gain', { d: row.index, gain: fmt(row.gain[row.gain.length - 1]) }));
+  parts.push(t('models.caption.found', { count: massive.found_total }));
+  return parts.join(' ');
+}
+
 const models = EXTRA.models || [];
 runPage({
   params: [
@@ -180,6 +247,15 @@ runPage({
     { key: 'models-gradient', dataKey: (state) => [state.model, state.text], load: (state) => traceOf(state.model, state.text),
       figure: gradientFigure, caption: gradientCaption,
       table: (trace) => trace.layers.map((layer, i) => ({ layer, gradient: trace.gradient ? trace.gradient.per_block[i] : null })) },
+    { key: 'models-sink', dataKey: (state) => [state.model, state.text], load: (state) => traceOf(state.model, state.text),
+      figure: sinkFigure, caption: sinkCaption,
+      table: (trace) => trace.layers.slice(1).map((layer, i) => ({ layer, attention_on_first: trace.attention ? trace.attention.mass[i] : null,
+        uniform: trace.attention ? trace.attention.uniform : null, first_token_ratio: trace.summary.first_token_ratio[layer] })) },
+    { key: 'models-dims', dataKey: (state) => [state.model, state.text], load: (state) => traceOf(state.model, state.text),
+      figure: dimsFigure, caption: dimsCaption,
+      table: (trace) => trace.massive.dimensions.flatMap((row) => trace.layers.map((layer, l) => ({ dimension: row.index, token: row.token,
+        layer, value: row.stream[l], attention: l ? row.attention[l - 1] : null, mlp: l ? row.mlp[l - 1] : null,
+        median_abs: trace.massive.median_abs[l] }))) },
   ],
 });
 
