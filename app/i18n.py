@@ -214,6 +214,10 @@ STRINGS: dict[str, tuple[str, str]] = {
         "The server stayed busy; change a setting or reload in a moment.",
         "服务器一直繁忙；请稍后修改设置或重新加载。",
     ),
+    "status.server_failed": (
+        "The server failed while computing (HTTP {status}{detail}); try again or change a setting.",
+        "服务器计算时出错（HTTP {status}{detail}）；请重试或修改设置。",
+    ),
     "status.refused_unknown": (
         "The server did not accept the request (HTTP {status}{detail}).",
         "服务器不接受这个请求（HTTP {status}{detail}）。",

@@ -115,6 +115,7 @@ export function describeError(error, { specFor = () => null, labelOf = (spec) =>
   if (!(error instanceof ApiError)) return t('status.network');
   if (error.translated) return error.message;
   if (error.status === 503) return t('status.busy_failed');
+  if (error.status >= 500) return t('status.server_failed', { status: error.status, detail: lang === 'en' ? `: ${error.message}` : '' });
   const first = error.errors[0];
   const found = first && settingOf(first.field, specFor);
   if (!found) return t('status.refused_unknown', { status: error.status, detail: lang === 'en' ? `: ${error.message}` : '' });

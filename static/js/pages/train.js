@@ -76,7 +76,7 @@ class Session {
       try { body = await response.json(); } catch { /* not JSON */ }
       const retry = Number(response.headers.get('Retry-After') || 0);
       const busy = response.status === 429;  // say it in the page's language; other 4xx name their field
-      const error = new ApiError(response.status, busy ? { ...body, error: t('train.busy', { s: retry }) } : body, retry);
+      const error = new ApiError(response.status, busy ? { ...body, error: t('train.busy', { s: retry }), translated: true } : body, retry);
       if (!busy || attempt >= 3) throw error;
       await new Promise((resolve) => setTimeout(resolve, 400 * (attempt + 1)));
     }
