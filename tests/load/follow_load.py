@@ -81,7 +81,7 @@ async def run_followers(bases: list[str], followers: int, changes: int, total_sl
     """Open a session on bases[0], `followers` streams spread over `bases`, then `changes` slide changes."""
     limits = httpx.Limits(max_connections=None, max_keepalive_connections=None)
     timeout = httpx.Timeout(CONNECT_TIMEOUT_S, read=None)
-    async with httpx.AsyncClient(limits=limits, timeout=timeout) as client, httpx.AsyncClient() as presenter:
+    async with httpx.AsyncClient(limits=limits, timeout=timeout) as client, httpx.AsyncClient(timeout=30) as presenter:
         opened = (await presenter.post(f"{bases[0]}/api/follow", json={"slide": 0})).raise_for_status().json()
         room, key = opened["room"], opened["key"]
         crowd = [Follower() for _ in range(followers)]
