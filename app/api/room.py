@@ -18,13 +18,14 @@ from urllib.parse import urlsplit
 import segno
 from fastapi import APIRouter, Request
 from fastapi.responses import Response, StreamingResponse
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from .. import i18n
 from ..errors import Busy, FieldError
 from ..experiments.lecture import deck_payload
 from ..services.follow import Session, UnknownRoom, WrongKey, event_stream, get_hub, valid_room
 from ..settings import get_settings
+from .body import body_doc, json_body
 
 router = APIRouter(tags=["room"])
 
@@ -179,10 +180,14 @@ FOLLOWERS_PER_WORKER = 2000  # open streams; more get 503 + Retry-After (a room 
 
 
 class FollowOpen(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
     slide: int = Field(0, ge=0, description="the slide the deck shows now (0-based)")
 
 
 class FollowMove(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
     key: str = Field(..., min_length=1, max_length=100, description="the presenter key POST /api/follow returned")
     slide: int = Field(..., ge=0, description="the slide the deck shows now (0-based)")
 
@@ -211,17 +216,19 @@ async def _session(room: str) -> Session:
         raise _unknown(room) from None
 
 
-@router.post("/api/follow", status_code=201)
-async def follow_open(body: FollowOpen) -> dict:
+@router.post("/api/follow", status_code=201, openapi_extra=body_doc(FollowOpen))
+async def follow_open(request: Request) -> dict:
     """A follow session for the deck on this screen: {"room", "key", "slide", "seq"}. The key drives it and is shown
     only to the screen that asked; the follow link carries the room alone."""
+    body = await json_body(request, FollowOpen)  # the strict reading every JSON endpoint shares (app/api/body.py)
     session, key = await get_hub().open(_checked_slide(body.slide))
     return {**session.public(), "key": key}
 
 
-@router.put("/api/follow/{room}")
-async def follow_move(room: str, body: FollowMove) -> dict:
+@router.put("/api/follow/{room}", openapi_extra=body_doc(FollowMove))
+async def follow_move(room: str, request: Request) -> dict:
     """The presenter moved to `slide`: every follower's phone moves too."""
+    body = await json_body(request, FollowMove)
     try:
         session = await get_hub().move(_checked_room(room), body.key, _checked_slide(body.slide))
     except UnknownRoom:
