@@ -251,7 +251,7 @@ def test_a_lecture_slide_is_computed_as_the_server_does_and_its_claim_checked(cl
     assert figure.layout.title.text == snowball.data["chart"]["title"]["zh"]
     assert list(figure.data[0].y) == [http["embedding"]["act_norm"], *(l["act_norm"] for l in http["layers"])]
     # the three law fits over seed 0's blocks 1..96 (as figures.js draws them), named with the claim's own numbers
-    fits = figure.data[3:]
+    fits = figure.data[len(snowball.data["chart"]["series"]) :]  # after one line per seed
     assert [s.line.color for s in fits] == [figures.PALETTE[c] for c in ("black", "purple", "vermillion")]
     assert all(list(s.x) == list(range(1, 97)) for s in fits)
     p0, e_power0 = fmt(snowball.measured["p0"], 2, "zh"), fmt(snowball.measured["e_power0"], 2, "zh")

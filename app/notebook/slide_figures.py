@@ -252,6 +252,12 @@ def bars_figure(chart: dict[str, Any], answers: Answers, lang: str, slide: Slide
     return fig
 
 
+def _cell_text(cell: dict[str, Any], measured: dict[str, Any], lang: str) -> str:
+    """A summary cell: its value with its slide's digits, or a range low – high where the seeds disagree."""
+    text = format_number(measured[cell["value"]], cell["digits"], lang)
+    return f"{text} – {format_number(measured[cell['upto']], cell['digits'], lang)}" if "upto" in cell else text
+
+
 def table_figure(chart: dict[str, Any], answers: Answers, lang: str, slide: Slide | None = None) -> go.Figure:
     """One row per source and one column per path; or, with `cells` (the summary), each cell the value its own
     slide showed, with that slide's digits, read from this slide's claim (null: no slide showed it, blank)."""
@@ -261,10 +267,7 @@ def table_figure(chart: dict[str, Any], answers: Answers, lang: str, slide: Slid
             raise ValueError("a table with cells needs its slide: its claim names the cells' values")
         measured = evaluate(slide["claim"], answers)
         columns = [
-            [
-                format_number(measured[row[j]["value"]], row[j]["digits"], lang) if row[j] else ""
-                for row in chart["cells"]
-            ]
+            [_cell_text(row[j], measured, lang) if row[j] else "" for row in chart["cells"]]
             for j in range(len(chart["columns"]))
         ]
     else:

@@ -15,6 +15,11 @@ STRINGS = {
     "lecture.slide": ("slide", "幻灯片"),
     "lecture.explorer": ("Open in explorer", "在探索器中打开"),
     "lecture.embed": ("Embed this chart", "嵌入此图"),
+    "lecture.cites": ("Sources:", "来源："),
+    "lecture.explorer_offline": (
+        "Explorer: start the server (resnorm-explorer serve), then open {path}",
+        "探索器：先启动服务器（resnorm-explorer serve），再打开 {path}",
+    ),
     "lecture.checked": ("✓ claim checked on these numbers", "✓ 结论已用这些数字核对"),
     "lecture.check_failed": ("✗ the claim does not hold for: {names}", "✗ 结论不成立：{names}"),
     "lecture.overflow": ("overflow", "溢出"),

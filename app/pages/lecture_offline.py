@@ -8,6 +8,7 @@ Opened from file:// it makes no network request.
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import urlsplit
 
 from ..assets import PLOTLY_JS
 from ..experiments.lecture import DECK, chart_key
@@ -27,9 +28,18 @@ def page_data(lang: str, origin: str, baked: dict[str, Any]) -> dict[str, Any]:
         "schema": None,
         "presets": None,
         "strings": client_table(lang),
-        "extra": {"deck": DECK, "origin": origin, "baked": baked},
+        "extra": {"deck": DECK, "origin": origin, "baked": baked, "links": reachable(origin)},
         "nav": {},
     }
+
+
+LOOPBACK = {"127.0.0.1", "localhost", "::1", "0.0.0.0", ""}
+
+
+def reachable(origin: str) -> bool:
+    """Whether the exporting server can be reached from another machine: a loopback address (a lecturer's laptop) is
+    not, so the file names the server it needs instead of linking to 127.0.0.1."""
+    return (urlsplit(origin).hostname or "") not in LOOPBACK
 
 
 async def offline_html(lang: str, origin: str) -> str:

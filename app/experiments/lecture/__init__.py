@@ -11,7 +11,7 @@ slides_reference the slides on the reference model: live chain product, norm alo
 slides_walls     what the snowballing stream runs into: drift, 16-bit overflow, softmax saturation
 slides_norm      normalization: LayerNorm by hand, Post-LN vs Pre-LN, RMSNorm
 slides_real      real pretrained models: the pinning, the snowball, the first-token sink (where installed)
-slides_overview  title, alternatives (read from the registries), summary
+slides_overview  title, alternatives (read from the registries), summary, references (papers.py)
 """
 
 from __future__ import annotations
@@ -20,7 +20,8 @@ from typing import Any
 
 from . import slides_gradient, slides_norm, slides_real, slides_walls
 from .describe import settings_text
-from .slides_overview import alternatives_slide, summary_slide, title_slide
+from .papers import cited_by
+from .slides_overview import alternatives_slide, references_slide, summary_slide, title_slide
 
 
 def build_deck() -> list[dict[str, Any]]:
@@ -32,6 +33,9 @@ def build_deck() -> list[dict[str, Any]]:
         alternatives_slide(),
     ]
     body.append(summary_slide(body))
+    for slide in body:
+        slide["cites"] = cited_by(slide)  # the footer's source line
+    body.append(references_slide(body))
     deck = [title_slide(len(body) + 1), *body]
     for slide in deck:
         if slide["chart"]:

@@ -11,13 +11,18 @@ values: name -> one of
   {"op": "root", "of": a, "n": k}                        a ** (1 / k): the mean factor per step of a product
   {"op": "min" | "max", "of": a}                         of a list (null entries count as not finite: null)
   {"op": "first_over", "of": a, "bound": x}              the 1-based position of the first entry above x
+  {"op": "last_over", "of": a, "bound": x}               the 1-based position where that first run above x ends
+  {"op": "slice", "of": a, "start": n, "stop": m, "shift": k}
+                                                         the entries at 1-based positions n + k … m (named values;
+                                                         no stop: to the end): a range a statement names, so its
+                                                         checks hold on every entry of the range
   {"op": "law", "of": a, "law": "sqrt" | "line" | "power", "out": "p" | "error"}
                                                          (a + c·l)^p fitted to the list a (app/experiments/laws.py)
   {"op": "sumsq", "of": a}                               Σ a² over a list, a² for a number
   {"op": "add", "of": [a, b]}                            a + b
   {"op": "one_minus", "of": a}                           1 − a (how far a cosine is from 1)
 checks: [{"value": name, "op": "<" | ">" | "between" | "close" | "==" | "null", "bound": x, "rel": r, "abs": a}]
-  A list value passes when every entry passes. null stands for a value that overflowed (strict JSON).
+  A list value (of lists: seeds × blocks) passes when every entry passes. null stands for a value that overflowed (strict JSON).
 Paths: keys joined by dots; [i] (negative from the end), [*] every item, [a:b] a slice of items.
 """
 
@@ -89,7 +94,23 @@ def _value(spec: dict[str, Any], answers: list[Any], known: dict[str, Any]) -> A
         return None if any(v is None for v in items) else (min(items) if op == "min" else max(items))
     if op == "first_over":
         return next((i + 1 for i, v in enumerate(arg) if v is not None and v > spec["bound"]), None)
+    if op == "last_over":
+        return _last_over(arg, spec["bound"])
+    if op == "slice":
+        start, stop = known[spec["start"]], known.get(spec.get("stop", ""))
+        return None if start is None else arg[start - 1 + spec.get("shift", 0) : stop]
     raise ValueError(f"unknown value op {op!r}")
+
+
+def _last_over(items: list[Any], bound: float) -> int | None:
+    """The 1-based position of the last entry of the first run of entries above bound."""
+    first = next((i for i, v in enumerate(items) if v is not None and v > bound), None)
+    if first is None:
+        return None
+    last = first
+    while last + 1 < len(items) and items[last + 1] is not None and items[last + 1] > bound:
+        last += 1
+    return last + 1
 
 
 def _flatten(value: Any) -> list[Any]:
@@ -116,7 +137,7 @@ def failures(claim: dict[str, Any], measured: dict[str, Any]) -> list[str]:
     out = []
     for check in claim["checks"]:
         value = measured[check["value"]]
-        items = value if isinstance(value, list) else [value]
+        items = _flatten(value)  # a range (or the same range on several seeds): every entry must pass
         if not items or not all(_passes(check, item) for item in items):
             out.append(f"{check['value']} {check['op']} {check.get('bound')}: measured {value}")
     return out

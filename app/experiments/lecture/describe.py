@@ -43,6 +43,8 @@ def _describe(configs: list[TraceConfig], lang: str) -> str:
         values = {getattr(cfg, name, None) for cfg in configs}
         if None in values or (name == "norm_position" and {c.norm for c in configs} == {"none"}):
             continue
+        if name == "norm_position" and values == {"pre"} and any(c.residual == "none" for c in configs):
+            values = {"front"}  # x ← f(LN(x)) is no Pre-LN: Pre-LN is x + f(LN(x))
         if len(values) > 1:
             differing.append(_label(name, lang))
         elif values != {getattr(TraceConfig(), name, None)} or name not in QUIET_DEFAULTS:
@@ -57,7 +59,7 @@ def _describe(configs: list[TraceConfig], lang: str) -> str:
 # Short forms for a settings line; anything else is "<label>: <option label>" from the request model and i18n.
 SHORT = {
     ("depth", None): ("{v} blocks", "{v} 块"),
-    ("d_model", None): ("d_model {v}", "d_model {v}"),
+    ("d_model", None): ("width {v}", "宽度 {v}"),
     ("norm", "none"): ("no norm", "无归一化"),
     ("residual", "none"): ("no shortcut", "无捷径"),
     ("residual", "identity"): ("identity shortcut", "恒等捷径"),
@@ -66,6 +68,7 @@ SHORT = {
     ("dtype", None): ("{v}", "{v}"),
     ("norm", None): ("{label}", "{label}"),
     ("norm_position", "pre"): ("Pre-LN", "Pre-LN"),
+    ("norm_position", "front"): ("norm in front of each branch", "归一化在每个分支之前"),
     ("norm_position", "post"): ("Post-LN", "Post-LN"),
 }
 

@@ -29,7 +29,7 @@ MODEL = slide(
     ),
     chart(
         "layers",
-        ("Gradient per layer, 96 blocks, GPT-2 recipe", "每层的梯度：96 块，GPT-2 配方"),
+        ("Gradient per block, 96 blocks, GPT-2 recipe", "每块的梯度：96 块，GPT-2 配方"),
         [src.trace(GPT2_96)],
         src.trace_link("/gradients", GPT2_96),
         panels=[panel(GRAD_Y, log=True)],
@@ -39,7 +39,7 @@ MODEL = slide(
         (
             "At initialisation the loss is {loss|3} nats, a uniform guess over 128 tokens (ln 128 = {uniform|3}). "
             "Block 1 receives {survival|3}× the gradient of block 96.",
-            "初始化时损失为 {loss|3} 纳特，相当于在 128 个词元中均匀猜测（ln 128 = {uniform|3}）。"
+            "初始化时损失为 {loss|3} 奈特，相当于在 128 个词元中均匀猜测（ln 128 = {uniform|3}）。"
             "第 1 块收到的梯度是第 96 块的 {survival|3} 倍。",
         ),
         {
@@ -69,11 +69,11 @@ CHAIN = slide(
         "反向传播每经过一层就乘上一个因子，也就是该层的导数 f′。略小于 1 的因子乘上 96 层会消失，略大于 1 的会爆炸。",
     ),
     (
-        'Exact values, computed in float64: 0.9^96 ≈ 4.05e-5, about 0.4 in 10,000 (the original lesson\'s "0.6 in 10,000" '
-        'is a rounding slip), and 1.1^96 ≈ 9412 (not "≈ 12000"). The point stands: a per-layer factor a little off 1 '
+        'Exact values, computed in float64: 0.9⁹⁶ ≈ 4.05e-5, about 0.4 in 10,000 (the original lesson\'s "0.6 in 10,000" '
+        'is a rounding slip), and 1.1⁹⁶ ≈ 9412 (not "≈ 12000"). The point stands: a per-layer factor a little off 1 '
         "is a disaster after 96 layers.",
-        "用 float64 算出的精确值：0.9^96 ≈ 4.05e-5，约为万分之 0.4（原讲义中的“万分之 0.6”是舍入笔误）；"
-        "1.1^96 ≈ 9412（不是“≈ 12000”）。结论不变：每层的因子只要稍微偏离 1，乘过 96 层就是灾难。",
+        "用 float64 算出的精确值：0.9⁹⁶ ≈ 4.05e-5，约为万分之 0.4（原讲义中的“万分之 0.6”是舍入笔误）；"
+        "1.1⁹⁶ ≈ 9412（不是“≈ 12000”）。结论不变：每层的因子只要稍微偏离 1，乘过 96 层就是灾难。",
     ),
     chart(
         "chain",
@@ -81,8 +81,8 @@ CHAIN = slide(
         [src.chain(0.9, 96), src.chain(1.1, 96)],
         "/chain?derivative=0.9&depth=96",
         series=[
-            series(0, "plain", ("g = 0.9: 0.9^l", "g = 0.9：0.9^l"), "vermillion"),
-            series(1, "plain", ("g = 1.1: 1.1^l", "g = 1.1：1.1^l"), "purple"),
+            series(0, "plain", ("g = 0.9: 0.9ˡ", "g = 0.9：0.9ˡ"), "vermillion"),
+            series(1, "plain", ("g = 1.1: 1.1ˡ", "g = 1.1：1.1ˡ"), "purple"),
         ],
     ),
     claim(
@@ -118,14 +118,14 @@ SHORTCUT = slide(
         [src.chain(0.01, 96)],
         "/chain?derivative=0.01&depth=96",
         series=[
-            series(0, "plain", ("No shortcut: 0.01^l", "无捷径：0.01^l"), "vermillion"),
-            series(0, "residual", ("Shortcut: 1.01^l", "有捷径：1.01^l"), "blue"),
+            series(0, "plain", ("No shortcut: 0.01ˡ", "无捷径：0.01ˡ"), "vermillion"),
+            series(0, "residual", ("Shortcut: 1.01ˡ", "有捷径：1.01ˡ"), "blue"),
         ],
     ),
     claim(
         (
-            "With f′ = 0.01 over 96 layers: {plain|3} without the shortcut, {residual|6} with it.",
-            "f′ = 0.01，经过 96 层：没有捷径为 {plain|3}，有捷径为 {residual|6}。",
+            "With f′ = 0.01 over 96 blocks: {plain|3} without the shortcut, {residual|6} with it.",
+            "f′ = 0.01，经过 96 块：没有捷径为 {plain|3}，有捷径为 {residual|6}。",
         ),
         {"plain": read(0, "plain_final"), "residual": read(0, "residual_final")},
         [check("residual", "close", 1.01**96, rel=1e-9), check("plain", "close", 0.01**96, rel=1e-9)],
@@ -135,7 +135,7 @@ SHORTCUT = slide(
         ("The product of the f′ vanishes with depth.", "f′ 的连乘积随深度消失。"),
         ("Each block outputs its input plus a correction.", "每个块输出“输入 + 修正量”。"),
         "x = x + block(x)",
-        ("One addition per block.", "每块一次加法。"),
+        ("One addition per block.", "每块多做一次向量相加。"),
     ),
     aside=(
         "Like git: each block commits a diff on top of the unchanged original.",
@@ -148,9 +148,9 @@ TRAIN_SHORTCUT = slide(
     "train-shortcut",
     ("Training: 12 blocks, with and without the shortcut", "训练：12 块，有捷径与无捷径"),
     (
-        "The same 12-block model with a norm in every block, the same data: learn to copy a sequence. "
+        "The same 12-block model with a LayerNorm in front of every branch, the same data: learn to copy a sequence. "
         "Press T to train both on this server.",
-        "同一个每块都有归一化的 12 块模型、同样的数据：学习复制一个序列。按 T 在本服务器上训练这两个模型。",
+        "同一个每个分支前都有 LayerNorm 的 12 块模型、同样的数据：学习复制一个序列。按 T 在本服务器上训练这两个模型。",
     ),
     (
         "About 20 seconds on a laptop core. The task: a b c SEP → a b c, scored on the answer half. A loss of ln 15 is a "
@@ -164,7 +164,10 @@ TRAIN_SHORTCUT = slide(
         ("Training loss, copy task, 12 blocks", "训练损失：复制任务，12 块"),
         [src.train(TRAIN_KINDS)],
         src.train_link(TRAIN_KINDS),
-        labels=[("Without the shortcut", "无捷径"), ("With the shortcut", "有捷径")],
+        labels=[
+            ("LayerNorm, no shortcut", "有 LayerNorm、无捷径"),
+            ("LayerNorm + shortcut (Pre-LN)", "LayerNorm + 捷径（Pre-LN）"),
+        ],
     ),
     claim(
         (

@@ -14,8 +14,10 @@ DRIFT = slide(
     ("Drift inside one vector", "同一个向量内部的漂移"),
     (
         "Without any norm the stream snowballs much faster. Look inside one token vector: its largest and its smallest "
-        "coordinate both grow, and the distance between them grows with them.",
-        "完全没有归一化时，残差流滚雪球要快得多。看一个词元向量的内部：它绝对值最大和最小的分量都在变大，两者之间的距离也随之变大。",
+        "|component| grow together, by about ten decades over 48 blocks. On the log axis the two lines stay parallel: what "
+        "drifts is the whole scale, not the spread inside the vector.",
+        "完全没有归一化时，残差流滚雪球要快得多。看一个词元向量的内部：它绝对值最大和最小的分量一起变大，48 块里增长了约十个数量级。"
+        "在对数坐标轴上两条线保持平行：漂移的是整个尺度，而不是向量内部的差距。",
     ),
     (
         "Per block: the mean over tokens of the largest and of the smallest |coordinate| of a token vector. Honest "
@@ -28,22 +30,22 @@ DRIFT = slide(
     ),
     chart(
         "layers",
-        ("Largest and smallest |coordinate| per block", "每块绝对值最大与最小的分量"),
+        ("Largest and smallest |component| per block", "每块绝对值最大与最小的分量"),
         [src.trace(SNOW)],
         src.trace_link("/norms", SNOW, norm_scale="log"),
         panels=[panel(("Mean over tokens of |x_i|", "|x_i| 对词元的平均"), log=True)],
         series=[
-            series(0, "token_max_abs", ("Largest |coordinate|", "绝对值最大的分量"), "vermillion"),
-            series(0, "token_min_abs", ("Smallest |coordinate|", "绝对值最小的分量"), "blue"),
+            series(0, "token_max_abs", ("Largest |component|", "绝对值最大的分量"), "vermillion"),
+            series(0, "token_min_abs", ("Smallest |component|", "绝对值最小的分量"), "blue"),
         ],
         overlays=[{"type": "hline", "value": 65504.0, "label": {"key": "series.fp16_max"}, "color": "vermillion"}],
     ),
     claim(
         (
-            "Largest coordinate: {max0|3} at the embedding, {maxL|3} at block 48 (past 10⁴ from block {past|0}); "
-            "smallest: {min0|3} → {minL|3}. Their ratio stays between {low|2} and {high|2}.",
+            "Largest |component|: {max0|3} at the embedding, {maxL|3} at block 48 (past 10⁴ from block {past|0}); "
+            "smallest: {min0|3} → {minL|3}. Their ratio stays between {low|2} and {high|2} on every block.",
             "绝对值最大的分量：嵌入层为 {max0|3}，第 48 块为 {maxL|3}（从第 {past|0} 块起超过 10⁴）；"
-            "绝对值最小的分量：{min0|3} → {minL|3}。两者之比保持在 {low|2} 到 {high|2} 之间。",
+            "绝对值最小的分量：{min0|3} → {minL|3}。每一块上两者之比都保持在 {low|2} 到 {high|2} 之间。",
         ),
         {
             "max0": read(0, "embedding.token_max_abs"),
@@ -57,8 +59,14 @@ DRIFT = slide(
             "low": op("min", "spread"),
             "high": op("max", "spread"),
             "growth": op("ratio", ["maxL", "max0"]),
+            "drift_of_spread": op("ratio", ["high", "low"]),
         },
-        [check("growth", ">", 1e9), check("spread", "between", [30.0, 1000.0]), check("past", "between", [1, 48])],
+        [
+            check("growth", "between", [1e9, 1e11]),  # "about ten decades"
+            check("spread", "between", [30.0, 1000.0]),
+            check("drift_of_spread", "<", 20.0),  # "parallel": the spread moves by far less than the scale
+            check("past", "between", [1, 48]),
+        ],
     ),
     departs=departs(
         "48 blocks, GELU, shortcut, no norm: the /precision page's stack.",
@@ -76,23 +84,23 @@ FLOAT16 = slide(
     ),
     (
         "The same weights run twice, in float16 and in float32, on this CPU: the overflow really happens. bfloat16 "
-        "keeps float32's range but has even fewer digits: it cannot even store 10000 (the nearest value is 9984) and swallows "
-        "the update too. This is why mixed-precision "
+        "keeps float32's range but has even fewer digits: it cannot even store 10000 (the nearest value is 9984) and rounds "
+        "the update away too. This is why mixed-precision "
         "training keeps a float32 master copy of the weights and why the stream must not snowball.",
         "相同的权重在本机 CPU 上分别用 float16 和 float32 运行：溢出是真实发生的。bfloat16 保留了 float32 的范围，但有效"
-        "数字更少：它连 10000 都存不下（最接近的值是 9984），同样会吞掉更新。这就是混合精度训练要保留一份 float32 主权重、残差流不能滚雪球的原因。",
+        "数字更少：它连 10000 都存不下（最接近的值是 9984），更新同样会被舍入掉。这就是混合精度训练要保留一份 float32 主权重、残差流不能滚雪球的原因。",
     ),
     chart(
         "precision",
-        ("Largest |entry| per block: float16 vs float32", "每块最大元素绝对值：float16 对比 float32"),
+        ("Largest |component| per block: float16 vs float32", "每块绝对值最大的分量：float16 对比 float32"),
         [src.precision()],
         "/precision",
     ),
     claim(
         (
-            "In float16 this stack overflows at block {layer|0}; in float32 its largest entry passes 65504 at block "
+            "In float16 this stack overflows at block {layer|0}; in float32 its largest |component| passes 65504 at block "
             "{f32|0}. 10000 + 0.001 gives {f16|6} in float16, {bf16|6} in bfloat16 and {f32sum|10} in float32.",
-            "以 float16 运行时，这个网络在第 {layer|0} 块溢出；float32 下最大元素在第 {f32|0} 块超过 65504。"
+            "以 float16 运行时，这个网络在第 {layer|0} 块溢出；float32 下绝对值最大的分量在第 {f32|0} 块超过 65504。"
             "10000 + 0.001 在 float16 中得 {f16|6}，bfloat16 中得 {bf16|6}，float32 中得 {f32sum|10}。",
         ),
         {

@@ -60,6 +60,17 @@ function value(spec, answers, known) {
       const i = arg.findIndex((v) => v !== null && v > spec.bound);
       return i < 0 ? null : i + 1;
     }
+    case 'last_over': {
+      let i = arg.findIndex((v) => v !== null && v > spec.bound);
+      if (i < 0) return null;
+      while (i + 1 < arg.length && arg[i + 1] !== null && arg[i + 1] > spec.bound) i += 1;
+      return i + 1;
+    }
+    case 'slice': {
+      const start = known[spec.start];
+      const stop = spec.stop ? known[spec.stop] : undefined;
+      return start === null ? null : arg.slice(start - 1 + (spec.shift ?? 0), stop ?? undefined);
+    }
     default: throw new Error(`unknown value op ${spec.op}`);
   }
 }
@@ -87,7 +98,7 @@ function passes(check, v) {
 export function failures(claim, measured) {
   return claim.checks.filter((check) => {
     const v = measured[check.value];
-    const items = Array.isArray(v) ? v : [v];
+    const items = Array.isArray(v) ? v.flat(Infinity) : [v];   // a range on several seeds: every entry
     return !items.length || !items.every((item) => passes(check, item));
   }).map((check) => check.value);
 }

@@ -178,7 +178,8 @@ export class Deck {
     const failed = failures(slide.claim, measured);
     this.sections[i].querySelector('[data-claim]').textContent = statement(slide.claim, measured);
     const mark = this.sections[i].querySelector('[data-check]');
-    mark.textContent = failed.length ? t('lecture.check_failed', { names: failed.join(', ') }) : t('lecture.checked');
+    const verdict = failed.length ? t('lecture.check_failed', { names: failed.join(', ') }) : t('lecture.checked');
+    mark.textContent = slide.claim.checks.length ? verdict : '';   // a slide that measures nothing claims no ✓
     mark.classList.toggle('failed', failed.length > 0);
     this.sections[i].dataset.claimChecked = failed.length ? 'failed' : 'ok';
   }

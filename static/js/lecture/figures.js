@@ -187,10 +187,13 @@ function barsFigure(chart, answers, theme) {
 function tableFigure(chart, answers, theme, slide) {
   const style = themeOf(theme);
   const fig = { data: [], layout: layout(theme, { title: tr(chart.title) }) };
-  // cells: each the value its slide showed, with that slide's digits; null: no slide showed it, left blank
+  // cells: each the value its slide showed, with that slide's digits (a range low – high where seeds disagree)
   const measured = chart.cells ? evaluate(slide.claim, answers) : null;
+  const cellText = (cell) => (cell.upto
+    ? `${formatNumber(measured[cell.value], cell.digits)} – ${formatNumber(measured[cell.upto], cell.digits)}`
+    : formatNumber(measured[cell.value], cell.digits));
   const columns = chart.columns.map((c, j) => (chart.cells
-    ? chart.cells.map((row) => (row[j] ? formatNumber(measured[row[j].value], row[j].digits) : ''))
+    ? chart.cells.map((row) => (row[j] ? cellText(row[j]) : ''))
     : answers.map((answer) => formatNumber(readPath(answer, c.path), 3))));
   fig.data.push({ type: 'table', columnwidth: [1.5, ...chart.columns.map(() => 1)],
     header: { values: ['', ...chart.columns.map((c) => `<b>${tr(c.label).replace(/\n/g, '<br>')}</b>`)], align: ['left', 'right'],

@@ -1,0 +1,55 @@
+"""The papers the deck cites: one table, read by the footer's source line of each slide and by the references slide.
+
+A slide cites a paper by naming it the way the table's short form does ("Xiong et al. 2020") in its text or notes;
+`cited_by` finds them, so the source line cannot forget a paper the notes lean on. tests/test_lecture.py fails when a
+slide names an author-year the table does not hold.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+# short form -> full citation (authors, year, title, venue)
+PAPERS: dict[str, str] = {
+    "Ba et al. 2016": "J. L. Ba, J. R. Kiros, G. E. Hinton (2016). Layer Normalization. arXiv:1607.06450.",
+    "Devlin et al. 2019": "J. Devlin, M.-W. Chang, K. Lee, K. Toutanova (2019). BERT: Pre-training of Deep "
+    "Bidirectional Transformers for Language Understanding. NAACL 2019.",
+    "Dong et al. 2021": "Y. Dong, J.-B. Cordonnier, A. Loukas (2021). Attention is not all you need: pure attention "
+    "loses rank doubly exponentially with depth. ICML 2021.",
+    "Goyal et al. 2017": "P. Goyal et al. (2017). Accurate, Large Minibatch SGD: Training ImageNet in 1 Hour. "
+    "arXiv:1706.02677.",
+    "He et al. 2016": "K. He, X. Zhang, S. Ren, J. Sun (2016). Deep Residual Learning for Image Recognition. CVPR "
+    "2016; and Identity Mappings in Deep Residual Networks. ECCV 2016.",
+    "Heimersheim & Turner 2023": "S. Heimersheim, A. Turner (2023). Residual stream norms grow exponentially over the "
+    "forward pass. AI Alignment Forum.",
+    "Ioffe & Szegedy 2015": "S. Ioffe, C. Szegedy (2015). Batch Normalization: Accelerating Deep Network Training by "
+    "Reducing Internal Covariate Shift. ICML 2015.",
+    "Srivastava et al. 2015": "R. K. Srivastava, K. Greff, J. Schmidhuber (2015). Training Very Deep Networks. "
+    "NeurIPS 2015.",
+    "Sun et al. 2024": "M. Sun, X. Chen, J. Z. Kolter, Z. Liu (2024). Massive Activations in Large Language Models. "
+    "COLM 2024.",
+    "Vaswani et al. 2017": "A. Vaswani et al. (2017). Attention Is All You Need. NeurIPS 2017.",
+    "Xiao et al. 2023": "G. Xiao, Y. Tian, B. Chen, S. Han, M. Lewis (2023). Efficient Streaming Language Models with "
+    "Attention Sinks. ICLR 2024.",
+    "Xiong et al. 2020": "R. Xiong et al. (2020). On Layer Normalization in the Transformer Architecture. ICML 2020.",
+    "Zhang & Sennrich 2019": "B. Zhang, R. Sennrich (2019). Root Mean Square Layer Normalization. NeurIPS 2019.",
+}
+# "Xiong et al. 2020", "Zhang & Sennrich 2019", and the Chinese "Xiong 等 2020", "Zhang 与 Sennrich 2019"
+AUTHOR_YEAR = re.compile(r"\b([A-Z][a-z]+)(?: et al\.| & [A-Z][a-z]+| 等| 与 [A-Z][a-z]+) (\d{4})\b")
+
+
+def named(text: str) -> list[str]:
+    """Every author-year a text names, in the table's short form (English and Chinese forms alike)."""
+    out = []
+    for match in AUTHOR_YEAR.finditer(text):
+        author, year = match.groups()
+        short = next((key for key in PAPERS if key.startswith(author + " ") and key.endswith(year)), None)
+        out.append(short or f"{author} {year}")
+    return out
+
+
+def cited_by(slide: dict[str, Any]) -> list[str]:
+    """The papers a slide names in its text and notes, in the order they first appear."""
+    texts = " ".join(slide[field]["en"] for field in ("text", "notes"))
+    return list(dict.fromkeys(named(texts)))
