@@ -18,6 +18,12 @@ from ..services.deck import bake
 from .registry import PAGES, templates
 
 
+def recorded_deck() -> list[dict[str, Any]]:
+    """The deck as the file tells it: a slide's offline_text (its charts were recorded, not computed now) is its text,
+    so no copy of the live wording travels in the file."""
+    return [{**s, "text": s["offline_text"]} if s.get("offline_text") else s for s in DECK]
+
+
 def page_data(lang: str, origin: str, baked: dict[str, Any]) -> dict[str, Any]:
     return {
         "page": "lecture",
@@ -28,7 +34,7 @@ def page_data(lang: str, origin: str, baked: dict[str, Any]) -> dict[str, Any]:
         "schema": None,
         "presets": None,
         "strings": client_table(lang),
-        "extra": {"deck": DECK, "origin": origin, "baked": baked, "links": reachable(origin)},
+        "extra": {"deck": recorded_deck(), "origin": origin, "baked": baked, "links": reachable(origin)},
         "nav": {},
     }
 
