@@ -130,7 +130,11 @@ STRINGS: dict[str, tuple[str, str]] = {
     "law.line": ("a line {x} + c·l", "直线 {x} + c·l"),
     "law.exp": ("geometric growth {x}·e^(c·l)", "几何增长 {x}·e^(c·l)"),
     "law.power": ("the power ({x}^(1/p) + c·l)^p with p = {p}", "幂律 ({x}^(1/p) + c·l)^p，p = {p}"),
-    "series.law": ("Fit: {law}", "拟合：{law}"),
+    # The legend's short names (a phone's row is 340 px wide); the caption under the chart gives the formula.
+    "series.law.sqrt": ("Fit: √l growth", "拟合：√l 增长"),
+    "series.law.line": ("Fit: a line", "拟合：直线"),
+    "series.law.exp": ("Fit: geometric", "拟合：几何增长"),
+    "series.law.power": ("Fit: power, p = {p}", "拟合：幂律，p = {p}"),
 }
 
 
@@ -204,7 +208,7 @@ def figure(trace: Json, lang: str, theme: str, choice: LawChoice | None) -> Json
     data.append(line(theme, text("series.branch_norm", lang), x[1:], branch, PALETTE["vermillion"], width=0.8))
     if choice is not None and choice.law is not None:
         start = fit_from(cfg)
-        name = text("series.law", lang, law=law_name(choice.law, lang, start))
+        name = text(f"series.law.{choice.law.key}", lang, p=fmt(choice.law.p, lang))
         data.append(line(theme, name, x[start:], choice.law.curve, PALETTE["black"], dash="dash", markers=False))
         data[-1]["line"]["width"] *= 0.6
     if is_pinned(cfg):

@@ -154,20 +154,21 @@ def page_data(request: Request, page: Page, lang: str, embed_chart: str | None) 
 # once per worker (about 12 ms of CPU on the event loop each time otherwise, which 200 students arriving at once
 # queue behind).
 RENDERED_PAGES = 256
-_rendered: OrderedDict[tuple[str, str | None, str, str], bytes] = OrderedDict()
+_rendered: OrderedDict[tuple[str, str | None, str, str], tuple[Page, bytes]] = OrderedDict()
 
 
 def render_page(request: Request, key: str, embed_chart: str | None = None) -> HTMLResponse:
     lang = request_lang(request)
     cache_key = (key, embed_chart, lang, request.url.query)
-    body = _rendered.get(cache_key)
-    if body is None:
+    cached = _rendered.get(cache_key)
+    if cached is not None and cached[0] is PAGES[key]:  # a page replaced in PAGES is rendered anew
+        body = cached[1]
+        _rendered.move_to_end(cache_key)
+    else:
         body = _render(request, key, lang, embed_chart)
-        _rendered[cache_key] = body
+        _rendered[cache_key] = (PAGES[key], body)
         if len(_rendered) > RENDERED_PAGES:
             _rendered.popitem(last=False)
-    else:
-        _rendered.move_to_end(cache_key)
     return HTMLResponse(body, headers={"Vary": "Accept-Language"})
 
 

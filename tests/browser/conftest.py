@@ -86,6 +86,7 @@ class PageWatch:
         self.page, self.base = page, base_url
         self.errors: list[str] = []
         self.foreign: list[str] = []
+        self.expected: list[str] = []  # console errors a test provokes on purpose (see expect)
         host = urlparse(base_url).netloc
         page.on("console", self._on_console)
         page.on("pageerror", lambda e: self.errors.append(f"pageerror: {e}"))
@@ -98,8 +99,13 @@ class PageWatch:
         page.on("request", on_request)
 
     def _on_console(self, message) -> None:
-        if message.type == "error":
+        if message.type == "error" and not any(text in message.text for text in self.expected):
             self.errors.append(f"console: {message.text}")
+
+    def expect(self, text: str) -> None:
+        """Console errors containing text are the test's doing (e.g. the browser's own line for each request made while
+        the test holds the page offline), not the page's."""
+        self.expected.append(text)
 
     def open(self, path: str, charts: tuple[str, ...] = (), timeout: float = 60_000):
         """Go to path and wait until the page is ready and every named chart has been drawn."""

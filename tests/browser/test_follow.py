@@ -62,6 +62,7 @@ def test_a_phone_that_lost_its_connection_comes_back_to_the_current_slide(open_d
     phone = open_device("phone")
     phone.open(f"/lecture?follow={room}")
     phone.page.wait_for_function("() => document.body.dataset.follow === 'following'")
+    phone.expect("net::ERR_INTERNET_DISCONNECTED")  # Chromium logs each reconnection tried while offline
     phone.page.context.set_offline(True)  # Wi-Fi gone (or the phone asleep) while the lecturer moves on
     lecturer.page.keyboard.press("ArrowRight")
     lecturer.page.keyboard.press("ArrowRight")
