@@ -29,3 +29,23 @@ def every_page() -> list[tuple[str, tuple[str, ...]]]:
 
 def with_lang(path: str, lang: str) -> str:
     return f"{path}{'&' if '?' in path else '?'}lang={lang}"
+
+
+def page_screens(devices: tuple[str, ...], langs: tuple[str, ...] = ("en", "zh")) -> list[Any]:
+    """(path, charts, lang, device) cases: every page in every language on every device; every /embed/ chart once,
+    the (language, device) pairs taken in turn. The embeds share one template and differ only in their chart, so
+    each chart is checked once and every pair still meets a quarter of them (all pairs for all of them cost ~8 min
+    of a CI run)."""
+    import pytest
+
+    pairs = [(lang, device) for device in devices for lang in langs]
+    cases: list[Any] = []
+    embeds = 0
+    for path, charts in every_page():
+        if path.startswith("/embed/"):
+            chosen = [pairs[embeds % len(pairs)]]
+            embeds += 1
+        else:
+            chosen = pairs
+        cases += [pytest.param(path, charts, lang, device, id=f"{path}-{lang}-{device}") for lang, device in chosen]
+    return cases

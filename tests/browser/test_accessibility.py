@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.browser.screens import every_page, with_lang
+from tests.browser.screens import page_screens, with_lang
 
 AXE = Path(__file__).resolve().parent / "node_modules" / "axe-core" / "axe.min.js"
 # axe's defaults, plus target-size (WCAG 2.2 AA 2.5.8, off by default): fingers in the room need room.
@@ -42,9 +42,7 @@ def report(found: list[dict]) -> str:
     return "\n".join(f"{v['id']} ({v['impact']}): {v['help']}\n    " + "\n    ".join(v["nodes"]) for v in found)
 
 
-@pytest.mark.parametrize("device", ["desktop", "phone"])
-@pytest.mark.parametrize("lang", ["en", "zh"])
-@pytest.mark.parametrize("path,charts", every_page(), ids=[p for p, _ in every_page()])
+@pytest.mark.parametrize("path,charts,lang,device", page_screens(("desktop", "phone")))
 def test_no_axe_violations(open_device, axe_path, path, charts, lang, device):
     watch = open_device(device, bypass_csp=True)
     watch.open(with_lang(path, lang), charts)

@@ -15,7 +15,7 @@ import pytest
 import segno
 
 from tests.browser.conftest import SCREENSHOTS
-from tests.browser.screens import every_page, with_lang
+from tests.browser.screens import page_screens, with_lang
 from tests.test_room import matrix_modules, svg_modules
 
 CHART_VISIBLE_PX = 120  # at least this much of the first chart (its title and legend) on the first screen
@@ -33,9 +33,7 @@ def shot_name(path: str, lang: str, device: str) -> str:
     return (re.sub(r"[^a-z0-9]+", "-", path.split("?")[0].lower()).strip("-") or "home") + f"-{lang}-{device}"
 
 
-@pytest.mark.parametrize("device", ["phone", "tablet"])
-@pytest.mark.parametrize("lang", ["en", "zh"])
-@pytest.mark.parametrize("path,charts", every_page(), ids=[p for p, _ in every_page()])
+@pytest.mark.parametrize("path,charts,lang,device", page_screens(("phone", "tablet")))
 def test_fits_the_screen_and_shows_the_chart_first(open_device, path, charts, lang, device):
     watch = open_device(device)
     watch.open(with_lang(path, lang), charts)
