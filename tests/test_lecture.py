@@ -7,6 +7,7 @@ import html as html_lib
 import itertools
 import json
 import re
+from pathlib import Path
 from urllib.parse import urlencode
 
 import pytest
@@ -615,3 +616,134 @@ def test_every_paper_a_slide_names_is_cited_in_full():
                 assert PAPERS[short] in references, short
     assert "Heimersheim & Turner 2023" in SLIDES["real-snowball"]["cites"] if "real-snowball" in SLIDES else True
     assert "Xiong et al. 2020" in SLIDES["snowball"]["cites"]
+
+
+# A slide number written into a text ("slides 8 and 9", "第 8、9 页", "slide 16"): it goes stale when a slide is
+# inserted, so slides name each other by id ({slide:post-vs-pre}) and build_deck writes the number in.
+LECTURE = Path(__file__).resolve().parents[1] / "app" / "experiments" / "lecture"
+LITERAL_SLIDE_NUMBER = re.compile(r"\b[Ss]lides? \d|第 ?\d+[^页。；]{0,12}页")
+
+
+def _slide_texts(slide: dict) -> list[tuple[str, str]]:
+    fields = {"title": slide["title"], "text": slide["text"], "notes": slide["notes"], **slide["claim"]}
+    fields |= {key: slide[key] for key in ("aside", "departs", "offline_text") if key in slide}
+    return [(f"{name}.{lang}", pair[lang]) for name, pair in fields.items() if "en" in pair for lang in ("en", "zh")]
+
+
+def test_slides_name_each_other_by_id_never_by_a_written_number():
+    from app.experiments.lecture import SLIDE_REFERENCE
+
+    sources = {path.name: path.read_text(encoding="utf-8") for path in LECTURE.glob("slides_*.py")}
+    references = [found for text in sources.values() for found in SLIDE_REFERENCE.findall(text)]
+    assert references and set(references) <= set(SLIDES), set(references) - set(SLIDES)
+    for name, text in sources.items():  # the written form, before numbering: only ids
+        assert not LITERAL_SLIDE_NUMBER.search(text), (name, LITERAL_SLIDE_NUMBER.search(text))
+    number = {slide_id: i for i, slide_id in enumerate(SLIDES, start=1)}
+    for slide in DECK:
+        for field, text in _slide_texts(slide):
+            assert "{slide:" not in text, (slide["id"], field)
+    notes = SLIDES["post-vs-pre"]["notes"]
+    assert f"slides {number['snowball']} and {number['increments']}" in notes["en"]
+    assert f"第 {number['snowball']}、{number['increments']} 页" in notes["zh"]
+    summary = SLIDES["summary"]["notes"]["en"]
+    assert f"slides {number['post-vs-pre']}–{number['post-vs-pre-grad']}" in summary
+
+
+def test_a_slide_reference_to_no_slide_stops_the_build():
+    from app.experiments.lecture import number_slides
+
+    assert number_slides({"a": ["see slide {slide:x}"]}, {"x": 3}) == {"a": ["see slide 3"]}
+    with pytest.raises(ValueError, match="names no slide"):
+        number_slides("slide {slide:gone}", {"x": 3})
+
+
+def _picture(lang: str, layout: str = "wide"):
+    import xml.etree.ElementTree as ET
+
+    svgs = re.findall(r"<svg .*?</svg>", SLIDES["block-diagram"]["picture"][lang], re.S)
+    (svg,) = [s for s in svgs if f"slide-picture {layout}" in s]
+    return ET.fromstring(svg)
+
+
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+def _nodes(column) -> dict[str, dict]:
+    """node -> its path (stream or branch) and its centre, read from the drawing."""
+    return {
+        g.get("data-node"): {"path": g.get("data-path"), "x": float(g.get("data-x")), "y": float(g.get("data-y"))}
+        for g in column.iter(f"{SVG}g")
+        if g.get("data-node")
+    }
+
+
+def test_block_diagram_comes_before_post_vs_pre_with_no_chart_and_no_check():
+    ids = list(SLIDES)
+    assert ids.index("block-diagram") == ids.index("post-vs-pre") - 1
+    slide = SLIDES["block-diagram"]
+    assert slide["chart"] is None and slide["claim"]["checks"] == []
+    assert slide["claim"]["values"]["post"] == {"const": 192} and slide["claim"]["values"]["pre"] == {"const": 0}
+
+
+@pytest.mark.parametrize("layout", ["wide", "tall"])
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_block_diagram_is_an_image_with_a_title_and_a_description(lang, layout):
+    svg = _picture(lang, layout)
+    assert svg.get("role") == "img"
+    title, desc = svg.find(f"{SVG}title"), svg.find(f"{SVG}desc")
+    assert svg.get("aria-labelledby") == title.get("id") and svg.get("aria-describedby") == desc.get("id")
+    chinese = re.compile(r"[\u4e00-\u9fff]")
+    assert bool(chinese.search(title.text)) == (lang == "zh") and bool(chinese.search(desc.text)) == (lang == "zh")
+    assert "Post-LN" in desc.text and "Pre-LN" in desc.text and ("shortcut" if lang == "en" else "捷径") in desc.text
+    texts = [t.text for t in svg.iter(f"{SVG}text")]
+    assert ("sublayer f" if lang == "en" else "子层 f") in texts and texts.count("LayerNorm") == 2
+    assert "Post-LN (2017)" in texts or "Post-LN（2017）" in texts
+    assert "x ← LN(x + f(x))" in texts and "x ← x + f(LN(x))" in texts
+    assert all(int(t.get("font-size")) >= 24 for t in svg.iter(f"{SVG}text"))  # drawn 1:1 on the 1280x720 stage
+
+
+def test_post_ln_draws_the_norm_on_the_shortcut_after_the_add_and_pre_ln_only_on_the_branch():
+    svg = _picture("en")
+    columns = {g.get("data-placement"): g for g in svg.iter(f"{SVG}g") if g.get("data-placement")}
+    post, pre = _nodes(columns["post"]), _nodes(columns["pre"])
+
+    def upward(nodes, path):  # the nodes of a path, in the order the stream meets them (drawn bottom to top)
+        return [n for n, _ in sorted(((n, v) for n, v in nodes.items() if v["path"] == path), key=lambda i: -i[1]["y"])]
+
+    assert upward(post, "stream") == ["input", "add", "norm", "output"] and upward(post, "branch") == ["sublayer"]
+    assert upward(pre, "stream") == ["input", "add", "output"] and upward(pre, "branch") == ["norm", "sublayer"]
+    spine = post["input"]["x"]
+    assert post["norm"]["x"] == spine and pre["norm"]["x"] != spine  # on the shortcut's line, or off it
+    # The thick blue line is unbroken in Pre-LN: one segment after another from input to output, nothing boxed on it.
+    for nodes, column in ((post, columns["post"]), (pre, columns["pre"])):
+        thick = [line for line in column.iter(f"{SVG}line") if line.get("data-path") == "shortcut"]
+        assert all(float(line.get("x1")) == float(line.get("x2")) == spine for line in thick)
+        assert len(thick) == sum(v["path"] == "stream" for v in nodes.values()) - 1
+    boxes_on_spine = [n for n, v in pre.items() if v["x"] == spine and n not in ("input", "add", "output")]
+    assert boxes_on_spine == []
+
+
+def test_block_diagram_claim_counts_the_norms_the_drawing_shows():
+    from app.experiments.lecture.diagram import PLACEMENTS, norms_on_stream
+
+    assert {p.key: norms_on_stream(p.key) for p in PLACEMENTS} == {"post": 1, "pre": 0}
+    values = SLIDES["block-diagram"]["claim"]["values"]
+    assert values["sublayers"]["const"] == 2 * values["blocks"]["const"] == 192  # attention and FFN in each block
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_block_diagram_is_in_the_live_deck_and_the_offline_file(client, lang, monkeypatch):
+    import asyncio
+
+    from app.pages import lecture_offline
+
+    async def nothing_baked():  # the chart slides' answers are tested above; the picture needs none
+        return {"answers": [], "slides": {}}
+
+    monkeypatch.setattr(lecture_offline, "bake", nothing_baked)
+    live = client.get("/lecture", params={"lang": lang}).text
+    offline = asyncio.run(lecture_offline.offline_html(lang, "https://lectures.example.org"))
+    picture = SLIDES["block-diagram"]["picture"][lang]
+    for html in (live, offline):
+        section = html.split('id="block-diagram"', 1)[1].split("</section>", 1)[0]
+        assert picture in section and 'class="slide-figure"' in section and "data-chart=" not in section

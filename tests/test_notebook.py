@@ -275,6 +275,12 @@ def test_a_two_panel_slide_and_a_slide_drawn_only_by_the_deck():
         rx.lecture.slide("title").figure()
 
 
+def test_a_drawn_slide_shows_its_picture_in_a_notebook():
+    diagram = rx.lecture.slide("block-diagram", lang="zh")
+    shown = diagram._repr_html_()
+    assert diagram.holds and 'role="img"' in shown and "子层 f" in shown and "192" in shown
+
+
 COMPUTED_SLIDES = [s["id"] for s in rx.lecture.DECK if s["chart"] and s["chart"]["kind"] != "train"]
 
 

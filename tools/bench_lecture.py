@@ -20,10 +20,14 @@ import time
 import urllib.request
 
 from app.assets import plotly_url
+from app.experiments.lecture import DECK
 from tools.chromium import CHROMIUM, CHROMIUM_ARGS
 from tools.localserver import free_port, local_server, uvicorn_args
 
-SLIDES = {"model": 2, "live-gradient": 5, "alternatives": 18}  # one trace; three traces; twelve traces
+# one trace; three traces; twelve traces. By id: a slide's number follows the deck's order.
+SLIDES = {
+    slide_id: [s["id"] for s in DECK].index(slide_id) + 1 for slide_id in ("model", "live-gradient", "alternatives")
+}
 
 
 def wait_for_warm_up(base: str, timeout_s: float = 600) -> float:

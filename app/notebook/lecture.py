@@ -71,7 +71,13 @@ class Slide(Saves):
 
     def _repr_html_(self) -> str:
         verdict = t("nb.claim_holds" if self.holds else "nb.claim_fails", self.lang, why="; ".join(self.failed))
-        return f"<h3>{html.escape(self.title)}</h3><p>{html.escape(self.statement())}</p><p><i>{html.escape(verdict)}</i></p>"
+        # a drawn slide (the block diagram) shows its picture: the side-by-side layout (the stacked one is a phone's)
+        picture = self.data.get("picture", {}).get(self.lang, "")
+        picture = f"<style>.slide-picture.tall {{ display: none; }}</style>{picture}" if picture else ""
+        return (
+            f"<h3>{html.escape(self.title)}</h3>{picture}<p>{html.escape(self.statement())}</p>"
+            f"<p><i>{html.escape(verdict)}</i></p>"
+        )
 
 
 def ids() -> list[str]:

@@ -7,6 +7,9 @@
 //   clipped  a text box reaches out of its chart's SVG, out of the root's box (a slide, the page's width);
 //   wrap     an equation line (.equation) broken in the middle of the expression;
 //   typeset  a raw underscore in a chart text (x_l, not xₗ); number: a computer exponent (4.9e+2) in a chart or caption.
+// A drawn picture (svg.slide-picture, a slide's diagram) is held to the same: no text overlapping another or a drawn
+// line, none clipped by the picture or the slide (a box's label stays inside its box), and, on the stage, small: text
+// under 24 px of the 1280x720 stage.
 // Boxes are screen rectangles (getBoundingClientRect), so a CSS scale (the deck's stage) changes nothing but units:
 // every tolerance is a fraction of the text's own height.
 (root) => {
@@ -123,6 +126,37 @@
     });
   }
 
+  /** Every shown slide picture: its texts against each other, its lines, its boxes, its edges and the stage's rule. */
+  function checkPictures(limit) {
+    root.querySelectorAll('svg.slide-picture').forEach((svg, k) => {
+      if (!shown(svg)) return;
+      const name = `picture ${svg.closest('.slide')?.id || k + 1}`;
+      const area = svg.getBoundingClientRect();
+      const perUnit = area.width / svg.viewBox.baseVal.width;   // screen px per picture unit
+      const stage = root === document.body ? 0 : root.getBoundingClientRect().width / 1280;   // screen px per stage px
+      const texts = [...svg.querySelectorAll('text')].filter(shown).map((el) => box(el, 'picture text'));
+      const lines = [...svg.querySelectorAll('line')].filter(shown).map((el) => el.getBoundingClientRect());
+      texts.forEach((t, i) => {
+        const r = ink(t);
+        const size = parseFloat(getComputedStyle(t.el).fontSize) * perUnit;
+        if (stage && size / stage < 23.5) problems.push(`${name}: small: "${t.label}" is ${Math.round(size / stage)} px on the stage (24 px at least)`);
+        const out = Math.max(area.left - r.left, r.right - area.right, area.top - r.top, r.bottom - area.bottom,
+          limit.left - r.left, r.right - limit.right, limit.top - r.top, r.bottom - limit.bottom);
+        if (out > 1) problems.push(`${name}: clipped: "${t.label}" reaches ${Math.round(out)} px out of the picture`);
+        const frame = t.el.parentNode.querySelector(':scope > rect')?.getBoundingClientRect();
+        if (frame && (r.left < frame.left || r.right > frame.right || r.top < frame.top || r.bottom > frame.bottom)) {
+          problems.push(`${name}: clipped: "${t.label}" reaches out of its box`);
+        }
+        for (const other of texts.slice(i + 1)) {
+          if (meet(ink(t, lineOf(t) * 0.1), ink(other, lineOf(other) * 0.1))) problems.push(`${name}: overlap: "${t.label}" / "${other.label}"`);
+        }
+        if (lines.some((l) => meet(r, { left: l.left, right: l.right, top: l.top, bottom: l.bottom }))) {
+          problems.push(`${name}: on-line: "${t.label}" covers a drawn line`);
+        }
+      });
+    });
+  }
+
   const rootBox = root.getBoundingClientRect();
   // A page scrolls down, never sideways: its limit is the window's width; a slide's is its own box.
   const limit = root === document.body
@@ -132,6 +166,7 @@
     if (!gd.querySelector('.main-svg') || !shown(gd)) return;
     checkChart(gd, gd.dataset.chart || gd.id || `chart ${k + 1}`, limit);
   });
+  checkPictures(limit);
   checkEquations();
   checkWriting();
   return [...new Set(problems)];

@@ -2,20 +2,22 @@
 
 Each slide has a title, one to three sentences, speaker notes (English and Chinese), a chart request (the API
 calls it needs, `sources`, and how to draw them, `kind`) and a claim: named values read from those answers and
-checks on them. The browser fills the caption with the values it measured; tests/test_lecture.py runs every
+checks on them. A slide names another by id, {slide:post-vs-pre}, never by number: build_deck writes the number
+in, so inserting a slide (or leaving out the real models' slides) cannot leave a note pointing at the wrong one. The browser fills the caption with the values it measured; tests/test_lecture.py runs every
 slide's sources through the real API and asserts every check, so the deck cannot say what the models do not show.
 
 reference        the deck's one reference model (96 blocks, tanh, Xavier, seed 0) and its requests
 slides_gradient  the gradient's trip down 96 blocks and the shortcut
 slides_reference the slides on the reference model: live chain product, norm alone, snowball, its increments
 slides_walls     what the snowballing stream runs into: drift, 16-bit overflow, softmax saturation
-slides_norm      normalization: LayerNorm by hand, Post-LN vs Pre-LN, RMSNorm
+slides_norm      normalization: LayerNorm by hand, Post-LN vs Pre-LN (drawn by diagram.py, then measured), RMSNorm
 slides_real      real pretrained models: the pinning, the snowball, the first-token sink (where installed)
 slides_overview  title, alternatives (read from the registries), summary, references (papers.py)
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from . import slides_gradient, slides_norm, slides_real, slides_walls
@@ -43,7 +45,28 @@ def build_deck() -> list[dict[str, Any]]:
     ids = [s["id"] for s in deck]
     if len(set(ids)) != len(ids):
         raise ValueError(f"slide ids must be unique: {ids}")
-    return deck
+    numbers = {slide_id: i for i, slide_id in enumerate(ids, start=1)}
+    return [number_slides(slide, numbers) for slide in deck]
+
+
+SLIDE_REFERENCE = re.compile(r"\{slide:([\w-]+)\}")
+
+
+def number_slides(value: Any, numbers: dict[str, int]) -> Any:
+    """Every {slide:id} in a slide's strings (text, notes, claim, aside ...) replaced by that slide's number."""
+    if isinstance(value, str):
+
+        def number(match: re.Match[str]) -> str:
+            if match[1] not in numbers:
+                raise ValueError(f"{match[0]} names no slide of the deck")
+            return str(numbers[match[1]])
+
+        return SLIDE_REFERENCE.sub(number, value)
+    if isinstance(value, dict):
+        return {key: number_slides(item, numbers) for key, item in value.items()}
+    if isinstance(value, list):
+        return [number_slides(item, numbers) for item in value]
+    return value
 
 
 DECK: list[dict[str, Any]] = build_deck()

@@ -1,4 +1,4 @@
-"""Slides 2-8: the gradient's trip down 96 blocks, and the first stabilizer, the shortcut."""
+"""The opening slides: the gradient's trip down 96 blocks, and the first stabilizer, the shortcut."""
 
 from __future__ import annotations
 

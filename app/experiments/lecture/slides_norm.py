@@ -1,11 +1,13 @@
-"""Slides 12-17: the second stabilizer, normalization: LayerNorm by hand, where it sits, RMSNorm."""
+"""The second stabilizer, normalization: LayerNorm by hand, where it sits (drawn, then measured), RMSNorm."""
 
 from __future__ import annotations
 
 import math
 
+from ...models.stack import BLOCKS
 from . import sources as src
-from .build import chart, check, claim, op, panel, qa, read, series, slide
+from .build import chart, check, claim, const, op, panel, qa, read, series, slide
+from .diagram import norms_on_stream, pictures
 from .reference import departs
 
 X = [8.0, 2.0, 2.0, 4.0]
@@ -108,12 +110,55 @@ GAMMA_BETA = slide(
     ),
     equation="y = γ ⊙ x̂ + β",
     aside=(
-        "Format after writing, or agree on the style first? Next slide.",
-        "写完再格式化，还是先约定风格？见下一页。",
+        "Format after writing, or agree on the style first? The next two slides.",
+        "写完再格式化，还是先约定风格？见接下来两页。",
     ),
 )
 
 POST_96 = src.model("post_ln", depth=96)
+SUBLAYERS_96 = POST_96.depth * len(BLOCKS[POST_96.block](POST_96))  # attention and FFN: a unit each
+
+DIAGRAM = slide(
+    "block-diagram",
+    ("Where the norm sits, drawn", "归一化放在哪里：画出来看"),
+    (
+        "Follow the thick blue line, the shortcut, from input to output. In Post-LN it runs through the LayerNorm "
+        "after the add, so every block's output passes a norm. In Pre-LN the norm sits on the branch only, and the "
+        "shortcut runs unbroken from input to output.",
+        "沿着粗蓝线（捷径）从输入走到输出。在 Post-LN 中，它在相加之后穿过 LayerNorm，所以每一块的输出都要经过一个"
+        "归一化。在 Pre-LN 中，归一化只在分支上，捷径从输入到输出一路畅通。",
+    ),
+    (
+        "Point at the orange box. In Post-LN it sits on the blue line: the gradient from the loss back to the first "
+        "block passes one norm per sublayer, as many norms as sublayers, and slide {slide:post-vs-pre-grad} shows it "
+        "fading on the way. In Pre-LN the blue line is an identity path: the last block's output is the first block's "
+        "input plus every branch's output, so its derivative with respect to that input always contains the "
+        "identity, whatever the branches do. A Transformer block has two such sublayers, attention and the FFN, each "
+        "drawn like this one. Drawn bottom to top, as in Xiong et al. 2020, Figure 1.",
+        "指着橙色的框。在 Post-LN 中它就在蓝线上：梯度从损失传回第一块，每个子层都要经过一个归一化，子层有多少个，"
+        "归一化就有多少个；第 {slide:post-vs-pre-grad} 页显示它一路衰减。在 Pre-LN 中，蓝线是一条恒等通路："
+        "最后一块的输出等于第一块的输入加上所有分支的输出，所以它对该输入的导数里总含有单位矩阵，与分支做什么无关。"
+        "Transformer 的一个块有两个这样的子层：注意力和前馈，各自都像这里画的一样。与 Xiong 等 2020 的图 1 一样，"
+        "从下往上画。",
+    ),
+    None,
+    claim(
+        (
+            "In the {blocks|0} blocks of the next slides ({sublayers|0} sublayers), the stream passes {post|0} "
+            "LayerNorms from the first block's input to the last block's output in Post-LN, and {pre|0} in Pre-LN.",
+            "在接下来几页的 {blocks|0} 块中（共 {sublayers|0} 个子层），残差流从第一块的输入到最后一块的输出，"
+            "在 Post-LN 中要经过 {post|0} 个 LayerNorm，在 Pre-LN 中经过 {pre|0} 个。",
+        ),
+        {
+            "blocks": const(POST_96.depth),
+            "sublayers": const(SUBLAYERS_96),
+            "post": const(SUBLAYERS_96 * norms_on_stream("post")),
+            "pre": const(SUBLAYERS_96 * norms_on_stream("pre")),
+        },
+        [],  # counted from the drawing, not measured: no ✓
+    ),
+    picture=pictures("block-diagram"),
+)
 PRE_96 = src.model("pre_ln_2017", depth=96)
 POST_PRE = [src.trace(POST_96), src.trace(PRE_96)]
 POST_PRE_LINK = src.compare_link(["post_ln", "pre_ln_2017"], 96)
@@ -132,10 +177,10 @@ POSITION = slide(
     (
         "Same 2017 recipe for both (Xavier, ReLU), 96 blocks: only the norm's position differs. Post-LN fixes every token "
         "vector's norm at √d = 8 (width d = 64); Pre-LN lets the stream grow with depth. Here it grows nearly linearly "
-        "(the caption's exponent): faster than the tanh model of slides 8 and 9, whose exponent is near ½. How fast a "
+        "(the caption's exponent): faster than the tanh model of slides {slide:snowball} and {slide:increments}, whose exponent is near ½. How fast a "
         "Pre-LN stream grows depends on the branch, not on Pre-LN alone.",
         "两者都用 2017 配方（Xavier、ReLU），96 块：只有归一化的位置不同。Post-LN 把每个词元向量的范数固定为 √d = 8"
-        "（宽度 d = 64）；Pre-LN 让残差流随深度增长。这里它几乎是线性增长（见说明文字中的指数）：比第 8、9 页 tanh 模型"
+        "（宽度 d = 64）；Pre-LN 让残差流随深度增长。这里它几乎是线性增长（见说明文字中的指数）：比第 {slide:snowball}、{slide:increments} 页 tanh 模型"
         "（指数接近 ½）更快。Pre-LN 残差流长得多快取决于分支，而不只取决于 Pre-LN 本身。",
     ),
     chart(
@@ -337,4 +382,4 @@ RMSNORM = slide(
     ),
 )
 
-SLIDES = [LAYERNORM, GAMMA_BETA, POSITION, POSITION_GRAD, POSITION_TRAIN, RMSNORM]
+SLIDES = [LAYERNORM, GAMMA_BETA, DIAGRAM, POSITION, POSITION_GRAD, POSITION_TRAIN, RMSNORM]

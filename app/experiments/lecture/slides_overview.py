@@ -17,7 +17,7 @@ ALTERNATIVES_DEPTH = 96
 # averages start as the identity); a gate (Highway) or no shortcut at all does not.
 IDENTITY_PATHS = ("identity", "rezero", "dense")
 # Placements that put a norm on that path itself, after the add (Post-LN everywhere, Mix-LN in its first blocks): the
-# gradient then passes through a norm at every such block (slides 15-17).
+# gradient then passes through a norm at every such block (the post-vs-pre slides).
 NORM_ON_PATH = ("post", "mix")
 
 
@@ -154,7 +154,7 @@ def alternatives_slide() -> dict[str, Any]:
             },
             [
                 check("kept", "between", [0.5, 20.0]),
-                check("normed_low", "<", 0.2),  # Post-LN fades the gradient (slide 16)
+                check("normed_low", "<", 0.2),  # Post-LN fades the gradient (post-vs-pre-grad)
                 check("lost", "<", 1e-6),
             ],
         ),
@@ -259,15 +259,15 @@ def summary_slide(slides: list[dict[str, Any]]) -> dict[str, Any]:
         (
             "The reference model in every row (96 blocks, tanh, Xavier; seed 0 where the seeds agree, the range over "
             "seeds 0–3 where they do not). Where the norm sits is not in the table: after the add (Post-LN, slides "
-            "15–16) it fades the gradient to 0.083 of the top's, before the branch (Pre-LN) it does not. "
+            "{slide:post-vs-pre}–{slide:post-vs-pre-grad}) it fades the gradient to 0.083 of the top's, before the branch (Pre-LN) it does not. "
             "Every number is the one its slide showed, from the same requests. 'overflow' marks a value that became inf "
-            "or NaN. Not in the table: the two walls (slides 11 and 12: float16 overflows at block 21 of a no-norm "
-            "stack, softmax's Jacobian vanishes as the scale grows) and training (slides 7 and 17: without the "
+            "or NaN. Not in the table: the two walls (slides {slide:float16} and {slide:softmax}: float16 overflows at block 21 of a no-norm "
+            "stack, softmax's Jacobian vanishes as the scale grows) and training (slides {slide:train-shortcut} and {slide:post-vs-pre-train}: without the "
             "shortcut, or Post-LN without warm-up, the loss stays at the uniform guess).",
             "每一行都是参考模型（96 块、tanh、Xavier；各种子结论一致时用种子 0，不一致时给出种子 0–3 的范围）。"
-            "表中没有归一化的位置：放在相加之后（Post-LN，第 15–16 页）会让梯度衰减到顶部的 0.083，放在分支之前（Pre-LN）则不会。每个数字都来自对应页面的同一组请求，与该页显示的数字相同。“溢出”表示数值变成了 inf 或 NaN。"
-            "表中没有的：两堵墙（第 11、12 页：无归一化的网络以 float16 运行时在第 21 块溢出，缩放变大时 softmax 的雅可比矩阵趋于零）"
-            "和训练（第 7、17 页：没有捷径，或 Post-LN 不预热时，损失停在均匀猜测的水平）。",
+            "表中没有归一化的位置：放在相加之后（Post-LN，第 {slide:post-vs-pre}–{slide:post-vs-pre-grad} 页）会让梯度衰减到顶部的 0.083，放在分支之前（Pre-LN）则不会。每个数字都来自对应页面的同一组请求，与该页显示的数字相同。“溢出”表示数值变成了 inf 或 NaN。"
+            "表中没有的：两堵墙（第 {slide:float16}、{slide:softmax} 页：无归一化的网络以 float16 运行时在第 21 块溢出，缩放变大时 softmax 的雅可比矩阵趋于零）"
+            "和训练（第 {slide:train-shortcut}、{slide:post-vs-pre-train} 页：没有捷径，或 Post-LN 不预热时，损失停在均匀猜测的水平）。",
         ),
         chart(
             "table",

@@ -1,4 +1,4 @@
-"""Slides 9-11: what the snowball runs into. Drift inside one vector, 16-bit overflow, softmax saturation."""
+"""What the snowball runs into: drift inside one vector, 16-bit overflow, softmax saturation."""
 
 from __future__ import annotations
 
