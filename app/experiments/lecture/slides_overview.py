@@ -102,20 +102,20 @@ def alternatives_slide() -> dict[str, Any]:
         "alternatives",
         ("Alternatives", "其他方案"),
         (
-            "Other ways to keep 96 blocks trainable: gate the shortcut (Highway), start every branch at zero (ReZero), "
-            "up-weight the shortcut (DeepNorm), norms on both sides (Sandwich), a squashing function instead of a norm "
-            "(DyT). What keeps block 1's gradient near block 96's: an identity path that no gate closes and no norm "
-            "interrupts. Post-LN puts a norm on that path; DeepNorm up-weights the shortcut to make up for it.",
+            "Other ways to keep 96 blocks trainable: gate the shortcut (Highway), start each branch at zero (ReZero), "
+            "up-weight the shortcut (DeepNorm), norms on both sides (Sandwich), a squashing function for the norm "
+            "(DyT). What keeps block 1's gradient near block 96's: an identity path no gate closes, no norm interrupts.",
             "让 96 块保持可训练的其他办法：给捷径加门控（Highway）、让每个分支从零开始（ReZero）、放大捷径（DeepNorm）、"
             "两侧都归一化（Sandwich）、用压缩函数代替归一化（DyT）。让第 1 块的梯度接近第 96 块的，是一条既没有门控、也没有被归一化"
-            "打断的恒等通路。Post-LN 把归一化放在这条通路上；DeepNorm 放大捷径来弥补。",
+            "打断的恒等通路。",
         ),
         (
-            "This list is read from the engine: every preset, plus every block, norm and shortcut kind the model builds "
+            "Post-LN puts a norm on that path; DeepNorm up-weights the shortcut to make up for it. This list is read "
+            "from the engine: every preset, plus every block, norm and shortcut kind the model builds "
             "(new ones appear here by themselves). Highway's gate starts mostly closed to the branch, but it also scales "
             "the carried x by 1 − T ≈ 0.73 per unit: over 192 units nothing is left. Srivastava et al. 2015 used a "
             "stronger negative gate bias for deep nets.",
-            "这个列表从引擎读取：所有预设，加上模型能构建的每种块结构、归一化和捷径（新加入的会自动出现在这里）。"
+            "Post-LN 把归一化放在这条通路上；DeepNorm 放大捷径来弥补。这个列表从引擎读取：所有预设，加上模型能构建的每种块结构、归一化和捷径（新加入的会自动出现在这里）。"
             "Highway 的门控初始时大多关向分支，但它也把携带的 x 每个单元乘以 1 − T ≈ 0.73：经过 192 个单元就什么都不剩了。"
             "Srivastava 等 2015 对深层网络用了更负的门控偏置。",
         ),
@@ -131,10 +131,9 @@ def alternatives_slide() -> dict[str, Any]:
         ),
         claim(
             (
-                "With an identity path no gate closes and no norm interrupts ({kept_count|0} variants), block 1 gets "
-                "{low|2}× to {high|2}× block 96's gradient. With a norm on the path ({normed_count|0}: Post-LN, DeepNorm, "
-                "Mix-LN): {normed_low|2}× to {normed_high|2}×. With a gate or no shortcut ({lost_count|0}): at most "
-                "{lost_high|2}×.",
+                "An open identity path ({kept_count|0} variants): block 1 gets {low|2}× to {high|2}× block 96's "
+                "gradient. A norm on the path ({normed_count|0}: Post-LN, DeepNorm, Mix-LN): {normed_low|2}× to "
+                "{normed_high|2}×. A gate or no shortcut ({lost_count|0}): at most {lost_high|2}×.",
                 "有既无门控、也不被归一化打断的恒等通路时（{kept_count|0} 种变体），第 1 块收到的梯度是第 96 块的 {low|2} 到 "
                 "{high|2} 倍。通路上有归一化时（{normed_count|0} 种：Post-LN、DeepNorm、Mix-LN）：{normed_low|2} 到 "
                 "{normed_high|2} 倍。带门控或没有捷径时（{lost_count|0} 种）：至多 {lost_high|2} 倍。",
@@ -280,9 +279,9 @@ def summary_slide(slides: list[dict[str, Any]]) -> dict[str, Any]:
         ),
         claim(
             (
-                "Gradient: it vanishes without the shortcut ({r0c0|3}) and overflows with the shortcut alone; the stream "
-                "grows ×{r1c1|3}. LayerNorm alone: the stream stays within ×{r2c1|2}–{r2c1u|2}, the tokens collapse "
-                "(cosine {r2c2|4}). Both: gradient ratio {r3c0|3}, stream ×{r3c1|3}, cosine {r3c2|3}.",
+                "No shortcut: the gradient vanishes ({r0c0|3}); the shortcut alone: it overflows, the stream grows "
+                "×{r1c1|3}. LayerNorm alone: stream within ×{r2c1|2}–{r2c1u|2}, tokens collapse (cosine {r2c2|4}). "
+                "Both: gradient {r3c0|3}, stream ×{r3c1|3}, cosine {r3c2|3}.",
                 "梯度：没有捷径时消失（{r0c0|3}），只有捷径时溢出；残差流变为 {r1c1|3} 倍。只有 LayerNorm："
                 "残差流保持在 {r2c1|2}–{r2c1u|2} 倍之间，词元坍缩（余弦相似度 {r2c2|4}）。两者都有：梯度比为 {r3c0|3}，"
                 "残差流变为 {r3c1|3} 倍，余弦相似度 {r3c2|3}。",

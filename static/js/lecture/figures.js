@@ -43,9 +43,10 @@ function layersFigure(chart, answers, theme) {
     if (s.panel === 0 && y.some((v) => v === null)) {
       const before = fig.layout.annotations.length;
       markOverflow(theme, fig, x, y, { series: name });
-      // two panels: keep the label inside the left one (top left, smaller, on two lines), off both y titles
+      // two panels: keep the label inside the left one (top left, smaller, a line per part: narrow enough to stay
+      // off the right panel's y title and off a line climbing at the panel's right edge), off both y titles
       if (chart.panels.length > 1) fig.layout.annotations.slice(before).forEach((a) => Object.assign(a, {
-        xref: 'paper', x: 0.01, xanchor: 'left', y: 0.98, yanchor: 'top', text: a.text.replace(': ', ':<br>'),
+        xref: 'paper', x: 0.01, xanchor: 'left', y: 0.98, yanchor: 'top', text: a.text.replace(/([:：]) ?/g, '$1<br>'),
         font: { ...a.font, size: themeOf(theme).font - 6 } }));
     }
     if (chart.panels[s.panel].log) markUnderflow(theme, fig, x, y, name);
