@@ -93,6 +93,15 @@ def pytest_collection_modifyitems(items):
     items.sort(key=lambda item: item.nodeid.startswith("tests/browser/"))
 
 
+def settled() -> None:
+    """Wait for the server's start-up import thread (app/experiments/train.py's warm_up_in_background imports
+    torch._dynamo, seconds on a loaded machine): importing beside pytest's own set-up of the next test once ended that
+    set-up in 'dictionary changed size during iteration'."""
+    for thread in threading.enumerate():
+        if thread.name == "resnorm-warm-optimizer":
+            thread.join(timeout=120)
+
+
 @pytest.fixture(scope="session")
 def client():
     from fastapi.testclient import TestClient
@@ -100,6 +109,7 @@ def client():
     from app.main import app
 
     with TestClient(app) as test_client:
+        settled()
         yield test_client
 
 
@@ -120,6 +130,7 @@ def server_url():
         if server.started:
             break
         time.sleep(0.05)
+    settled()
     yield f"http://127.0.0.1:{port}"
     server.should_exit = True
     thread.join(timeout=10)
