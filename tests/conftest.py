@@ -96,9 +96,12 @@ def pytest_collection_modifyitems(items):
 def settled() -> None:
     """Wait for the server's start-up import thread (app/experiments/train.py's warm_up_in_background imports
     torch._dynamo, seconds on a loaded machine): importing beside pytest's own set-up of the next test once ended that
-    set-up in 'dictionary changed size during iteration'."""
+    set-up in 'dictionary changed size during iteration', and enabling deterministic algorithms (tests/test_isolation.py)
+    imports it too: never both at once."""
+    from app.experiments.train import WARM_THREAD
+
     for thread in threading.enumerate():
-        if thread.name == "resnorm-warm-optimizer":
+        if thread.name == WARM_THREAD:
             thread.join(timeout=120)
 
 

@@ -9,7 +9,6 @@ tests/conftest.py pins one thread for the suite: the caller's settings here set 
 from __future__ import annotations
 
 import os
-import threading
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from typing import Any
@@ -125,10 +124,8 @@ TRAIN: dict[str, Any] = {"runs": [{"depth": 2, "seq_len": 16, "vocab_size": 16}]
 
 @pytest.fixture(scope="module")
 def server(client) -> dict[str, Any]:
-    """The server's answers (its compute processes and training thread), once."""
-    for thread in threading.enumerate():  # the server's optimizer warm-up imports torch._dynamo, as enabling
-        if thread.name == "resnorm-warm-optimizer":  # deterministic algorithms does: never both at once
-            thread.join()
+    """The server's answers (its compute processes and training thread), once. The client fixture has waited for
+    the server's optimizer warm-up (tests/conftest.py settled)."""
     traces = {
         (depth, position): without_timing(
             client.post("/api/trace", json={**TRACE, "depth": depth, "norm_position": position}).json()

@@ -125,6 +125,9 @@ def lr_at(step: int, lr: float, warmup_steps: int) -> float:
     return lr * min(1.0, step / warmup_steps)
 
 
+WARM_THREAD = "resnorm-warm-optimizer"  # the thread's name: tests wait for it (tests/conftest.py settled)
+
+
 def warm_up_in_background() -> threading.Thread:
     """The first torch.optim optimizer of a process imports torch._dynamo (about 1.5 s): pay that at server start,
     in a daemon thread, not in the first user's time to first point."""
@@ -132,7 +135,7 @@ def warm_up_in_background() -> threading.Thread:
     def build() -> None:
         torch.optim.Adam([torch.zeros(1, requires_grad=True)])
 
-    thread = threading.Thread(target=build, name="resnorm-warm-optimizer", daemon=True)
+    thread = threading.Thread(target=build, name=WARM_THREAD, daemon=True)
     thread.start()
     return thread
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from ...models.stack import BLOCKS
+from ...config import units_per_block
 from . import sources as src
 from .build import chart, check, claim, const, op, panel, qa, read, series, slide
 from .diagram import norms_on_stream, pictures
@@ -116,7 +116,7 @@ GAMMA_BETA = slide(
 )
 
 POST_96 = src.model("post_ln", depth=96)
-SUBLAYERS_96 = POST_96.depth * len(BLOCKS[POST_96.block](POST_96))  # attention and FFN: a unit each
+SUBLAYERS_96 = POST_96.depth * units_per_block(POST_96)  # attention and FFN: a unit each
 
 DIAGRAM = slide(
     "block-diagram",

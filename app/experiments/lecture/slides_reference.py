@@ -20,7 +20,7 @@ def seed_label(seed: int) -> tuple[str, str]:
     """Seed 0 by name, the other seeds under one legend entry (the deck draws a name once): a legend row per seed
     crowds a phone's chart and a 1080p slide's second y title."""
     rest = f"{SEEDS[1]}–{SEEDS[-1]}"
-    return ("Seed 0", "种子 0") if seed == SEEDS[0] else (f"Seeds {rest}", f"种子 {rest}")
+    return (f"Seed {seed}", f"种子 {seed}") if seed == SEEDS[0] else (f"Seeds {rest}", f"种子 {rest}")
 
 
 SEED_LIST = ", ".join(str(s) for s in SEEDS)
@@ -125,7 +125,7 @@ COLLAPSE = slide(
                     i,
                     field,
                     # one legend entry for the four seeds (the deck draws a name once): five rows crowd a 720p slide
-                    (f"{NAMES['norm'][0]}, seeds 0–3", f"{NAMES['norm'][1]}，种子 0–3"),
+                    (f"{NAMES['norm'][0]}, seeds {SEED_SPAN}", f"{NAMES['norm'][1]}，种子 {SEED_SPAN}"),
                     COLORS["norm"],
                     dash,
                     panel=p,
