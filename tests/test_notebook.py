@@ -323,7 +323,7 @@ def test_a_claim_that_does_not_hold_says_so(monkeypatch):
     monkeypatch.setattr(lecture, "answer", shrunk)
     slide = rx.lecture.slide("snowball")
     assert not slide.holds and slide.failed and "does NOT hold" in slide._repr_html_()
-    with pytest.raises(ValueError, match="slide: one of title, model"):
+    with pytest.raises(ValueError, match="slide: one of title, agenda, model"):
         rx.lecture.slide("snowbal")
 
 
@@ -399,3 +399,10 @@ def test_in_jupyter_training_draws_a_live_chart(monkeypatch):
     result = rx.train(None, runs=[SMALL], steps=12)
     assert len(shown) == 1 and isinstance(shown[0], go.FigureWidget)
     assert list(shown[0].data[0].y) == result.runs[0]["loss"] and len(result.runs[0]["loss"]) == 12
+
+
+def test_the_agenda_and_the_diagram_show_in_a_notebook_without_a_global_style():
+    agenda = rx.lecture.slide("agenda", lang="zh")._repr_html_()
+    assert "<th>部分</th>" in agenda and "<td>参考模型：96 块、tanh</td>" in agenda and "<td>10–12</td>" in agenda
+    diagram = rx.lecture.slide("block-diagram")._repr_html_()
+    assert "<style" not in diagram and diagram.count("<svg") == 1 and 'class="slide-picture wide"' in diagram

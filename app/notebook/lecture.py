@@ -71,13 +71,33 @@ class Slide(Saves):
 
     def _repr_html_(self) -> str:
         verdict = t("nb.claim_holds" if self.holds else "nb.claim_fails", self.lang, why="; ".join(self.failed))
-        # a drawn slide (the block diagram) shows its picture: the side-by-side layout (the stacked one is a phone's)
-        picture = self.data.get("picture", {}).get(self.lang, "")
-        picture = f"<style>.slide-picture.tall {{ display: none; }}</style>{picture}" if picture else ""
         return (
-            f"<h3>{html.escape(self.title)}</h3>{picture}<p>{html.escape(self.statement())}</p>"
+            f"<h3>{html.escape(self.title)}</h3>{self._picture()}{self._agenda()}<p>{html.escape(self.statement())}</p>"
             f"<p><i>{html.escape(verdict)}</i></p>"
         )
+
+    def _picture(self) -> str:
+        """A drawn slide (the block diagram): its side-by-side SVG only (the stacked one is a phone's), so no style
+        of this cell's reaches the rest of the notebook."""
+        picture = self.data.get("picture", {}).get(self.lang, "")
+        wide = re.search(r'<svg [^>]*class="slide-picture wide".*?</svg>', picture, re.S)
+        return wide[0] if wide else ""
+
+    def _agenda(self) -> str:
+        """The agenda slide: its sections (slides, minutes) and the map of models, as two plain tables."""
+        agenda = self.data.get("agenda")
+        if not agenda:
+            return ""
+        lang = self.lang
+
+        def table(head: tuple[str, ...], rows: list[tuple[Any, ...]]) -> str:
+            cells = "".join("<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in row) + "</tr>" for row in rows)
+            return "<table><tr>" + "".join(f"<th>{html.escape(h)}</th>" for h in head) + f"</tr>{cells}</table>"
+
+        sections = [(s["title"][lang], s["slides"], s["minutes"]) for s in agenda["sections"]]
+        models = [(m["name"][lang], m["slides"]) for m in agenda["models"]]
+        heads = [t(key, lang) for key in ("lecture.agenda.section", "lecture.agenda.slides", "lecture.agenda.min")]
+        return table(tuple(heads), sections) + table((t("lecture.agenda.model", lang), heads[1]), models)
 
 
 def ids() -> list[str]:

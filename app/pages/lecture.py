@@ -98,6 +98,16 @@ STRINGS = {
     "lecture.speaker.on_slide": ("this slide", "本页"),
     "lecture.speaker.slide_elapsed": ("Time on this slide", "在本页停留的时间"),
     "lecture.speaker.no_numbers": ("(no measured numbers on this slide)", "（本页没有实测数字）"),
+    "lecture.speaker.section": (
+        "{section} · {minutes} min planned · slide {k} of {count} here",
+        "{section} · 计划 {minutes} 分钟 · 本部分第 {k} / {count} 页",
+    ),
+    "lecture.agenda.section": ("Section", "部分"),
+    "lecture.agenda.min": ("Min", "分钟"),
+    "lecture.agenda.optional_slides": ("Optional slides:", "可跳过的页："),
+    "lecture.agenda.model": ("Model", "模型"),
+    "lecture.agenda.slides": ("Slides", "页"),
+    "lecture.agenda.optional": ("optional", "可选"),
     "lecture.speaker.prev": ("← Previous", "← 上一页"),
     "lecture.speaker.next": ("Next →", "下一页 →"),
 }

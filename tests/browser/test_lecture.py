@@ -16,6 +16,7 @@ from app.experiments.lecture import DECK
 from tests.browser.conftest import SCREENSHOTS, UNREGISTERED_TRACES
 
 SHOTS = SCREENSHOTS / "lecture"
+NUMBER = {s["id"]: i for i, s in enumerate(DECK, start=1)}
 TRAINING = {s["id"] for s in DECK if s["chart"] and any(src["api"] == "train" for src in s["chart"]["sources"])}
 KEYS = ["ArrowRight", "Space", "PageDown"]  # what presentation clickers and keyboards send
 
@@ -119,7 +120,7 @@ def shown(value: float, digits: int) -> str:
 
 
 def test_captions_show_the_exact_numbers(watch):
-    watch.open("/lecture?slide=3")
+    watch.open(f"/lecture?slide={NUMBER['chain']}")
     wait_drawn(watch, "chain")
     claim = current(watch)["claim"]
     assert shown(0.9**96, 6) in claim and shown(1.1**96, 6) in claim  # as Python computes them
@@ -127,6 +128,16 @@ def test_captions_show_the_exact_numbers(watch):
     watch.page.keyboard.press("ArrowRight")
     wait_drawn(watch, "shortcut")
     assert f"{1.01**96:.6g}" in current(watch)["claim"]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_an_agenda_section_jumps_to_its_first_slide(watch, lang):
+    watch.open(f"/lecture?slide={NUMBER['agenda']}&lang={lang}")
+    watch.page.click("[data-agenda='placement']")
+    wait_slide(watch, NUMBER["block-diagram"])
+    assert current(watch)["id"] == "block-diagram"
+    watch.page.keyboard.press("Home")
+    wait_slide(watch, 1)
 
 
 def test_the_url_holds_the_slide_and_reload_lands_there(watch):
@@ -144,28 +155,34 @@ def test_the_url_holds_the_slide_and_reload_lands_there(watch):
 
 
 def test_speaker_view_follows_the_deck_and_drives_it(watch):
-    watch.open("/lecture?slide=2")
+    n = NUMBER["model"]
+    watch.open(f"/lecture?slide={n}")
     with watch.page.expect_popup() as popup:
         watch.page.keyboard.press("s")
     speaker = popup.value
     speaker.wait_for_selector("body[data-ready='1']", state="attached")
-    speaker.wait_for_function("() => document.body.dataset.slide === '2'")
-    assert speaker.text_content("#speaker-notes") == DECK[1]["notes"]["en"]
-    assert speaker.text_content("#speaker-next-title") == DECK[2]["title"]["en"]
+    speaker.wait_for_function(f"() => document.body.dataset.slide === '{n}'")
+    assert speaker.text_content("#speaker-notes") == DECK[n - 1]["notes"]["en"]
+    assert speaker.text_content("#speaker-next-title") == DECK[n]["title"]["en"]
+    # the section this slide belongs to, with the agenda's planned minutes
+    assert (
+        speaker.text_content("#speaker-section") == "The problem: the chain product · 5 min planned · slide 1 of 2 here"
+    )
     watch.page.keyboard.press("ArrowRight")  # the deck moves: the speaker view follows
-    speaker.wait_for_function("() => document.body.dataset.slide === '3'")
+    speaker.wait_for_function(f"() => document.body.dataset.slide === '{n + 1}'")
     speaker.keyboard.press("ArrowRight")  # the speaker view moves: the deck follows
-    wait_slide(watch, 4)
+    wait_slide(watch, n + 2)
+    assert DECK[n + 1]["id"] == "shortcut" and speaker.text_content("#speaker-section").startswith("The shortcut")
     assert re.fullmatch(r"\d+:\d\d", speaker.text_content("#speaker-elapsed"))
     assert re.fullmatch(r"\D*\d+:\d\d", speaker.text_content("#speaker-slide-elapsed").strip())
     # the current and the next slide as thumbnails with their charts, and the numbers to read out
     speaker.wait_for_selector("#speaker-thumb-now .main-svg", state="attached", timeout=60_000)
     speaker.wait_for_selector("#speaker-thumb-next .main-svg", state="attached", timeout=60_000)
-    assert speaker.get_attribute("#speaker-thumb-now", "data-slide") == "4"
-    assert speaker.get_attribute("#speaker-thumb-next", "data-slide") == "5"
+    assert speaker.get_attribute("#speaker-thumb-now", "data-slide") == str(n + 2)
+    assert speaker.get_attribute("#speaker-thumb-next", "data-slide") == str(n + 3)
     speaker.wait_for_function("() => /\\d/.test(document.getElementById('speaker-numbers').textContent)")
     numbers = speaker.text_content("#speaker-numbers")
-    assert "{" not in numbers and f"{1.01**96:.6g}" in numbers  # slide 4's measured 1.01⁹⁶
+    assert "{" not in numbers and f"{1.01**96:.6g}" in numbers  # the shortcut slide's measured 1.01⁹⁶
     SHOTS.mkdir(parents=True, exist_ok=True)
     speaker.screenshot(path=str(SHOTS / "speaker-view.png"))
     speaker.close()
@@ -235,7 +252,7 @@ def test_a_slide_chart_embeds_alone(watch):
 
 def test_phone_shows_one_slide_at_the_window_width(browser, live_server):
     page = browser.new_page(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
-    page.goto(f"{live_server}/lecture?slide=5&lang=zh")
+    page.goto(f"{live_server}/lecture?slide={NUMBER['live-gradient']}&lang=zh")
     page.wait_for_selector("body[data-ready='1']", state="attached")
     page.wait_for_selector("#live-gradient .main-svg", state="attached")
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
@@ -248,7 +265,7 @@ def test_phone_opens_a_slide_at_the_top_of_the_page(browser, live_server):
     """The deck writes the slide's id into the URL (#train-shortcut); once loaded, the browser scrolls to that
     element, which on a phone hid the site header. A slide without a drawn chart showed it."""
     page = browser.new_page(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
-    page.goto(f"{live_server}/lecture?slide=7&lang=en")
+    page.goto(f"{live_server}/lecture?slide={NUMBER['train-shortcut']}&lang=en")
     page.wait_for_selector("body[data-ready='1']", state="attached")
     page.wait_for_function("location.hash === '#train-shortcut' && document.readyState === 'complete'")
     page.evaluate("new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))")
@@ -292,7 +309,7 @@ def test_the_room_panel_opens_from_the_deck(watch):
 
 
 def test_slides_off_the_reference_model_say_so_in_large_type(watch):
-    watch.open("/lecture?slide=2")
+    watch.open(f"/lecture?slide={NUMBER['model']}")
     note = watch.page.locator("#model .departs")
     assert note.inner_text().startswith("Not the reference model")
     assert float(note.evaluate("e => parseFloat(getComputedStyle(e).fontSize)")) >= 20

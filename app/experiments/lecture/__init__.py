@@ -21,32 +21,41 @@ import re
 from typing import Any
 
 from . import slides_gradient, slides_norm, slides_real, slides_walls
+from .agenda import agenda_of, agenda_slide, ordered
 from .describe import settings_text
 from .papers import cited_by
 from .slides_overview import alternatives_slide, references_slide, summary_slide, title_slide
+from .terms import mark_terms
 
 
 def build_deck() -> list[dict[str, Any]]:
-    body = [
-        *slides_gradient.SLIDES,
-        *slides_walls.SLIDES,
-        *slides_norm.SLIDES,
-        *slides_real.SLIDES,
-        alternatives_slide(),
-    ]
-    body.append(summary_slide(body))
-    for slide in body:
-        slide["cites"] = cited_by(slide)  # the footer's source line
-    body.append(references_slide(body))
-    deck = [title_slide(len(body) + 1), *body]
-    for slide in deck:
-        if slide["chart"]:
-            slide["chart"]["settings"] = slide["chart"].get("settings") or settings_text(slide["chart"])
-    ids = [s["id"] for s in deck]
+    """The slides in the teaching order of agenda.SECTIONS, numbered, with the agenda filled in from the numbers."""
+    made = [*slides_gradient.SLIDES, *slides_walls.SLIDES, *slides_norm.SLIDES, *slides_real.SLIDES]
+    made.append(alternatives_slide())
+    ids = [s["id"] for s in made]
     if len(set(ids)) != len(ids):
         raise ValueError(f"slide ids must be unique: {ids}")
-    numbers = {slide_id: i for i, slide_id in enumerate(ids, start=1)}
-    return [number_slides(slide, numbers) for slide in deck]
+    content = {s["id"]: s for s in made}
+    content["summary"] = summary_slide(list(content.values()))
+    for s in content.values():
+        s["cites"] = cited_by(s)  # the footer's source line
+    frame = {"title": title_slide(0), "agenda": agenda_slide(list(content)), "references": references_slide([])}
+    deck = ordered({**content, **frame})
+    place = {s["id"]: i for i, s in enumerate(deck)}
+
+    def rebuilt(slide_id: str, new: dict[str, Any]) -> None:  # built again now that the order is known
+        old = deck[place[slide_id]]
+        deck[place[slide_id]] = {**new, "section": old["section"], "optional": old["optional"]}
+
+    rebuilt("references", references_slide([s for s in deck if s["id"] != "references"]))
+    rebuilt("title", title_slide(len(deck)))
+    for s in deck:
+        if s["chart"]:
+            s["chart"]["settings"] = s["chart"].get("settings") or settings_text(s["chart"])
+    numbers = {s["id"]: i for i, s in enumerate(deck, start=1)}
+    deck[place["agenda"]]["agenda"] = agenda_of(deck)
+    mark_terms(deck)
+    return [number_slides(s, numbers) for s in deck]
 
 
 SLIDE_REFERENCE = re.compile(r"\{slide:([\w-]+)\}")

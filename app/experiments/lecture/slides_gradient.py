@@ -33,7 +33,7 @@ MODEL = slide(
         [src.trace(GPT2_96)],
         src.trace_link("/gradients", GPT2_96),
         panels=[panel(GRAD_Y, log=True)],
-        series=[series(0, "grad_norm", ("GPT-2 recipe (Pre-LN)", "GPT-2 配方（Pre-LN）"), "blue")],
+        series=[series(0, "grad_norm", ("GPT-2 recipe", "GPT-2 配方"), "blue")],
     ),
     claim(
         (
@@ -148,16 +148,16 @@ TRAIN_SHORTCUT = slide(
     "train-shortcut",
     ("Training: 12 blocks, with and without the shortcut", "训练：12 块，有捷径与无捷径"),
     (
-        "The same 12-block model with a LayerNorm in front of every branch, the same data: learn to copy a sequence. "
+        "A 12-block model with a LayerNorm in front of every branch, on one task: learn to copy a sequence. "
         "Press T to train both on this server.",
-        "同一个每个分支前都有 LayerNorm 的 12 块模型、同样的数据：学习复制一个序列。按 T 在本服务器上训练这两个模型。",
+        "一个每个分支前都有 LayerNorm 的 12 块模型，一个任务：学习复制一个序列。按 T 在本服务器上训练这两个模型。",
     ),
     (
         "About 20 seconds on a laptop core. The task: a b c SEP → a b c, scored on the answer half. A loss of ln 15 is a "
         "uniform guess over the 15 symbols. The model without the shortcut stays there: its tokens have collapsed "
-        "(previous slide), so it cannot even see which symbol to copy.",
+        "(slide {slide:norm-collapse}), so it cannot even see which symbol to copy.",
         "在笔记本的一个核上约 20 秒。任务：a b c SEP → a b c，只在答案那一半计分。损失 ln 15 等于在 15 个符号中均匀猜测。"
-        "没有捷径的模型一直停在那里：它的词元已经坍缩（上一页），连该复制哪个符号都看不出来。",
+        "没有捷径的模型一直停在那里：它的词元已经坍缩（第 {slide:norm-collapse} 页），连该复制哪个符号都看不出来。",
     ),
     chart(
         "train",

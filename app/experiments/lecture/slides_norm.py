@@ -67,8 +67,8 @@ LAYERNORM = slide(
     qa=qa(
         ("The stream's size drifts from block to block.", "残差流的大小在块与块之间漂移。"),
         (
-            "Rescale every token vector to mean 0, variance 1, then γ and β.",
-            "把每个词元向量缩放到均值 0、方差 1，再乘 γ 加 β。",
+            "Rescale every token vector to mean 0, variance 1, then a learned scale and shift (next slide).",
+            "把每个词元向量缩放到均值 0、方差 1，再做学到的缩放和偏移（下一页）。",
         ),
         "y = F.layer_norm(x, (d,), weight=gamma, bias=beta)",
         ("A mean and a variance per token; 2·d parameters.", "每个词元算一次均值和方差；2·d 个参数。"),

@@ -38,12 +38,12 @@ LIVE = slide(
     ),
     (
         "Read the left panel from right to left. The shortcut fixes one failure (vanishing) and exposes the other "
-        "(the stream's size): the next slide adds the norm alone, and both together. Seeds 1–3 tell the same story "
+        "(the stream's size): slide {slide:norm-collapse} adds the norm alone, and both together, once LayerNorm is taught. Seeds 1–3 tell the same story "
         "(block 1 gets 4.5e-12 to 4.2e-11 of the gradient without the shortcut; with it the stream grows ×1.1e14 to "
         "×6.6e14). GPT-2 avoids the explosion without a norm "
         "in the stream by starting every branch small; with small branches (DeepNorm's initialisation) the shortcut "
         "alone keeps the gradient near 1 (try it in the explorer: init = deepnorm).",
-        "从右往左读左图。捷径修好了一种失效（梯度消失），却暴露出另一种（残差流的大小）：下一页只加归一化，并与两者都加的情形对比。"
+        "从右往左读左图。捷径修好了一种失效（梯度消失），却暴露出另一种（残差流的大小）：讲完 LayerNorm 之后，第 {slide:norm-collapse} 页只加归一化，并与两者都加的情形对比。"
         "种子 1–3 的结论相同（没有捷径时第 1 块的梯度只剩 4.5e-12 到 4.2e-11；有捷径时残差流变为 1.1e14 到 6.6e14 倍）。"
         "GPT-2 让每个分支从很小的值开始，以此避免爆炸；分支初始很小时（DeepNorm 的初始化），只靠捷径也能让梯度保持在 1 附近"
         "（可在探索器中试：init = deepnorm）。",
@@ -108,10 +108,10 @@ COLLAPSE = slide(
         "Claim only what holds on every seed: the direction of the gradient does not (seed 0 shrinks it, seed 2 grows "
         "it), the collapse does. This is not Pre-LN: Pre-LN is x + f(LN(x)), with the shortcut. The norm does hold the "
         "stream's size here (the caption's range), and still the tokens collapse. Token collapse (rank collapse): Dong "
-        "et al. 2021, 'Attention is not all you need'. The next slide shows the consequence: such a model does not learn.",
+        "et al. 2021, 'Attention is not all you need'. Slide {slide:train-shortcut} shows the consequence: such a model does not learn.",
         "只讲对每个种子都成立的结论：梯度的方向不成立（种子 0 让它变小，种子 2 让它变大），坍缩成立。这不是 Pre-LN："
         "Pre-LN 是带捷径的 x + f(LN(x))。这里归一化确实管住了残差流的大小（见说明文字中的范围），词元却照样坍缩。"
-        "词元坍缩（秩坍缩）：Dong 等 2021，《Attention is not all you need》。下一页展示后果：这样的模型学不会。",
+        "词元坍缩（秩坍缩）：Dong 等 2021，《Attention is not all you need》。第 {slide:train-shortcut} 页展示后果：这样的模型学不会。",
     ),
     chart(
         "layers",

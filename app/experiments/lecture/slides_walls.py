@@ -13,10 +13,10 @@ DRIFT = slide(
     "drift",
     ("Drift inside one vector", "同一个向量内部的漂移"),
     (
-        "Without any norm the stream snowballs much faster. Look inside one token vector: its largest and its smallest "
+        "The stream without a norm, seen from inside one token vector: its largest and its smallest "
         "|component| grow together, by about ten decades over 48 blocks. On the log axis the two lines stay parallel: what "
         "drifts is the whole scale, not the spread inside the vector.",
-        "完全没有归一化时，残差流滚雪球要快得多。看一个词元向量的内部：它绝对值最大和最小的分量一起变大，48 块里增长了约十个数量级。"
+        "从一个词元向量的内部看没有归一化的残差流：它绝对值最大和最小的分量一起变大，48 块里增长了约十个数量级。"
         "在对数坐标轴上两条线保持平行：漂移的是整个尺度，而不是向量内部的差距。",
     ),
     (
@@ -78,9 +78,9 @@ FLOAT16 = slide(
     "float16",
     ("Wall 1: 16-bit numbers", "第一堵墙：16 位浮点数"),
     (
-        "float16 holds at most 65504 and about three significant digits. A snowballing stream overflows to infinity, "
+        "float16 holds at most 65504 and about three significant digits. A growing stream overflows to infinity, "
         "and a small update next to a large number is simply lost.",
-        "float16 最大只能存 65504，有效数字约三位。滚雪球的残差流会溢出成无穷大，而加到大数上的小更新会被舍入掉。",
+        "float16 最大只能存 65504，有效数字约三位。不断变大的残差流会溢出成无穷大，而加到大数上的小更新会被舍入掉。",
     ),
     (
         "The same weights run twice, in float16 and in float32, on this CPU: the overflow really happens. bfloat16 "

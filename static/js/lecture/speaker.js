@@ -59,6 +59,18 @@ async function measuredCaption(slide) {
   return statement(slide.claim, evaluate(slide.claim, await answersFor(slide)));
 }
 
+/** "The shortcut · 6 min planned · slide 1 of 2 here": the section of slide `index` from the agenda slide's plan. */
+function sectionLine(index) {
+  const agenda = DECK.find((s) => s.agenda)?.agenda;
+  const section = agenda?.sections.find((s) => s.key === DECK[index].section);
+  if (!section) return '';
+  const members = DECK.filter((s) => s.section === section.key);
+  return t('lecture.speaker.section', {
+    section: section.title[pageData.lang], minutes: section.minutes,
+    k: members.indexOf(DECK[index]) + 1, count: members.length,
+  });
+}
+
 /** A small copy of slide `index` (its markup from this page, its chart drawn again) inside `box`. */
 async function thumbnail(box, index) {
   const slide = DECK[index];
@@ -91,6 +103,7 @@ export function startSpeakerView(initial, channel) {
     const slide = DECK[current], next = DECK[current + 1];
     const lang = pageData.lang;
     document.getElementById('speaker-count').textContent = t('lecture.speaker.count', { n: current + 1, total: DECK.length });
+    document.getElementById('speaker-section').textContent = sectionLine(current);
     document.getElementById('speaker-title').textContent = slide.title[lang];
     document.getElementById('speaker-notes').textContent = slide.notes[lang];
     document.getElementById('speaker-next-title').textContent = next ? next.title[lang] : t('lecture.speaker.end');

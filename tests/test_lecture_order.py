@@ -1,0 +1,143 @@
+"""The deck's teaching order (app/experiments/lecture/agenda.py) and its terms (terms.py): no slide uses a term a later
+slide teaches, in either language; the agenda slide lists the sections as the deck lays them out, with working jumps,
+minutes that add up and a map of models read from the slides' own requests."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from app.experiments.lecture import DECK
+from app.experiments.lecture.agenda import MODELS, SECTIONS, model_of, ordered, slide_model
+from app.experiments.lecture.terms import DEFINED_ON, PREVIEW, TERMS, terms_used, used_before_defined
+from tests.test_glossary import glossary_rows
+
+SLIDES = {s["id"]: s for s in DECK}
+AGENDA = SLIDES["agenda"]["agenda"]
+
+
+def test_no_slide_uses_a_term_before_the_slide_that_teaches_it():
+    assert used_before_defined(DECK) == []
+
+
+def test_the_check_fails_on_the_old_order():
+    """The deck before the reorder used LayerNorm and Pre-LN from its sixth slide and taught them on 13 and 15, and
+    ran the two walls after the norm: moving those slides back must fail the check, naming the slide and the term."""
+    moved = list(DECK)
+    collapse = moved.pop(moved.index(SLIDES["norm-collapse"]))
+    moved.insert(moved.index(SLIDES["live-gradient"]) + 1, collapse)
+    snowball = moved.pop(moved.index(SLIDES["snowball"]))
+    moved.insert(moved.index(SLIDES["norm-collapse"]) + 2, snowball)
+    late = used_before_defined(moved)
+    assert ("norm-collapse", "en", "LayerNorm (layer normalization)") in late
+    assert ("norm-collapse", "zh", "LayerNorm (layer normalization)") in late
+    assert ("snowball", "en", "Pre-LN / Post-LN") in late
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_slide_that_defines_a_term_shows_it(lang):
+    for slide_id, keys in DEFINED_ON.items():
+        if slide_id in SLIDES:
+            assert set(keys) <= set(terms_used(SLIDES[slide_id], lang)), (slide_id, lang, keys)
+    for slide in DECK:
+        assert slide["defines"] == list(DEFINED_ON.get(slide["id"], ()))
+
+
+def test_every_term_is_a_row_of_the_glossary_and_is_defined_once():
+    english = {row[0] for row in glossary_rows()}
+    assert set(TERMS) <= english, set(TERMS) - english
+    defined = [key for keys in DEFINED_ON.values() for key in keys]
+    assert sorted(defined) == sorted(TERMS)  # each term: one teaching slide, no term without one
+    assert set(DEFINED_ON) <= {slide_id for section in SECTIONS for slide_id in section.slides}
+
+
+def test_the_deck_follows_the_sections_and_the_agenda_lists_them():
+    sections = [s["section"] for s in DECK]
+    runs = [key for i, key in enumerate(sections) if i == 0 or sections[i - 1] != key]
+    assert runs == [section.key for section in SECTIONS if section.key in sections]  # each section in one piece
+    assert [s["id"] for s in DECK[:2]] == ["title", "agenda"] and DECK[-1]["id"] == "references"
+    number = {s["id"]: i for i, s in enumerate(DECK, start=1)}
+    listed = {row["key"]: row for row in AGENDA["sections"]}
+    for section in SECTIONS:
+        present = [slide_id for slide_id in section.slides if slide_id in SLIDES]
+        if section.key == "start" or not present:
+            assert section.key not in listed
+            continue
+        row = listed[section.key]
+        assert row["first"] == present[0] and row["minutes"] == section.minutes
+        first, last = number[present[0]], number[present[-1]]
+        assert row["slides"] == (str(first) if first == last else f"{first}–{last}")
+    assert list(listed) == [key for key in runs if key != "start"]
+
+
+def test_the_agenda_names_every_optional_slide_and_its_minutes_add_up():
+    optional = [i for i, s in enumerate(DECK, start=1) if s["optional"]]
+    shown = [int(n) for part in AGENDA["optional"].split(", ") for n in _expand(part)]
+    assert shown == optional and SLIDES["drift"]["optional"] and not SLIDES["layernorm"]["optional"]
+    total = SLIDES["agenda"]["claim"]["values"]["minutes"]["const"]
+    assert total == sum(row["minutes"] for row in AGENDA["sections"]) + 2  # + the start (title and agenda)
+    assert str(total) in SLIDES["agenda"]["notes"]["en"] and str(total) in SLIDES["agenda"]["notes"]["zh"]
+
+
+def _expand(part: str) -> list[int]:
+    low, _, high = part.partition("–")
+    return list(range(int(low), int(high or low) + 1))
+
+
+def test_the_model_map_is_read_from_the_slides_requests():
+    number = {s["id"]: i for i, s in enumerate(DECK, start=1)}
+    rows = {row["key"]: [n for part in row["slides"].split(", ") for n in _expand(part)] for row in AGENDA["models"]}
+    assert set(rows) <= {key for key, _ in MODELS}
+    listed = sorted(n for numbers in rows.values() for n in numbers)
+    assert len(listed) == len(set(listed))  # a slide runs one model (or every preset)
+    for slide in DECK:
+        model = slide_model(slide)
+        assert model != "other", slide["id"]
+        if model is None:
+            assert number[slide["id"]] not in listed
+            continue
+        assert number[slide["id"]] in rows[model], (slide["id"], model)
+        # the map and the orange "Not the reference model" line agree
+        assert (model == "reference") == (not slide.get("departs")), slide["id"]
+    assert number["live-gradient"] in rows["reference"] and number["float16"] in rows["stack-48"]
+    assert model_of({"api": "chain", "query": {}}) is None
+
+
+def test_a_slide_no_section_places_stops_the_build():
+    with pytest.raises(ValueError, match="no section"):
+        ordered({**SLIDES, "stray": {**SLIDES["chain"], "id": "stray"}})
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_agenda_slide_renders_its_jumps_and_the_footer_marks_optional_slides(client, lang):
+    html = client.get(f"/lecture?lang={lang}").text
+    agenda = html[html.index('id="agenda"') : html.index('id="model"')]
+    jumps = re.findall(r'<a href="#([\w-]+)" data-agenda="([\w-]+)"', agenda)
+    assert [key for _, key in jumps] == [row["key"] for row in AGENDA["sections"]]
+    assert all(target in SLIDES for target, _ in jumps)
+    assert 'data-model="reference"' in agenda and ("Reference: 96 blocks" if lang == "en" else "参考模型") in agenda
+    drift = html[html.index('id="drift"') : html.index('id="float16"')]
+    assert (
+        "optional-mark" in drift
+        and "optional-mark" not in html[html.index('id="float16"') : html.index('id="softmax"')]
+    )
+    assert all(slide_id in html for slide_id in PREVIEW)
+
+
+def test_the_docs_story_table_follows_the_deck():
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[1] / "docs" / "lecture.md").read_text(encoding="utf-8")
+    table = text[text.index("| # | Slide |") :].split("\n\n")[0].splitlines()[2:]
+    numbers = [int(row.split("|")[1]) for row in table]
+    assert numbers == list(range(1, len(DECK) + 1))
+    assert "agenda" in table[1] and "Title" in table[0] and "References" in table[-1]
+    minutes = next(s for s in DECK if s["id"] == "agenda")["claim"]["values"]["minutes"]["const"]
+    assert f"({minutes} in all;" in text
+    real = sum(s["section"] == "real" for s in DECK)
+    assert f"as {len(DECK)} slides ({len(DECK) - real} without the real models installed)" in text
+    named = {"snowball": "The snowball", "train-shortcut": "Training with and without", "rmsnorm": "RMSNorm"}
+    for slide_id, words in named.items():
+        number = next(i for i, s in enumerate(DECK, start=1) if s["id"] == slide_id)
+        assert words in table[number - 1], (slide_id, table[number - 1])
