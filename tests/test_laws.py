@@ -3,52 +3,77 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import numpy as np
 import pytest
 
-from app.experiments.laws import POWER_GRID, Fit, best_power, fit_law, fit_power
+from app.experiments.laws import POWER_GRID, LawFit, growth_fits, independent_curve, stream_laws
 
-LAYERS = range(1, 97)
+LAYERS = range(0, 97)  # layer 0 is the embedding: every law starts at its norm
 
 
-def law(values: list[float], name: str) -> Fit:
-    fit = fit_law(list(values), name)
-    assert fit is not None
-    return fit
+def law(values: list[float], name: str) -> LawFit:
+    return next(fit for fit in growth_fits(list(values)) if fit.key == name)
 
 
 def test_a_square_root_series_is_found_to_be_a_square_root():
-    values = [math.sqrt(100 + 70 * l) for l in LAYERS]
+    values = [math.sqrt(64 + 70 * l) for l in LAYERS]
     assert law(values, "sqrt").error == pytest.approx(0, abs=1e-9)
     assert law(values, "line").error > 1.0
-    assert best_power(values).p == 0.5
+    assert law(values, "power").p == 0.5
 
 
 def test_a_line_is_found_to_be_a_line():
-    values = [10 + 0.8 * l for l in LAYERS]
+    values = [8 + 0.8 * l for l in LAYERS]
     assert law(values, "line").error == pytest.approx(0, abs=1e-9)
-    assert law(values, "sqrt").error > 1.0 and best_power(values).p == 1.0
+    assert law(values, "sqrt").error > 1.0 and law(values, "power").p == 1.0
 
 
 def test_an_intermediate_power_lies_between():
-    values = [(5 + 2 * l) ** 0.64 for l in LAYERS]
-    best = best_power(values)
+    values = [(8 ** (1 / 0.64) + 2 * l) ** 0.64 for l in LAYERS]
+    best = law(values, "power")
     assert best.p == pytest.approx(0.64) and best.error < min(law(values, k).error for k in ("sqrt", "line"))
 
 
-def test_the_fit_is_numpys_least_squares():
+def test_the_fit_is_least_squares_through_the_embedding():
     rng = np.random.default_rng(0)
-    values = [math.sqrt(50 + 60 * l) + float(rng.normal()) for l in LAYERS]
-    for p in (0.5, 0.7, 1.0):
-        c, a = np.polyfit(np.arange(1, 97), np.asarray(values) ** (1 / p), 1)
-        fit = fit_power(values, p)
-        assert (fit.a, fit.c) == pytest.approx((a, c), rel=1e-9)
+    values = [math.sqrt(64 + 60 * l) + (float(rng.normal()) if l else 0.0) for l in LAYERS]
+    layers = np.arange(97.0)
+    for key, p in (("sqrt", 0.5), ("line", 1.0)):
+        lifted = np.asarray(values) ** (1 / p)
+        c = float((lifted - lifted[0]) @ layers / (layers @ layers))  # through the origin, no intercept of its own
+        fit = law(values, key)
+        assert fit.c == pytest.approx(c, rel=1e-9) and fit.curve[0] == pytest.approx(values[0])
+        assert min(fit.curve) >= values[0] - 1e-9  # no fitted curve dips below ‖x₀‖
 
 
-def test_missing_values_have_no_law():
-    assert fit_law([1.0, None, 3.0], "sqrt") is None and fit_law([1.0, math.inf], "power") is None
+def test_the_curve_with_nothing_fitted_adds_the_squares():
+    assert independent_curve([3.0], [4.0]) == [3.0, 5.0]
+    assert independent_curve([3.0, None], [None]) is None
     assert POWER_GRID[0] == 0.25 and POWER_GRID[-1] == 2.0 and 0.5 in POWER_GRID and 1.0 in POWER_GRID
+
+
+def _trace(norms: Sequence[float | None], branches: Sequence[float | None]) -> dict:
+    return {"embedding": {"act_norm": norms[0]}, "layers": [{"act_norm": n, "branch_norm": b} for n, b in zip(norms[1:], branches, strict=True)]}  # fmt: skip
+
+
+def test_the_laws_answer_for_independent_increments():
+    """Each block adds an output of norm 2 independent of the stream: ‖xₗ‖² = 64 + 4l, so Xiong's √(‖x₀‖² + c·l)
+    fits exactly (c = 4), and so does the curve with nothing fitted."""
+    norms = [math.sqrt(64 + 4 * l) for l in range(49)]
+    answer = stream_laws(_trace(norms, [2.0] * 48))
+    assert answer["layers"] == list(range(49)) and answer["values"] == norms and answer["log"] is False
+    assert answer["fits"]["sqrt"]["error"] == pytest.approx(0, abs=1e-9)
+    assert answer["fits"]["sqrt"]["c"] == pytest.approx(4.0)
+    assert answer["independent"]["error"] == pytest.approx(0, abs=1e-9)
+    assert answer["independent"]["curve"] == pytest.approx(norms)
+    assert answer["law"] == "sqrt"
+
+
+def test_an_overflowed_stream_has_no_laws():
+    answer = stream_laws(_trace([8.0, 9.0, None, 11.0, 12.0], [1.0, None, 1.0, 1.0]))
+    assert answer["fits"] == {} and answer["law"] is None and answer["independent"] is None
 
 
 # ---- /norms' anchored laws and the rule that names one (choose_law) ------------------------------------------------

@@ -141,3 +141,17 @@ def test_the_docs_story_table_follows_the_deck():
     for slide_id, words in named.items():
         number = next(i for i, s in enumerate(DECK, start=1) if s["id"] == slide_id)
         assert words in table[number - 1], (slide_id, table[number - 1])
+
+
+def test_predict_slides_ask_a_question_in_both_languages(client):
+    asking = [s for s in DECK if s.get("predict")]
+    assert len(asking) >= 3
+    for slide in asking:
+        assert slide["predict"]["en"].rstrip().endswith("?") and slide["predict"]["zh"].rstrip().endswith("？")
+        assert slide["chart"], slide["id"]  # the answer is a chart and its measured caption
+    html = client.get("/lecture?lang=zh").text
+    for slide in asking:
+        section = html[html.index(f'id="{slide["id"]}"') :]
+        section = section[: section.index("</section>")]
+        assert "has-predict" in html[html.rindex("<section", 0, html.index(f'id="{slide["id"]}"')) :][:400]
+        assert slide["predict"]["zh"] in section and f'data-reveal="{slide["id"]}"' in section

@@ -250,15 +250,18 @@ def test_a_lecture_slide_is_computed_as_the_server_does_and_its_claim_checked(cl
     figure = snowball.figure(lang="zh")
     assert figure.layout.title.text == snowball.data["chart"]["title"]["zh"]
     assert list(figure.data[0].y) == [http["embedding"]["act_norm"], *(l["act_norm"] for l in http["layers"])]
-    # the three law fits over seed 0's blocks 1..96 (as figures.js draws them), named with the claim's own numbers
+    # the laws the server fitted to seed 0 from ‖x₀‖ (POST /api/laws, as figures.js draws them), named with the
+    # claim's own numbers, and the laws answer the same as the HTTP API's
+    laws_body = snowball.data["chart"]["sources"][4]["body"]
+    assert snowball.answers[4] == client.post("/api/laws", json=laws_body).json()
     fits = figure.data[len(snowball.data["chart"]["series"]) :]  # after one line per seed
-    assert [s.line.color for s in fits] == [figures.PALETTE[c] for c in ("black", "purple", "vermillion")]
-    assert all(list(s.x) == list(range(1, 97)) for s in fits)
+    assert [s.line.color for s in fits] == [figures.PALETTE[c] for c in ("black", "purple", "vermillion", "green")]
+    assert all(list(s.x) == list(range(0, 97)) and s.y[0] == pytest.approx(http["embedding"]["act_norm"]) for s in fits)
     p0, e_power0 = fmt(snowball.measured["p0"], 2, "zh"), fmt(snowball.measured["e_power0"], 2, "zh")
-    assert fits[0].name == f"拟合 √l：误差 {fmt(snowball.measured['e_sqrt0'], 2, 'zh')}"
-    assert fits[
-        2
-    ].name == f"拟合最佳幂次 p = {p0}：误差 {e_power0}" and f"p = {p0} 时为 {e_power0}" in snowball.statement("zh")
+    e_sqrt0 = fmt(snowball.measured["e_sqrt0"], 2, "zh")
+    assert fits[0].name == "√(‖x₀‖²+c·l)" and f"√(‖x₀‖² + c·l) 为 {e_sqrt0}" in snowball.statement("zh")
+    assert fits[2].name == f"幂律 {p0}" and f"p = {p0} 时为 {e_power0}" in snowball.statement("zh")
+    assert fits[3].name.startswith("不拟合") and fits[3].line.dash == "dot"
 
 
 def test_a_two_panel_slide_and_a_slide_drawn_only_by_the_deck():
@@ -315,6 +318,8 @@ def test_a_claim_that_does_not_hold_says_so(monkeypatch):
 
     def shrunk(source):  # a stream that does not grow: the snowball claim must fail
         result = real(source)
+        if source["api"] != "trace":
+            return result
         for layer in result["layers"]:
             layer["act_norm"] = result["embedding"]["act_norm"]
         result["summary"]["norm_growth"] = 1.0
@@ -366,9 +371,10 @@ def test_the_slides_overlays_are_the_js_charts():
     deck = js("lecture", "figures.js")
     colors = dict(re.findall(r"(\w+): '(\w+)'", found(r"const LAW_COLORS = \{([^}]*)\}", deck)[1]))
     assert colors == slide_figures.LAW_COLORS
-    law = found(r"x: x\.slice\(1\), y: fit\.curve, color: PALETTE\[LAW_COLORS\[overlay\.law\]\], dash: '(\w+)',\s*"
-                r"markers: false, width: ([\d.]+)", deck)  # fmt: skip
-    assert found(r"fitLaw\(y\.slice\(1\), overlay\.law\)", deck)
+    dashes = dict(re.findall(r"(\w+): '(\w+)'", found(r"const LAW_DASHES = \{([^}]*)\}", deck)[1]))
+    assert dashes == slide_figures.LAW_DASHES
+    law = found(r"x: laws\.layers, y: fit\.curve, color: PALETTE\[LAW_COLORS\[overlay\.law\]\],\s*"
+                r"dash: LAW_DASHES\[overlay\.law\] \|\| '(\w+)', markers: false, width: ([\d.]+)", deck)  # fmt: skip
     left = [float(v) for v in found(r"xaxis\.domain = \[([\d.]+), ([\d.]+)\]", deck).groups()]
     right = [float(v) for v in found(r"xaxis2 = \{[^}]*domain: \[([\d.]+), ([\d.]+)\]", deck).groups()]
     chart = {
@@ -377,14 +383,18 @@ def test_the_slides_overlays_are_the_js_charts():
         "series": [
             {"source": 0, "field": "act_norm", "label": {"en": "s"}, "color": "blue", "dash": "solid", "panel": 0}
         ],
-        "overlays": [{"type": "law_fit", "series": 0, "law": key} for key in colors],
+        "overlays": [{"type": "law_fit", "source": 1, "law": key} for key in colors],
     }
+    from app.experiments.laws import stream_laws
+
     trace = rx.trace(depth=8, norm_position="pre").result
-    figure = slide_figures.layers_figure(chart, [trace], "en")
+    figure = slide_figures.layers_figure(chart, [trace, stream_laws(trace)], "en")
     assert list(figure.layout.xaxis.domain) == left and list(figure.layout.xaxis2.domain) == right
-    for fit in figure.data[1:]:
-        assert fit.line.dash == law[1] and fit.line.width == pytest.approx(figures.LINE * float(law[2]))
-        assert list(fit.x) == list(range(1, 9))
+    for key, fit in zip(colors, figure.data[1:], strict=True):
+        assert fit.line.dash == dashes.get(key, law[1]) and fit.line.width == pytest.approx(
+            figures.LINE * float(law[2])
+        )
+        assert list(fit.x) == list(range(0, 9)) and fit.y[0] == pytest.approx(trace["embedding"]["act_norm"])
 
 
 def test_in_jupyter_training_draws_a_live_chart(monkeypatch):

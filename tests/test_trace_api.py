@@ -159,3 +159,25 @@ def test_unknown_addresses_answer_json_for_the_api_and_a_bilingual_page_for_brow
     assert page.status_code == 404 and page.headers["content-type"].startswith("text/html")
     assert "Page not found" in page.text and "页面不存在" in page.text and 'href="/"' in page.text
     assert client.get("/no-such-page").json()["status"] == 404  # no Accept: JSON
+
+
+def test_the_laws_of_a_trace_come_from_the_same_cached_trace(client):
+    """POST /api/laws fits the growth laws to /api/trace's stream on the server (app/experiments/laws.py): the values
+    are the trace's norms, each fit starts at ‖x₀‖, and a float16 overflow leaves no law at all (strict JSON)."""
+    body = {"depth": 12, "norm_position": "pre"}
+    trace = client.post("/api/trace", json=body).json()
+    response = client.post("/api/laws", json=body)
+    assert response.status_code == 200 and response.headers["X-Resnorm-Cache"] != "computed"  # the trace's cache
+    laws = response.json()
+    assert laws["values"] == [trace["embedding"]["act_norm"], *(layer["act_norm"] for layer in trace["layers"])]
+    assert set(laws["fits"]) == {"sqrt", "line", "exp", "power"} and laws["layers"] == list(range(13))
+    for fit in [*laws["fits"].values(), laws["independent"]]:
+        assert len(fit["curve"]) == 13 and fit["curve"][0] == pytest.approx(laws["values"][0])
+    overflowed = client.post("/api/laws", json={"depth": 48, "norm": "none", "dtype": "float16"}).json()
+    assert overflowed["fits"] == {} and overflowed["law"] is None and overflowed["independent"] is None
+    assert None in overflowed["values"]
+
+
+def test_the_laws_endpoint_refuses_bad_input_by_field(client):
+    response = client.post("/api/laws", json={"depth": 0})
+    assert response.status_code == 422 and response.json()["errors"][0]["field"] == "depth"

@@ -1,4 +1,5 @@
-"""POST /api/trace (and GET with the same fields as query keys): one traced forward+backward pass."""
+"""POST /api/trace (and GET with the same fields as query keys): one traced forward+backward pass; POST /api/laws:
+the growth laws fitted to that trace's stream (app/experiments/laws.py), from the same cached trace."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from pydantic import ValidationError
 from ..config import TraceConfig
 from ..jsonsafe import StrictJSONResponse
 from ..pages.registry import url_state_keys
+from ..services.answers import answer
 from ..services.compute import get_pool
 from .body import InvalidBody, body_doc, json_body
 
@@ -39,6 +41,15 @@ async def traced(cfg: TraceConfig) -> StrictJSONResponse:
 async def trace(request: Request) -> StrictJSONResponse:
     """Trace the model described by the body (every field optional)."""
     return await traced(await json_body(request, TraceConfig))
+
+
+@router.post("/api/laws", response_class=StrictJSONResponse, openapi_extra=body_doc(TraceConfig))
+async def laws(request: Request) -> StrictJSONResponse:
+    """The stream's norm per layer and every growth law fitted to it from ‖x₀‖ (√(‖x₀‖² + c·l), a line, an
+    exponential, the best power), the one that fits (or none), and √(‖x₀‖² + Σ‖fₖ‖²) with nothing fitted. The
+    body is /api/trace's; the trace is computed (or read from the cache) once for both."""
+    result, source = await answer("laws", await json_body(request, TraceConfig))
+    return StrictJSONResponse(result, headers={CACHE_HEADER: source})
 
 
 @router.get("/api/trace", response_class=StrictJSONResponse)

@@ -15,7 +15,9 @@ series spans more than LOG_AXIS_DECADES decades (a law must hold where it is see
 outside the grid was not found) and against the best of √l, the line and the exponential (each is a power or a
 limit of one, so the power is never their rival otherwise). Otherwise: "no simple law fits" (docs/physics.md).
 
-`fit_power` / `fit_law` are the deck's free-intercept fits (a + c·l)^p, which the lecture's claims use.
+`stream_laws` answers POST /api/laws: every law fitted to one trace's stream, plus the curve with nothing fitted,
+√(‖x₀‖² + Σₖ≤ₗ ‖fₖ‖²) (the blocks' own outputs, their squares added as if independent). The deck's snowball slides
+read their fits and errors from it, so no law is fitted in the browser.
 """
 
 from __future__ import annotations
@@ -23,60 +25,18 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 # p from 0.25 to 2.00 in steps of 0.01: sub-linear, linear and super-linear growth on one grid (√l and l are on it).
 POWER_GRID: tuple[float, ...] = tuple(round(0.25 + 0.01 * k, 2) for k in range(176))
-LAWS: dict[str, float | None] = {"sqrt": 0.5, "line": 1.0, "power": None}  # the deck's laws; None: the best p
 
 FIT_OF_RANGE = 0.10  # a law fits when its RMS error is at most 10 % of the series' range (max − min) ...
 BETTER_BY = 0.8  # ... and at most 0.8 × the next-best law's error (else two laws describe the data equally well)
 LOG_AXIS_DECADES = 3.0  # a series spanning more than 3 decades is drawn, and its laws judged, on a log scale
 MIN_BLOCKS = 3  # fewer blocks than this have no law worth naming
 GROWTH_LAWS = ("sqrt", "line", "exp")  # the named laws of /norms; the best power joins them in choose_law
-
-
-@dataclass(frozen=True)
-class Fit:
-    p: float
-    a: float
-    c: float
-    error: float  # root mean square of (value − fitted value), in the values' unit
-    curve: list[float]
-
-
-def fit_power(values: list[float], p: float) -> Fit:
-    """(a + c·l)^p through values[l − 1], l = 1..n: a least-squares line through values^(1/p)."""
-    n = len(values)
-    layers = [float(l) for l in range(1, n + 1)]
-    lifted = [max(v, 0.0) ** (1.0 / p) for v in values]
-    mean_l, mean_z = sum(layers) / n, sum(lifted) / n
-    spread = sum((l - mean_l) ** 2 for l in layers)
-    c = sum((l - mean_l) * (z - mean_z) for l, z in zip(layers, lifted, strict=True)) / spread if spread else 0.0
-    a = mean_z - c * mean_l
-    curve = [max(a + c * l, 0.0) ** p for l in layers]
-    error = math.sqrt(sum((v - f) ** 2 for v, f in zip(values, curve, strict=True)) / n)
-    return Fit(p, a, c, error, curve)
-
-
-def best_power(values: list[float]) -> Fit:
-    """The fit of smallest error over POWER_GRID (the first one on a tie, as in the browser)."""
-    best = fit_power(values, POWER_GRID[0])
-    for p in POWER_GRID[1:]:
-        fit = fit_power(values, p)
-        if fit.error < best.error:
-            best = fit
-    return best
-
-
-def fit_law(values: list[float | None], law: str) -> Fit | None:
-    """law: 'sqrt', 'line' or 'power'; None when a value is missing or not finite (an overflowed stream has no law)."""
-    if not values or any(v is None or not math.isfinite(v) for v in values):
-        return None
-    finite = [float(v) for v in values if v is not None]
-    p = LAWS[law]
-    return best_power(finite) if p is None else fit_power(finite, p)
 
 
 @dataclass(frozen=True)
@@ -188,3 +148,41 @@ def choose_law(values: Sequence[float | None]) -> LawChoice | None:
     # a constant series, or two laws through every point, have no law that fits better than the others
     fits_well = rival.error > 0 and best.error <= min(FIT_OF_RANGE * spread, BETTER_BY * rival.error)
     return LawChoice(fits, best if fits_well else None, rival, spread, log)
+
+
+def independent_curve(values: Sequence[float | None], increments: Sequence[float | None]) -> list[float] | None:
+    """√(‖x₀‖² + Σₖ≤ₗ ‖fₖ‖²) for l = 0..L: the stream if every block's output were independent of the stream and of
+    the others (squares add up; Xiong et al. 2020, lemma 2, with the measured ‖fₖ‖ in place of a constant).
+    None when a value is missing or not finite."""
+    if not values or values[0] is None or any(v is None or not math.isfinite(v) for v in increments):
+        return None
+    total, curve = float(values[0]) ** 2, [float(values[0])]
+    for f in increments:
+        total += float(f) ** 2  # type: ignore[arg-type]
+        curve.append(math.sqrt(total))
+    return curve if math.isfinite(total) else None
+
+
+def _fit_json(fit: LawFit) -> dict[str, Any]:
+    return {"p": fit.p, "c": fit.c, "error": fit.error, "curve": fit.curve}
+
+
+def stream_laws(trace: dict[str, Any]) -> dict[str, Any]:
+    """POST /api/laws: the stream's mean token norm per layer (0 = the embedding), each anchored law fitted to it
+    (errors over blocks 1..L, in log10 units when `log`), the law that fits (`law`, None: no simple law fits) and
+    the curve with nothing fitted (`independent`, from each block's output norm)."""
+    values = [trace["embedding"]["act_norm"], *(layer["act_norm"] for layer in trace["layers"])]
+    increments = [layer.get("branch_norm") for layer in trace["layers"]]
+    out: dict[str, Any] = {"layers": list(range(len(values))), "values": values, "fits": {}, "law": None}
+    choice = choose_law(values)
+    out["log"] = bool(choice and choice.log)
+    if choice is not None:
+        out["fits"] = {fit.key: _fit_json(fit) for fit in choice.fits}
+        out["law"] = choice.law.key if choice.law else None
+    curve = independent_curve(values, increments)
+    if curve is not None and fittable(values):
+        finite = [float(v) for v in values if v is not None]
+        out["independent"] = {"curve": curve, "error": _rms(finite, curve, log=out["log"])}
+    else:
+        out["independent"] = None
+    return out

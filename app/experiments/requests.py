@@ -15,6 +15,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from ..config import TraceConfig
+from .laws import stream_laws
 from .lessons.batch import BatchDependenceRequest, batch_dependence_lesson
 from .lessons.chain import ChainRequest, chain_lesson
 from .lessons.layernorm import LayerNormRequest, layernorm_lesson
@@ -77,6 +78,14 @@ def _precision_parts(view: PrecisionView) -> list[Part]:
     return [("trace", cfg) for cfg in view.traces()]
 
 
+def _laws_parts(cfg: TraceConfig) -> list[Part]:
+    return [("trace", cfg)]
+
+
+def _laws(cfg: TraceConfig, trace: dict[str, Any]) -> dict[str, Any]:
+    return stream_laws(trace)
+
+
 def _sweep_parts(req: SweepRequest) -> list[Part]:
     return [("trace", req.config.with_depth(depth)) for depth in req.depths]
 
@@ -90,6 +99,7 @@ REQUESTS: dict[str, RequestKind] = {
     for kind in (
         RequestKind("trace", TraceConfig, compute=run_trace, key=_trace_key),
         RequestKind("sweep", SweepRequest, parts=_sweep_parts),
+        RequestKind("laws", TraceConfig, parts=_laws_parts, combine=_laws),
         _lesson("chain", ChainRequest, chain_lesson),
         _lesson("layernorm", LayerNormRequest, layernorm_lesson),
         _lesson("softmax", SoftmaxRequest, softmax_lesson),

@@ -9,7 +9,6 @@ from typing import Any
 
 import plotly.graph_objects as go
 
-from ..experiments.laws import fit_law
 from ..experiments.lecture.claims import evaluate, read_path
 from ..i18n import t
 from ..numbers import fmt
@@ -18,7 +17,8 @@ from .figures import PALETTE
 
 Answers = list[Any]
 Slide = dict[str, Any]
-LAW_COLORS = {"sqrt": "black", "line": "purple", "power": "vermillion"}  # figures.js's LAW_COLORS
+LAW_COLORS = {"sqrt": "black", "line": "purple", "power": "vermillion", "independent": "green"}  # figures.js's
+LAW_DASHES = {"independent": "dot"}
 
 
 def per_layer(answer: dict[str, Any], field: str) -> tuple[list[int], list[float | None], bool]:
@@ -140,18 +140,16 @@ def _overlay(fig: go.Figure, chart: dict[str, Any], answers: Answers, overlay: d
         color = PALETTE[overlay.get("color", "black")]
         figures.add_hline(fig, overlay["value"], text, color, below=overlay.get("below", False))
         return
-    # "law_fit": (a + c·l)^p fitted to one series over blocks 1..L, as the claim fits them (x[0] is the embedding)
-    series = chart["series"][overlay["series"]]
-    x, y, _ = per_layer(answers[series["source"]], series["field"])
-    fit = fit_law(y[1:], overlay["law"])
-    if fit is None:
+    # "law_fit": a law the server fitted from ‖x₀‖ (POST /api/laws, app/experiments/laws.py), read from its answer
+    laws = answers[overlay["source"]]
+    fit = laws["independent"] if overlay["law"] == "independent" else laws["fits"].get(overlay["law"])
+    if not fit:
         return
-    name = t(
-        f"lecture.law.{overlay['law']}", lang, p=format_number(fit.p, 2, lang), error=format_number(fit.error, 2, lang)
-    )
-    figures.add_line(
-        fig, name, x[1:], fit.curve, PALETTE[LAW_COLORS[overlay["law"]]], dash="dash", markers=False, width=0.8
-    )
+    p = format_number(fit["p"], 2, lang) if fit.get("p") is not None else ""
+    name = t(f"lecture.law.{overlay['law']}", lang, p=p, error=format_number(fit["error"], 2, lang))
+    color = PALETTE[LAW_COLORS[overlay["law"]]]
+    dash = LAW_DASHES.get(overlay["law"], "dash")
+    figures.add_line(fig, name, laws["layers"], fit["curve"], color, dash=dash, markers=False, width=0.8)
 
 
 def chain_figure(chart: dict[str, Any], answers: Answers, lang: str, slide: Slide | None = None) -> go.Figure:

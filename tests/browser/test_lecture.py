@@ -70,6 +70,15 @@ def wait_drawn(watch, slide_id: str) -> None:
     )
 
 
+def hidden(watch, slide_id: str) -> list[str]:
+    """Which of a slide's chart and lead a student cannot see (visibility: hidden)."""
+    return watch.page.evaluate(
+        """id => [...document.querySelectorAll(`#${id} .slide-figure, #${id} .lead`)]
+           .filter(e => getComputedStyle(e).visibility === 'hidden').map(e => e.className)""",
+        slide_id,
+    )
+
+
 def overflowing(watch, slide_id: str) -> list[str]:
     """Boxes of the slide whose text does not fit (a lecturer would not put a cut-off sentence on screen)."""
     return watch.page.evaluate(
@@ -94,6 +103,11 @@ def test_walk_the_whole_deck_with_keys(watch, export, lang):
             and state["url"].endswith(f"#{slide['id']}")
         )
         wait_drawn(watch, slide["id"])
+        if slide.get("predict"):  # the question alone first; the next key shows the answer on the same slide
+            assert hidden(watch, slide["id"]) == ["lead", "slide-figure"], slide["id"]
+            watch.page.keyboard.press(KEYS[number % len(KEYS)])
+            watch.page.wait_for_function("id => document.getElementById(id).matches('.revealed')", arg=slide["id"])
+            assert current(watch)["id"] == slide["id"] and hidden(watch, slide["id"]) == []
         state = current(watch)
         if slide["id"] not in TRAINING:
             assert state["checked"] == "ok", (slide["id"], state["claim"])
@@ -125,9 +139,34 @@ def test_captions_show_the_exact_numbers(watch):
     claim = current(watch)["claim"]
     assert shown(0.9**96, 6) in claim and shown(1.1**96, 6) in claim  # as Python computes them
     assert shown(0.9**96, 6) == "4.04838×10⁻⁵"
+    watch.page.keyboard.press("ArrowRight")  # the chain product asks first: this key shows its answer
     watch.page.keyboard.press("ArrowRight")
     wait_drawn(watch, "shortcut")
     assert f"{1.01**96:.6g}" in current(watch)["claim"]
+
+
+def test_a_predict_slide_asks_first_and_shows_the_answer_on_the_next_key(watch):
+    predicting = [s["id"] for s in DECK if s.get("predict")]
+    assert len(predicting) >= 3
+    watch.open(f"/lecture?slide={NUMBER['live-gradient']}")
+    wait_drawn(watch, "live-gradient")  # drawn meanwhile, at its size, behind the question
+    assert hidden(watch, "live-gradient") == ["lead", "slide-figure"]
+    assert watch.page.is_visible("#live-gradient .predict-question") and watch.page.is_visible("#live-gradient .reveal")
+    watch.page.click("#live-gradient [data-reveal]")  # the button (a touch screen), or → below
+    assert hidden(watch, "live-gradient") == [] and not watch.page.is_visible("#live-gradient .reveal")
+    watch.page.keyboard.press("ArrowRight")
+    wait_slide(watch, NUMBER["live-gradient"] + 1)
+    watch.page.keyboard.press("ArrowLeft")  # back again: the answer stays shown
+    wait_slide(watch, NUMBER["live-gradient"])
+    assert hidden(watch, "live-gradient") == []
+    watch.page.emulate_media(media="print")  # print shows the question and the answer
+    assert hidden(watch, "float16") == [] and hidden(watch, "chain") == []
+    watch.page.emulate_media(media="screen")
+    watch.open(f"/lecture?slide={NUMBER['chain']}&predict=off")  # self-study: every answer at once
+    wait_drawn(watch, "chain")
+    assert hidden(watch, "chain") == [] and not watch.page.is_visible("#chain .reveal")
+    watch.page.keyboard.press("ArrowRight")
+    wait_slide(watch, NUMBER["chain"] + 1)
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
@@ -141,14 +180,15 @@ def test_an_agenda_section_jumps_to_its_first_slide(watch, lang):
 
 
 def test_the_url_holds_the_slide_and_reload_lands_there(watch):
-    watch.open("/lecture?lang=zh&slide=8&theme=normal")
-    assert current(watch)["id"] == DECK[7]["id"]
+    n = NUMBER["drift"]  # a slide that does not ask first: the key moves on
+    watch.open(f"/lecture?lang=zh&slide={n}&theme=normal")
+    assert current(watch)["id"] == DECK[n - 1]["id"]
     watch.page.keyboard.press("ArrowRight")
-    wait_slide(watch, 9)
+    wait_slide(watch, n + 1)
     watch.page.reload()
     watch.wait_ready()
     state = current(watch)
-    assert state["id"] == DECK[8]["id"] and "theme=normal" in state["url"] and "lang=zh" in state["url"]
+    assert state["id"] == DECK[n]["id"] and "theme=normal" in state["url"] and "lang=zh" in state["url"]
     watch.open("/lecture#drift")
     drift = next(i for i, s in enumerate(DECK, start=1) if s["id"] == "drift")
     assert current(watch)["id"] == "drift" and f"slide={drift}" in current(watch)["url"]
@@ -170,6 +210,10 @@ def test_speaker_view_follows_the_deck_and_drives_it(watch):
     )
     watch.page.keyboard.press("ArrowRight")  # the deck moves: the speaker view follows
     speaker.wait_for_function(f"() => document.body.dataset.slide === '{n + 1}'")
+    assert DECK[n].get("predict") and hidden(watch, DECK[n]["id"])  # the chain product asks first
+    speaker.keyboard.press("ArrowRight")  # from the speaker view: the deck shows the answer, on the same slide
+    watch.page.wait_for_function("id => document.getElementById(id).matches('.revealed')", arg=DECK[n]["id"])
+    assert watch.page.evaluate("document.body.dataset.slide") == str(n + 1)
     speaker.keyboard.press("ArrowRight")  # the speaker view moves: the deck follows
     wait_slide(watch, n + 2)
     assert DECK[n + 1]["id"] == "shortcut" and speaker.text_content("#speaker-section").startswith("The shortcut")

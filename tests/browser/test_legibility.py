@@ -91,6 +91,8 @@ def show_drawn(page, number: int, slide_id: str, tries: int = 10) -> None:
                 arg=slide_id,
                 timeout=30_000,
             )
+            # a predict slide: the student's view once the answer is shown (its question stays above it)
+            page.evaluate("id => document.querySelector(`#${id} [data-reveal]`)?.click()", slide_id)
             return
         except PlaywrightTimeout:
             continue

@@ -20,8 +20,9 @@ def slide(
 ) -> dict[str, Any]:
     """One slide. extra: equation (one line, both languages read it), code (one line of Python),
     qa (why / what / how / cost), aside (an analogy), departs (the first line of a slide not on the reference model,
-    reference.departs), offline_text (the lead the offline file shows instead of text), in both languages."""
-    for key in ("aside", "departs", "offline_text"):
+    reference.departs), offline_text (the lead the offline file shows instead of text), predict (a question shown alone
+    first: the slide's text and chart appear on the next key press), in both languages."""
+    for key in ("aside", "departs", "offline_text", "predict"):
         if key in extra:
             extra[key] = pair(*extra[key])
     return {

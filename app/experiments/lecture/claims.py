@@ -16,8 +16,6 @@ values: name -> one of
                                                          the entries at 1-based positions n + k … m (named values;
                                                          no stop: to the end): a range a statement names, so its
                                                          checks hold on every entry of the range
-  {"op": "law", "of": a, "law": "sqrt" | "line" | "power", "out": "p" | "error"}
-                                                         (a + c·l)^p fitted to the list a (app/experiments/laws.py)
   {"op": "sumsq", "of": a}                               Σ a² over a list, a² for a number
   {"op": "add", "of": [a, b]}                            a + b
   {"op": "one_minus", "of": a}                           1 − a (how far a cosine is from 1)
@@ -31,8 +29,6 @@ from __future__ import annotations
 import math
 import re
 from typing import Any
-
-from ..laws import fit_law
 
 
 def read_path(data: Any, path: str) -> Any:
@@ -79,9 +75,6 @@ def _value(spec: dict[str, Any], answers: list[Any], known: dict[str, Any]) -> A
         left, right = (known[name] for name in spec["of"])
         return None if left is None or right is None else left + right
     arg = known[spec["of"]]
-    if op == "law":
-        fit = fit_law(arg, spec["law"])
-        return None if fit is None else getattr(fit, spec["out"])
     if op == "one_minus":
         return None if arg is None else 1.0 - arg
     if op == "sumsq":

@@ -94,6 +94,10 @@ CHAIN = slide(
         [check("vanish", "close", 0.9**96, rel=1e-9), check("explode", "close", 1.1**96, rel=1e-9)],
     ),
     equation="∂L/∂x₁ = ∂L/∂x₉₆ · f′₉₆ · f′₉₅ · … · f′₂",
+    predict=(
+        "Predict first: multiply 0.9 by itself 96 times. Is the result nearer 0.1, 0.001 or 0.00001?",
+        "先预测：0.9 自乘 96 次，结果更接近 0.1、0.001 还是 0.00001？",
+    ),
 )
 
 SHORTCUT = slide(

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from . import sources as src
 from .build import chart, check, claim, op, panel, read, series, slide
-from .reference import COLORS, NAMES, SEEDS, request
+from .reference import COLORS, NAMES, SEEDS, reference, request
 
 GRAD_Y = ("Gradient ‖∂loss/∂xₗ‖", "梯度 ‖∂loss/∂xₗ‖")
 STREAM_Y = ("Stream norm ‖xₗ‖", "残差流范数 ‖xₗ‖")
@@ -89,6 +90,11 @@ LIVE = slide(
             check("c_plain", ">", 0.999),
             check("c_short", ">", 0.999),
         ],
+    ),
+    predict=(
+        "Predict first: 96 blocks with the shortcut and no norm. At block 1, does the gradient vanish, stay near "
+        "block 96's, or blow up?",
+        "先预测：96 块、有捷径、无归一化。第 1 块的梯度会消失、与第 96 块相近，还是变得极大？",
     ),
 )
 
@@ -179,69 +185,85 @@ COLLAPSE = slide(
 )
 
 BOTH_SOURCES = [request("both", seed) for seed in SEEDS]
-FIT_LAWS = ("sqrt", "line", "power")
+# The laws fitted on the server to each seed's stream (POST /api/laws, app/experiments/laws.py), after the traces.
+LAW_SOURCES = [src.laws(reference("both", seed)) for seed in SEEDS]
+FIRST_LAW = len(BOTH_SOURCES)
+LAW_INDICES = list(range(FIRST_LAW, FIRST_LAW + len(SEEDS)))
+# Drawn for seed 0, each from ‖x₀‖: Xiong et al.'s √(‖x₀‖² + c·l), a line, the best power, and nothing fitted.
+FIT_LAWS = ("sqrt", "line", "power", "independent")
 
 
-def _law_values(source: int) -> dict[str, Any]:
-    """‖xₗ‖ of one seed and the error of each law fitted to it, plus the best power."""
-    norms = f"norms{source}"
+def _law_values(seed_index: int) -> dict[str, Any]:
+    """The error of each law fitted to one seed's stream, the best power's p, and the unfitted curve's error."""
+    at = FIRST_LAW + seed_index
     return {
-        norms: read(source, "layers[*].act_norm"),
-        **{f"e_{law}{source}": op("law", norms, law=law, out="error") for law in FIT_LAWS},
-        f"p{source}": op("law", norms, law="power", out="p"),
+        **{f"e_{law}{seed_index}": read(at, f"fits.{law}.error") for law in ("sqrt", "line", "power")},
+        f"p{seed_index}": read(at, "fits.power.p"),
+        f"e_independent{seed_index}": read(at, "independent.error"),
     }
 
 
 SNOWBALL = slide(
     "snowball",
-    ("The snowball: xₗ₊₁ = xₗ + f(LN(xₗ))", "滚雪球：xₗ₊₁ = xₗ + f(LN(xₗ))"),
+    ("The snowball: every block adds to the stream", "滚雪球：每个块都往残差流上叠加"),
     (
         "With the shortcut and a LayerNorm in front of each branch (Pre-LN), nothing shrinks the stream: every block "
-        "adds its output on top. How fast does it grow? Fit (a + c·l)ᵖ and compare √l (p = ½), a straight line (p = 1) "
-        "and the best exponent p.",
+        "adds its output on top. How fast does it grow? Every curve starts at the embedding's ‖x₀‖: √(‖x₀‖² + c·l), "
+        "a line, the best power, and one with nothing fitted.",
         "有捷径、每个分支前有 LayerNorm（Pre-LN）时，没有东西让残差流变小：每个块都把输出叠加上去。它长得有多快？"
-        "拟合 (a + c·l)ᵖ，比较 √l（p = ½）、直线（p = 1）和最佳指数 p。",
+        "每条曲线都从嵌入层的 ‖x₀‖ 出发：√(‖x₀‖² + c·l)、直线、最佳幂律，以及一条什么都不拟合的曲线。",
     ),
     (
-        "Pre-LN at initialisation (Xiong et al. 2020, lemma 2) predicts ‖xₗ‖² ≈ ‖x₀‖² + c·l, that is √l, if every "
-        "update is independent of the stream. This is a model at initialisation. The dashed curves are the three fits "
-        "to seed 0; the caption gives each fit's root-mean-square error. Two different questions: which exponent fits "
-        "best (on every seed p is nearer ½ than 1, and on seed 1 it is even below ½), and which of the two fixed laws "
-        "fits better (on seed 0 the line beats √l). Say 'a power with p between about 0.45 and 0.65', not '√l'. The next "
-        "slide shows why.",
-        "初始化时的 Pre-LN（Xiong 等 2020，引理 2）在每次更新都与残差流无关时预测 ‖xₗ‖² ≈ ‖x₀‖² + c·l，即 √l。"
-        "这是初始化时的模型。虚线是对种子 0 的三种拟合；说明文字给出每种拟合的均方根误差。这是两个不同的问题：哪个指数拟合得最好"
-        "（每个种子的 p 都更接近 ½ 而不是 1，种子 1 甚至低于 ½），以及两条固定规律中哪条更好（种子 0 上直线胜过 √l）。"
-        "应该说“指数 p 大约在 0.45 到 0.65 之间的幂律”，而不是“√l”。下一页说明原因。",
+        "Pre-LN at initialisation (Xiong et al. 2020, lemma 2) predicts ‖xₗ‖² ≈ ‖x₀‖² + c·l if every update is "
+        "independent of the stream: the black dashed curve, its one constant c fitted. This is a model at "
+        "initialisation. The green dotted curve fits nothing: it adds the squares of the blocks' own measured outputs, "
+        "√(‖x₀‖² + Σ‖fₗ‖²), as if they were independent; {slide:increments} shows how far that assumption holds. "
+        "'Nearer ½ than 1' is about the exponent p of the best power (‖x₀‖^(1/p) + c·l)^p: say 'a power with p "
+        "about 0.5 to 0.65', not 'exactly √l'. Every fit starts at ‖x₀‖, so no curve dips below the embedding.",
+        "初始化时的 Pre-LN（Xiong 等 2020，引理 2）在每次更新都与残差流无关时预测 ‖xₗ‖² ≈ ‖x₀‖² + c·l：黑色虚线，"
+        "只拟合一个常数 c。这是初始化时的模型。绿色点线什么都不拟合：它把各块实测输出的平方加起来，"
+        "√(‖x₀‖² + Σ‖fₗ‖²)，就好像它们彼此独立；第 {slide:increments} 页说明这个假设在多大程度上成立。"
+        "“更接近 ½ 而不是 1”说的是最佳幂律 (‖x₀‖^(1/p) + c·l)^p 的指数 p：应该说“指数约为 0.5 到 0.65 的幂律”，"
+        "而不是“恰好是 √l”。每条拟合曲线都从 ‖x₀‖ 出发，所以没有曲线会低于嵌入层。",
     ),
     chart(
         "layers",
-        ("Stream norm per block, LayerNorm + shortcut", "每块的残差流范数：LayerNorm + 捷径"),
-        BOTH_SOURCES,
+        ("Stream norm, LayerNorm + shortcut", "残差流范数：LayerNorm + 捷径"),
+        [*BOTH_SOURCES, *LAW_SOURCES],
         "/norms?depth=96&activation=tanh&init=xavier",
         panels=[panel(STREAM_Y)],
         series=[
             series(i, "act_norm", seed_label(s), color, dash)
             for i, (s, color, dash) in enumerate(zip(SEEDS, SEED_COLORS, SEED_DASHES, strict=True))
         ],
-        overlays=[{"type": "law_fit", "series": 0, "law": law} for law in FIT_LAWS],
+        overlays=[{"type": "law_fit", "source": FIRST_LAW, "law": law} for law in FIT_LAWS],
     ),
     claim(
         (
-            "Seed 0: ‖x‖ grows ×{growth0|3} from block 1 to 96. Error of (a + c·l)ᵖ: √l {e_sqrt0|2}, line {e_line0|2}, "
-            "best exponent p = {p0|2}: {e_power0|2}. Seeds 1–3: p = {p1|2}, {p2|2}, {p3|2}. The best exponent is nearer "
-            "½ than 1 on every seed; no single law fits every seed.",
-            "种子 0：‖x‖ 从第 1 块到第 96 块变为 {growth0|3} 倍。(a + c·l)ᵖ 的拟合误差：√l 为 {e_sqrt0|2}，直线为 "
-            "{e_line0|2}，最佳指数 p = {p0|2} 时为 {e_power0|2}。种子 1–3：p = {p1|2}、{p2|2}、{p3|2}。"
-            "每个种子的最佳指数都更接近 ½ 而不是 1；没有哪一条规律对每个种子都成立。",
+            "Seed 0: ×{growth0|3} from block 1 to 96. Error: √(‖x₀‖² + c·l) {e_sqrt0|2}, line {e_line0|2}, best "
+            "power p = {p0|2}: {e_power0|2}; nothing fitted, √(‖x₀‖² + Σ‖fₗ‖²): {e_independent0|2}. Seeds 0–3: √ "
+            "beats the line; best p {p_low|2}–{p_high|2}, nearer ½ than 1.",
+            "种子 0：从第 1 块到第 96 块变为 {growth0|3} 倍。误差：√(‖x₀‖² + c·l) 为 {e_sqrt0|2}，直线为 {e_line0|2}，"
+            "最佳幂律 p = {p0|2} 时为 {e_power0|2}；什么都不拟合的 √(‖x₀‖² + Σ‖fₗ‖²) 为 {e_independent0|2}。"
+            "种子 0–3：√ 都胜过直线；最佳 p 为 {p_low|2}–{p_high|2}，更接近 ½ 而不是 1。",
         ),
         {
             "growth0": read(0, "summary.norm_growth"),
             **{name: spec for i in range(len(SEEDS)) for name, spec in _law_values(i).items()},
+            "ps": {"sources": LAW_INDICES, "path": "fits.power.p"},
+            "p_low": op("min", "ps"),
+            "p_high": op("max", "ps"),
+            "e_sqrts": {"sources": LAW_INDICES, "path": "fits.sqrt.error"},
+            "e_lines": {"sources": LAW_INDICES, "path": "fits.line.error"},
+            "e_unfitted": {"sources": LAW_INDICES, "path": "independent.error"},
+            "sqrt_wins": op("ratio", ["e_lines", "e_sqrts"]),
+            "unfitted_wins": op("ratio", ["e_lines", "e_unfitted"]),
         },
         [
             check("growth0", "between", [3.0, 30.0]),
-            *(check(f"p{i}", "between", [0.25, 0.75]) for i in range(len(SEEDS))),  # nearer ½ than 1
+            check("ps", "between", [0.25, 0.75]),  # nearer ½ than 1, on every seed
+            check("sqrt_wins", ">", 1.0),  # √(‖x₀‖² + c·l) beats the line, on every seed
+            check("unfitted_wins", ">", 1.0),  # the curve with nothing fitted beats the fitted line, on every seed
         ],
     ),
 )

@@ -121,6 +121,10 @@ FLOAT16 = slide(
         ],
     ),
     equation="10000 + 0.001 = 10000   (float16)",
+    predict=(
+        "Predict first: in float16, what is 10000 + 0.001? And in bfloat16?",
+        "先预测：在 float16 中 10000 + 0.001 等于多少？在 bfloat16 中呢？",
+    ),
     departs=departs(
         "48 blocks, GELU, shortcut, no norm, run in float16.",
         "48 块、GELU、有捷径、无归一化，以 float16 运行。",

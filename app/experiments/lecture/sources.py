@@ -1,6 +1,6 @@
 """What a slide asks the API for: one "source" per request, written the way the browser sends it.
 
-A source is {"api": name, "body"/"query": ...} for one of POST /api/trace, GET /api/chain, POST /api/layernorm,
+A source is {"api": name, "body"/"query": ...} for one of POST /api/trace, POST /api/laws, GET /api/chain, POST /api/layernorm,
 POST /api/softmax, GET /api/precision or POST /api/train. Every config is validated here, when the deck is built,
 by the same request models the API uses, so a slide cannot ask for something the API would refuse.
 """
@@ -32,6 +32,11 @@ def model(preset: str | None = None, **fields: Any) -> TraceConfig:
 
 def trace(cfg: TraceConfig) -> dict[str, Any]:
     return {"api": "trace", "body": cfg.model_dump()}
+
+
+def laws(cfg: TraceConfig) -> dict[str, Any]:
+    """POST /api/laws: the growth laws fitted to this trace's stream, computed on the server (app/experiments/laws.py)."""
+    return {"api": "laws", "body": cfg.model_dump()}
 
 
 def chain(derivative: float, depth: int) -> dict[str, Any]:

@@ -2,7 +2,6 @@
 // app/experiments/lecture/claims.py (same paths, same value ops, same checks; tests/browser/test_lecture.py
 // compares the two). The caption is the claim's statement with these measured values filled in.
 import { t, lang, fmt } from '../i18n.js';
-import { fitLaw } from '../theory.js';
 
 /** Follow 'layers[15:].token_cosine', 'sweep[-1].max_prob', 'runs[0].done.final_loss' into an answer. */
 export function readPath(data, path) {
@@ -42,10 +41,6 @@ function value(spec, answers, known) {
     case 'add': {
       const [a, b] = spec.of.map((name) => known[name]);
       return a === null || b === null ? null : a + b;
-    }
-    case 'law': {
-      const fit = fitLaw(arg, spec.law);
-      return fit === null ? null : fit[spec.out];
     }
     case 'one_minus': return arg === null ? null : 1 - arg;
     case 'sumsq': {

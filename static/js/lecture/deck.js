@@ -28,6 +28,11 @@ export function slideFromUrl(location = window.location) {
   return Math.max(0, byId);
 }
 
+/** ?predict=off: every answer at once (self-study, a handout); otherwise a predict slide asks first. */
+export function predictFromUrl() {
+  return new URLSearchParams(window.location.search).get('predict') !== 'off';
+}
+
 export function themeFromUrl() {
   return new URLSearchParams(window.location.search).get('theme') === 'normal' ? 'normal' : 'slide';
 }
@@ -40,6 +45,28 @@ export class Deck {
     this.current = -1;
     this.drawn = new Map();     // slide index -> promise of its drawing
     this.training = new Map();  // slide index -> running training promise
+    this.revealed = new Set();  // indexes of predict slides whose answer is on screen
+    this.predict = predictFromUrl();
+    if (!this.predict) DECK.forEach((s, i) => { if (s.predict) this.reveal(i, { broadcast: false }); });
+  }
+
+  /** Whether slide i still hides its answer behind its question (predict, then reveal). */
+  asking(i) {
+    return this.predict && Boolean(DECK[i]?.predict) && !this.revealed.has(i);
+  }
+
+  /** Show slide i's answer: its text, chart and caption. Told to the speaker view unless it came from there. */
+  reveal(i, { broadcast = true } = {}) {
+    if (!DECK[i]?.predict || this.revealed.has(i) || !this.sections[i]) return;
+    this.revealed.add(i);
+    this.sections[i].classList.add('revealed');
+    if (broadcast) this.channel.post({ type: 'reveal', index: i });
+  }
+
+  /** Forward: the answer of a predict slide first, then the next slide. */
+  next() {
+    if (this.asking(this.current)) this.reveal(this.current);
+    else this.show(this.current + 1);
   }
 
   start() {
@@ -48,6 +75,9 @@ export class Deck {
     document.addEventListener('keydown', (event) => this.onKey(event));
     window.addEventListener('hashchange', () => this.show(slideFromUrl({ search: '', hash: window.location.hash })));
     this.wireTouch();
+    document.querySelectorAll('[data-reveal]').forEach((button) => button.addEventListener('click', () => {
+      this.reveal(DECK.findIndex((s) => s.id === button.dataset.reveal));
+    }));
     document.querySelectorAll('[data-train-start]').forEach((button) => button.addEventListener('click', () => {
       this.startTraining(DECK.findIndex((s) => s.id === button.dataset.trainStart));
     }));
@@ -115,7 +145,7 @@ export class Deck {
       t: () => this.startTraining(this.current), '?': () => toggleHelp(), Escape: () => toggleHelp(false),
     };
     let action = actions[key];
-    if (NEXT.includes(key)) action = () => this.show(this.current + (event.shiftKey && key === ' ' ? -1 : 1));
+    if (NEXT.includes(key)) action = () => (event.shiftKey && key === ' ' ? this.show(this.current - 1) : this.next());
     if (PREVIOUS.includes(key)) action = () => this.show(this.current - 1);
     if (!action) return;
     event.preventDefault();
@@ -125,7 +155,7 @@ export class Deck {
   /** The ‹ QR › buttons (shown on touch screens and phones, faint on a projector) and a horizontal swipe. */
   wireTouch() {
     document.querySelector('[data-deck-prev]')?.addEventListener('click', () => this.show(this.current - 1));
-    document.querySelector('[data-deck-next]')?.addEventListener('click', () => this.show(this.current + 1));
+    document.querySelector('[data-deck-next]')?.addEventListener('click', () => this.next());
     document.querySelector('[data-deck-qr]')?.addEventListener('click', () => openRoom());
     let start = null;
     const deck = document.getElementById('deck');
@@ -139,7 +169,10 @@ export class Deck {
       const dx = touch.clientX - start.x, dy = touch.clientY - start.y;
       start = null;
       // a deliberate sideways swipe, not a vertical scroll of a phone's flowing slide or a tap
-      if (Math.abs(dx) >= SWIPE_PX && Math.abs(dx) > 2 * Math.abs(dy)) this.show(this.current + (dx < 0 ? 1 : -1));
+      if (Math.abs(dx) >= SWIPE_PX && Math.abs(dx) > 2 * Math.abs(dy)) {
+        if (dx < 0) this.next();
+        else this.show(this.current - 1);
+      }
     }, { passive: true });
   }
 

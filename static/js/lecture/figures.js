@@ -3,7 +3,6 @@
 // which answer feeds which series, and the labels. 'table' is an HTML table, not a Plotly figure.
 import { t, lang } from '../i18n.js';
 import { axis, layout, line, hline, markOverflow, overflowBand, themeOf, PALETTE, FLOAT16_MAX } from '../charts.js';
-import { fitLaw } from '../theory.js';
 import { evaluate, formatNumber, readPath } from './claims.js';
 
 const tr = (text) => (typeof text === 'string' ? text : text[lang]);
@@ -64,21 +63,21 @@ function markUnderflow(theme, fig, x, y, name) {
     font: { size: themeOf(theme).font - 4, color: PALETTE.vermillion }, bgcolor: 'rgba(255,255,255,0.85)' });
 }
 
-const LAW_COLORS = { sqrt: 'black', line: 'purple', power: 'vermillion' };
+const LAW_COLORS = { sqrt: 'black', line: 'purple', power: 'vermillion', independent: 'green' };
+const LAW_DASHES = { independent: 'dot' };
 
 function addOverlay(theme, fig, chart, answers, overlay) {
   if (overlay.type === 'hline') {
     hline(theme, fig, overlay.value, label(overlay.label), { color: PALETTE[overlay.color || 'black'], below: overlay.below });
     return;
   }
-  // 'law_fit': (a + c·l)^p fitted to one series (theory.js; the claim names the same fits and their errors)
-  const s = chart.series[overlay.series];
-  const { x, y } = perLayer(answers[s.source], s.field);
-  const fit = fitLaw(y.slice(1), overlay.law);   // blocks 1..L, as the claim fits them (x[0] is the embedding)
+  // 'law_fit': a law the server fitted from ‖x₀‖ (POST /api/laws, app/experiments/laws.py): drawn, not computed here
+  const laws = answers[overlay.source];
+  const fit = overlay.law === 'independent' ? laws.independent : laws.fits[overlay.law];
   if (!fit) return;
   const name = t(`lecture.law.${overlay.law}`, { p: formatNumber(fit.p, 2), error: formatNumber(fit.error, 2) });
-  fig.data.push(line(theme, { name, x: x.slice(1), y: fit.curve, color: PALETTE[LAW_COLORS[overlay.law]], dash: 'dash',
-    markers: false, width: 0.8 }));
+  fig.data.push(line(theme, { name, x: laws.layers, y: fit.curve, color: PALETTE[LAW_COLORS[overlay.law]],
+    dash: LAW_DASHES[overlay.law] || 'dash', markers: false, width: 0.8 }));
 }
 
 function chainFigure(chart, answers, theme) {

@@ -6,7 +6,7 @@ import { draw } from '../charts.js';
 import { answersFor, isTrainingSlide, trained } from './sources.js';
 import { figureFor } from './figures.js';
 import { evaluate, statement } from './claims.js';
-import { plotlyReady } from './deck.js';
+import { plotlyReady, predictFromUrl } from './deck.js';
 
 const DECK = pageData.extra.deck;
 const CHANNEL = 'resnorm-lecture';
@@ -79,7 +79,7 @@ async function thumbnail(box, index) {
   if (!slide) return;
   const copy = document.getElementById(slide.id).cloneNode(true);
   for (const element of [copy, ...copy.querySelectorAll('[id]')]) element.removeAttribute('id');
-  copy.classList.add('current');
+  copy.classList.add('current', 'revealed');   // the speaker sees the answer of a predict slide
   copy.querySelector('[data-slide-chart]')?.removeAttribute('data-chart');   // not a chart of this page's own
   box.append(copy);
   const claim = copy.querySelector('[data-claim]');
@@ -118,7 +118,14 @@ export function startSpeakerView(initial, channel) {
     thumbnail(document.getElementById('speaker-thumb-next'), current + 1).catch(() => {});
     tick();
   };
+  const shown = new Set();   // predict slides whose answer the deck shows
   const go = (index) => {
+    // forward from a predict slide: the deck shows the answer first (as its own → key does), then moves on
+    if (index === current + 1 && DECK[current].predict && predictFromUrl() && !shown.has(current)) {
+      shown.add(current);
+      channel.post({ type: 'reveal', index: current });
+      return;
+    }
     show(index);
     channel.post({ type: 'goto', index: current });
   };
@@ -132,5 +139,5 @@ export function startSpeakerView(initial, channel) {
   document.getElementById('speaker-next').addEventListener('click', () => go(current + 1));
   show(initial);
   channel.post({ type: 'hello' });   // the deck answers with the slide it shows
-  return { show, go, current: () => current };
+  return { show, go, current: () => current, revealed: (index) => shown.add(index) };
 }

@@ -39,6 +39,7 @@ function speaker() {
   let view = null;
   const channel = new SyncChannel((message) => {
     if (message.type === 'slide' || message.type === 'goto') view?.show(message.index);
+    if (message.type === 'reveal') view?.revealed(message.index);
   });
   view = startSpeakerView(slideFromUrl(), channel);
   document.body.dataset.ready = '1';
@@ -55,6 +56,7 @@ async function deck() {
   let presenter = null;
   const channel = new SyncChannel((message) => {
     if (message.type === 'goto' || message.type === 'slide') presenter?.show(message.index, { broadcast: false });
+    if (message.type === 'reveal') presenter?.reveal(message.index, { broadcast: false });
     if (message.type === 'hello') channel.post({ type: 'slide', index: presenter.current });
   });
   presenter = new Deck(channel);
