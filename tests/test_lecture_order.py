@@ -155,3 +155,50 @@ def test_predict_slides_ask_a_question_in_both_languages(client):
         section = section[: section.index("</section>")]
         assert "has-predict" in html[html.rindex("<section", 0, html.index(f'id="{slide["id"]}"')) :][:400]
         assert slide["predict"]["zh"] in section and f'data-reveal="{slide["id"]}"' in section
+
+
+# ---- Try it: options inside a slide, each with its own requests and its own checked caption ---------------------
+TRYING = [(s["id"], o["key"]) for s in DECK for o in s.get("try_it", {}).get("options", [])]
+
+
+def test_three_slides_offer_a_try_it_control_whose_default_is_the_slide():
+    trying = [s for s in DECK if s.get("try_it")]
+    assert len(trying) >= 3
+    for slide in trying:
+        options = {o["key"]: o for o in slide["try_it"]["options"]}
+        default = options[slide["try_it"]["default"]]
+        assert default["chart"] == slide["chart"] and default["claim"] == slide["claim"], slide["id"]
+        for o in options.values():
+            assert o["label"]["en"] and re.search(r"[\u4e00-\u9fff]", o["label"]["zh"])
+            assert o["chart"]["settings"]["en"] and o["chart"]["kind"] == slide["chart"]["kind"]
+            en, zh = (sorted(re.findall(r"\{(\w+)", o["claim"]["statement"][lang])) for lang in ("en", "zh"))
+            assert en == zh and set(en) <= set(o["claim"]["values"]) and o["claim"]["checks"], (slide["id"], o["key"])
+
+
+@pytest.mark.parametrize(("slide_id", "key"), TRYING)
+def test_every_try_it_option_holds_on_the_real_api(client, slide_id, key):
+    from app.experiments.lecture.claims import evaluate, failures
+    from tests.test_lecture import ask
+
+    option = next(o for o in SLIDES[slide_id]["try_it"]["options"] if o["key"] == key)
+    answers = [ask(client, source) for source in option["chart"]["sources"]]
+    measured = evaluate(option["claim"], answers)
+    assert not failures(option["claim"], measured), (failures(option["claim"], measured), measured)
+    if slide_id == "live-gradient" and key != "96":  # the depth names the block the statement divides by
+        assert f"block {key}'s gradient" in option["claim"]["statement"]["en"]
+
+
+def test_the_offline_file_records_every_option(monkeypatch):
+    """bake() names each option's answers "id#key" (the answers themselves: the offline file's browser test)."""
+    import asyncio
+
+    from app.services import deck
+
+    async def no_compute(source):  # which requests are baked, not their answers (training would take minutes)
+        return {"api": source["api"]}
+
+    monkeypatch.setattr(deck, "run_source", no_compute)
+    baked = asyncio.run(deck.bake())
+    for slide_id, key in TRYING:
+        option = next(o for o in SLIDES[slide_id]["try_it"]["options"] if o["key"] == key)
+        assert len(baked["slides"][f"{slide_id}#{key}"]) == len(option["chart"]["sources"]), (slide_id, key)

@@ -105,6 +105,8 @@ STRINGS = {
         "{section} · 计划 {minutes} 分钟 · 本部分第 {k} / {count} 页",
     ),
     "lecture.reveal": ("Show the answer (→)", "显示答案（→）"),
+    "lecture.try": ("Try it", "试一试"),
+    "lecture.try_recorded": ("recorded with this file", "随本文件记录"),
     "lecture.agenda.section": ("Section", "部分"),
     "lecture.agenda.min": ("Min", "分钟"),
     "lecture.agenda.optional_slides": ("Optional slides:", "可跳过的页："),

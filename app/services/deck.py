@@ -37,14 +37,18 @@ def source_request(source: dict[str, Any]) -> tuple[str, BaseModel]:
 
 
 def deck_requests() -> list[tuple[str, BaseModel]]:
-    """Every request the deck's charts make (training excluded: it runs only when the lecturer presses T)."""
-    return [
-        source_request(source)
-        for slide in DECK
-        if slide["chart"]
-        for source in slide["chart"]["sources"]
-        if source["api"] not in ("train", "real_trace")  # real models: loaded on first use, never warmed
-    ]
+    """Every request the deck's charts make, its "try it" options' too (training excluded: it runs only when the
+    lecturer presses T)."""
+    charts = [s["chart"] for s in DECK if s["chart"]]
+    charts += [o["chart"] for s in DECK for o in s.get("try_it", {}).get("options", [])]
+    requests = []
+    for chart in charts:
+        for source in chart["sources"]:
+            if source["api"] not in ("train", "real_trace"):  # real models: loaded on first use, never warmed
+                request = source_request(source)
+                if request not in requests:
+                    requests.append(request)
+    return requests
 
 
 async def run_source(source: dict[str, Any]) -> Any:
@@ -62,16 +66,16 @@ async def bake() -> dict[str, Any]:
     answers: list[Any] = []
     index: dict[str, int] = {}
     slides: dict[str, list[int]] = {}
-    for slide in DECK:
-        if not slide["chart"]:
-            continue
-        slides[slide["id"]] = []
-        for source in slide["chart"]["sources"]:
+    charts = [(s["id"], s["chart"]) for s in DECK if s["chart"]]
+    charts += [(f"{s['id']}#{o['key']}", o["chart"]) for s in DECK for o in s.get("try_it", {}).get("options", [])]
+    for name, chart in charts:  # a "try it" option under "id#key": the offline file offers every option, recorded
+        slides[name] = []
+        for source in chart["sources"]:
             key = json.dumps(source, sort_keys=True)
             if key not in index:  # one request after the other: an export must not flood the compute pool
                 index[key] = len(answers)
                 answers.append(await run_source(source))
-            slides[slide["id"]].append(index[key])
+            slides[name].append(index[key])
     return to_strict({"answers": answers, "slides": slides})[0]
 
 

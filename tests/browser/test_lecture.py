@@ -5,6 +5,7 @@ artifacts/screenshots/lecture/ for a human to look at."""
 
 from __future__ import annotations
 
+import json
 import re
 import threading
 import urllib.request
@@ -169,6 +170,38 @@ def test_a_predict_slide_asks_first_and_shows_the_answer_on_the_next_key(watch):
     wait_slide(watch, NUMBER["chain"] + 1)
 
 
+def test_try_it_recomputes_the_chart_and_its_checked_caption_inside_the_slide(watch):
+    slide = next(s for s in DECK if s["id"] == "post-vs-pre-grad")
+    twelve = next(o for o in slide["try_it"]["options"] if o["key"] == "12")
+    watch.open(f"/lecture?slide={NUMBER['post-vs-pre-grad']}&predict=off")
+    wait_drawn(watch, "post-vs-pre-grad")
+    drawn = watch.page.get_attribute("#post-vs-pre-grad [data-slide-chart]", "data-drawn")
+    watch.page.click("#post-vs-pre-grad [data-option='12']")
+    watch.page.wait_for_function(
+        "n => document.querySelector('#post-vs-pre-grad [data-slide-chart]').dataset.drawn !== n", arg=drawn
+    )
+    wait_drawn(watch, "post-vs-pre-grad")
+    state = current(watch)
+    assert state["id"] == "post-vs-pre-grad" and state["checked"] == "ok"
+    post = urllib.request.urlopen(  # the 12-block Post-LN model, asked of the API directly
+        urllib.request.Request(
+            f"{watch.base}/api/trace",
+            data=json.dumps(twelve["chart"]["sources"][0]["body"]).encode(),
+            headers={"Content-Type": "application/json"},
+        )
+    )
+    ratio = json.loads(post.read())["summary"]["grad_survival"]
+    assert "block 12" in state["claim"] and f"{ratio:.3g}" in state["claim"]
+    assert watch.page.get_attribute("#post-vs-pre-grad [data-option='12']", "aria-pressed") == "true"
+    assert "12 blocks" in watch.page.text_content("#post-vs-pre-grad .settings")
+    figure = watch.figure("lecture-post-vs-pre-grad")
+    assert len(figure["data"][0]["y"]) == 13  # the embedding and 12 blocks
+    watch.page.click("#post-vs-pre-grad [data-option='96']")  # back to the slide's own
+    watch.page.wait_for_function(
+        "() => document.querySelector('#post-vs-pre-grad .claim').textContent.includes('block 96')"
+    )
+
+
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_an_agenda_section_jumps_to_its_first_slide(watch, lang):
     watch.open(f"/lecture?slide={NUMBER['agenda']}&lang={lang}")
@@ -268,6 +301,15 @@ def test_the_offline_file_presents_from_file_without_network(page, export, tmp_p
         if slide["chart"]:
             assert page.locator(f"#{slide['id']} .main-svg").count() > 0, slide["id"]
     assert page.evaluate(UNREGISTERED_TRACES) == []  # the inlined Plotly.js draws every slide's trace types
+    # try it, offline: every option was recorded with the file
+    chain = next(i for i, s in enumerate(DECK, start=1) if s["id"] == "chain")
+    page.evaluate("() => { location.hash = '#chain'; }")
+    page.wait_for_function("n => document.body.dataset.slide === String(n)", arg=chain)
+    page.click("#chain [data-reveal]")
+    page.click("#chain [data-option='12']")
+    page.wait_for_function("() => document.querySelector('#chain .claim').textContent.includes('¹²')")
+    assert f"{0.9**12:.6g}" in page.text_content("#chain .claim") and page.is_visible("#chain .try-note")
+    assert page.get_attribute("#chain", "data-claim-checked") == "ok"
     page.keyboard.press("End")
     page.wait_for_function("n => document.body.dataset.slide === String(n)", arg=len(DECK))
     assert not errors, errors

@@ -50,8 +50,10 @@ def build_deck() -> list[dict[str, Any]]:
     rebuilt("references", references_slide([s for s in deck if s["id"] != "references"]))
     rebuilt("title", title_slide(len(deck)))
     for s in deck:
-        if s["chart"]:
-            s["chart"]["settings"] = s["chart"].get("settings") or settings_text(s["chart"])
+        charts = [s["chart"], *(o["chart"] for o in s.get("try_it", {}).get("options", []))]
+        for c in charts:
+            if c:
+                c["settings"] = c.get("settings") or settings_text(c)
     numbers = {s["id"]: i for i, s in enumerate(deck, start=1)}
     deck[place["agenda"]]["agenda"] = agenda_of(deck)
     mark_terms(deck)

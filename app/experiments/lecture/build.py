@@ -78,6 +78,23 @@ def check(value: str, op: str, bound: Any = None, **tolerance: float) -> dict[st
     return {"value": value, "op": op, "bound": bound, **tolerance}
 
 
+TRY_DEPTHS = (12, 24, 48, 96)  # the depths a slide's "try it" control offers
+
+
+def option(key: str, label: tuple[str, str], chart: dict[str, Any], claim: dict[str, Any]) -> dict[str, Any]:
+    """One setting of a slide's "try it" control: its own requests (chart) and its own checked caption (claim)."""
+    return {"key": key, "label": pair(*label), "chart": chart, "claim": claim}
+
+
+def try_it(label: tuple[str, str], options: list[dict[str, Any]], default: str) -> dict[str, Any]:
+    """A control inside the slide that switches among `options` (each computed live, or baked offline); the slide's
+    own chart and claim are the default option's. Every option's claim is checked like a slide's."""
+    keys = [o["key"] for o in options]
+    if default not in keys or len(set(keys)) != len(keys):
+        raise ValueError(f"try_it: default {default!r} must be one of the distinct keys {keys}")
+    return {"label": pair(*label), "options": options, "default": default}
+
+
 def qa(why: tuple[str, str], what: tuple[str, str], how: str, cost: tuple[str, str]) -> dict[str, Any]:
     """The lesson's question-and-answer shape: the problem, a one-line definition, one line of code, the price."""
     return {"why": pair(*why), "what": pair(*what), "how": how, "cost": pair(*cost)}

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from . import slides_reference
 from . import sources as src
-from .build import chart, check, claim, const, panel, qa, read, series, slide
+from .build import TRY_DEPTHS, chart, check, claim, const, option, panel, qa, read, series, slide, try_it
 from .reference import departs
 
 GRAD_Y = ("Gradient ‖∂loss/∂x_l‖", "梯度 ‖∂loss/∂x_l‖")
@@ -60,6 +61,38 @@ MODEL = slide(
     ),
 )
 
+SUPERSCRIPT = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def chain_chart(depth: int) -> dict[str, Any]:
+    return chart(
+        "chain",
+        ("Product of the per-layer factors, layer by layer", "逐层的因子连乘积"),
+        [src.chain(0.9, depth), src.chain(1.1, depth)],
+        f"/chain?derivative=0.9&depth={depth}",
+        series=[
+            series(0, "plain", ("g = 0.9: 0.9ˡ", "g = 0.9：0.9ˡ"), "vermillion"),
+            series(1, "plain", ("g = 1.1: 1.1ˡ", "g = 1.1：1.1ˡ"), "purple"),
+        ],
+    )
+
+
+def chain_claim(depth: int) -> dict[str, Any]:
+    power = str(depth).translate(SUPERSCRIPT)
+    return claim(
+        (
+            f"Computed in float64: 0.9{power} = {{vanish|6}} and 1.1{power} = {{explode|6}}.",
+            f"用 float64 计算：0.9{power} = {{vanish|6}}，1.1{power} = {{explode|6}}。",
+        ),
+        {"vanish": read(0, "plain_final"), "explode": read(1, "plain_final")},
+        [check("vanish", "close", 0.9**depth, rel=1e-9), check("explode", "close", 1.1**depth, rel=1e-9)],
+    )
+
+
+def chain_option(depth: int) -> dict[str, Any]:
+    return option(str(depth), (f"{depth} layers", f"{depth} 层"), chain_chart(depth), chain_claim(depth))
+
+
 CHAIN = slide(
     "chain",
     ("The chain product", "链式乘积"),
@@ -75,24 +108,9 @@ CHAIN = slide(
         "用 float64 算出的精确值：0.9⁹⁶ ≈ 4.05e-5，约为万分之 0.4（原讲义中的“万分之 0.6”是舍入笔误）；"
         "1.1⁹⁶ ≈ 9412（不是“≈ 12000”）。结论不变：每层的因子只要稍微偏离 1，乘过 96 层就是灾难。",
     ),
-    chart(
-        "chain",
-        ("Product of the per-layer factors, layer by layer", "逐层的因子连乘积"),
-        [src.chain(0.9, 96), src.chain(1.1, 96)],
-        "/chain?derivative=0.9&depth=96",
-        series=[
-            series(0, "plain", ("g = 0.9: 0.9ˡ", "g = 0.9：0.9ˡ"), "vermillion"),
-            series(1, "plain", ("g = 1.1: 1.1ˡ", "g = 1.1：1.1ˡ"), "purple"),
-        ],
-    ),
-    claim(
-        (
-            "Computed in float64: 0.9⁹⁶ = {vanish|6} and 1.1⁹⁶ = {explode|6}.",
-            "用 float64 计算：0.9⁹⁶ = {vanish|6}，1.1⁹⁶ = {explode|6}。",
-        ),
-        {"vanish": read(0, "plain_final"), "explode": read(1, "plain_final")},
-        [check("vanish", "close", 0.9**96, rel=1e-9), check("explode", "close", 1.1**96, rel=1e-9)],
-    ),
+    chain_chart(96),
+    chain_claim(96),
+    try_it=try_it(("Layers", "层数"), [chain_option(depth) for depth in TRY_DEPTHS], "96"),
     equation="∂L/∂x₁ = ∂L/∂x₉₆ · f′₉₆ · f′₉₅ · … · f′₂",
     predict=(
         "Predict first: multiply 0.9 by itself 96 times. Is the result nearer 0.1, 0.001 or 0.00001?",

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...config import TraceConfig
 from . import sources as src
-from .build import chart, check, claim, op, panel, read, series, slide
+from .build import TRY_DEPTHS, chart, check, claim, op, option, panel, read, series, slide, try_it
 from .reference import COLORS, NAMES, SEEDS, reference, request
 
 GRAD_Y = ("Gradient ‖∂loss/∂xₗ‖", "梯度 ‖∂loss/∂xₗ‖")
@@ -27,6 +28,70 @@ def seed_label(seed: int) -> tuple[str, str]:
 SEED_LIST = ", ".join(str(s) for s in SEEDS)
 SEED_SPAN = f"{SEEDS[0]}–{SEEDS[-1]}"
 LIVE_SOURCES = [request("neither"), request("shortcut")]
+OVERFLOWS_FROM = 48  # the no-norm stack's gradient overflows float32 from this depth on (checked per option)
+
+
+def _at_depth(setting: str, depth: int) -> dict[str, Any]:
+    return src.trace(TraceConfig(**{**reference(setting).model_dump(), "depth": depth}))
+
+
+def live_chart(depth: int) -> dict[str, Any]:
+    sources = LIVE_SOURCES if depth == 96 else [_at_depth("neither", depth), _at_depth("shortcut", depth)]
+    return chart(
+        "layers",
+        ("Gradient (left) and stream norm (right), no norm", "梯度（左）与残差流范数（右）：无归一化"),
+        sources,
+        f"/gradients?depth={depth}&norm=none&residual=none&activation=tanh&init=xavier",
+        panels=[panel(GRAD_Y, log=True), panel(STREAM_Y, log=True)],
+        series=[
+            series(0, "grad_norm", NAMES["neither"], COLORS["neither"]),
+            series(1, "grad_norm", NAMES["shortcut"], COLORS["shortcut"]),
+            series(0, "act_norm", NAMES["neither"], COLORS["neither"], panel=1),
+            series(1, "act_norm", NAMES["shortcut"], COLORS["shortcut"], panel=1),
+        ],
+    )
+
+
+def live_option(depth: int) -> dict[str, Any]:
+    """The live slide at another depth: the chain product without the shortcut, the explosion with it."""
+    overflows = depth >= OVERFLOWS_FROM
+    short_en = (
+        "the gradient overflows float32 on its way down ({g_short})"
+        if overflows
+        else "block 1 gets {g_short|3}× the gradient: it explodes"
+    )
+    short_zh = (
+        "梯度在回传途中超出 float32 的范围（{g_short}）"
+        if overflows
+        else "第 1 块的梯度是顶部的 {g_short|3} 倍：爆炸了"
+    )
+    return option(
+        str(depth),
+        (f"{depth} blocks", f"{depth} 块"),
+        live_chart(depth),
+        claim(
+            (
+                f"No shortcut: block 1 gets {{plain|3}}× block {depth}'s gradient, ×{{factor|3}} per block. "
+                f"Shortcut, no norm: the stream grows ×{{n_short|3}} and {short_en}.",
+                f"无捷径：第 1 块的梯度是第 {depth} 块的 {{plain|3}} 倍，每块乘以 {{factor|3}}。"
+                f"有捷径、无归一化：残差流变为 {{n_short|3}} 倍，{short_zh}。",
+            ),
+            {
+                "plain": read(0, "summary.grad_survival"),
+                "factor": op("root", "plain", n=depth - 1),
+                "g_short": read(1, "summary.grad_survival"),
+                "n_short": read(1, "summary.norm_growth"),
+            },
+            [
+                check("plain", "<", 0.05),
+                check("factor", "between", [0.5, 0.95]),
+                check("n_short", ">", 10.0),
+                check("g_short", "null") if overflows else check("g_short", ">", 1e4),
+            ],
+        ),
+    )
+
+
 LIVE = slide(
     "live-gradient",
     ("Live: 96 blocks without a norm", "实测：96 块、没有归一化"),
@@ -49,19 +114,7 @@ LIVE = slide(
         "GPT-2 让每个分支从很小的值开始，以此避免爆炸；分支初始很小时（DeepNorm 的初始化），只靠捷径也能让梯度保持在 1 附近"
         "（可在探索器中试：init = deepnorm）。",
     ),
-    chart(
-        "layers",
-        ("Gradient (left) and stream norm (right), no norm", "梯度（左）与残差流范数（右）：无归一化"),
-        LIVE_SOURCES,
-        "/gradients?depth=96&norm=none&residual=none&activation=tanh&init=xavier",
-        panels=[panel(GRAD_Y, log=True), panel(STREAM_Y, log=True)],
-        series=[
-            series(0, "grad_norm", NAMES["neither"], COLORS["neither"]),
-            series(1, "grad_norm", NAMES["shortcut"], COLORS["shortcut"]),
-            series(0, "act_norm", NAMES["neither"], COLORS["neither"], panel=1),
-            series(1, "act_norm", NAMES["shortcut"], COLORS["shortcut"], panel=1),
-        ],
-    ),
+    live_chart(96),
     claim(
         (
             "No shortcut: block 1 gets {plain|3}× block 96's gradient, ×{factor|3} per block; the stream shrinks "
@@ -96,6 +149,13 @@ LIVE = slide(
         "block 96's, or blow up?",
         "先预测：96 块、有捷径、无归一化。第 1 块的梯度会消失、与第 96 块相近，还是变得极大？",
     ),
+)
+# Try it: the same two stacks at other depths, each with a claim of its own (the default, 96, is the slide's own).
+LIVE["try_it"] = try_it(
+    ("Blocks", "块数"),
+    [live_option(depth) for depth in TRY_DEPTHS[:-1]]
+    + [option("96", ("96 blocks", "96 块"), LIVE["chart"], LIVE["claim"])],
+    "96",
 )
 
 COLLAPSE_SOURCES = [*(request("norm", seed) for seed in SEEDS), request("both")]

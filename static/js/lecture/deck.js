@@ -46,6 +46,7 @@ export class Deck {
     this.drawn = new Map();     // slide index -> promise of its drawing
     this.training = new Map();  // slide index -> running training promise
     this.revealed = new Set();  // indexes of predict slides whose answer is on screen
+    this.choice = new Map();    // slide index -> the key of the "try it" option on screen
     this.predict = predictFromUrl();
     if (!this.predict) DECK.forEach((s, i) => { if (s.predict) this.reveal(i, { broadcast: false }); });
   }
@@ -63,6 +64,32 @@ export class Deck {
     if (broadcast) this.channel.post({ type: 'reveal', index: i });
   }
 
+  /** Slide i as shown: the chart and claim of its chosen "try it" option in place of its own (the default). */
+  view(i) {
+    const slide = DECK[i];
+    const key = this.choice.get(i);
+    const option = slide.try_it?.options.find((o) => o.key === key);
+    if (!option || key === slide.try_it.default) return slide;
+    return { ...slide, chart: option.chart, claim: option.claim, baked: `${slide.id}#${key}` };
+  }
+
+  /** Try it: show option `key` of slide i, computed live (or recorded, in the offline file). */
+  choose(i, key) {
+    this.choice.set(i, key);
+    this.sections[i].querySelectorAll('[data-try]').forEach((button) => {
+      button.setAttribute('aria-pressed', String(button.dataset.option === key));
+    });
+    const chart = this.view(i).chart;
+    const settings = this.sections[i].querySelector('.settings');
+    if (settings) settings.textContent = chart.settings[pageData.lang];
+    const explorer = this.sections[i].querySelector('a.explorer');
+    if (explorer) {
+      const url = new URL(explorer.href);
+      explorer.href = `${url.origin}${chart.explorer}${chart.explorer.includes('?') ? '&' : '?'}lang=${pageData.lang}`;
+    }
+    return this.redraw(i);
+  }
+
   /** Forward: the answer of a predict slide first, then the next slide. */
   next() {
     if (this.asking(this.current)) this.reveal(this.current);
@@ -75,6 +102,9 @@ export class Deck {
     document.addEventListener('keydown', (event) => this.onKey(event));
     window.addEventListener('hashchange', () => this.show(slideFromUrl({ search: '', hash: window.location.hash })));
     this.wireTouch();
+    document.querySelectorAll('[data-try]').forEach((button) => button.addEventListener('click', () => {
+      this.choose(DECK.findIndex((s) => s.id === button.dataset.try), button.dataset.option);
+    }));
     document.querySelectorAll('[data-reveal]').forEach((button) => button.addEventListener('click', () => {
       this.reveal(DECK.findIndex((s) => s.id === button.dataset.reveal));
     }));
@@ -193,7 +223,7 @@ export class Deck {
   }
 
   async render(i, answers = null) {
-    const slide = DECK[i];
+    const slide = this.view(i);
     if (!slide.chart) return this.caption(i, []);
     answers = answers || await answersFor(slide);
     await plotlyReady();
@@ -206,7 +236,7 @@ export class Deck {
 
   /** The claim's statement filled with the values measured on these answers, and whether its checks hold. */
   caption(i, answers) {
-    const slide = DECK[i];
+    const slide = this.view(i);
     const measured = evaluate(slide.claim, answers);
     const failed = failures(slide.claim, measured);
     this.sections[i].querySelector('[data-claim]').textContent = statement(slide.claim, measured);

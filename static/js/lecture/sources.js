@@ -35,7 +35,7 @@ export function loadSource(source) {
 /** Every answer a slide needs, in the order of its sources. */
 export function answersFor(slide) {
   if (baked) {
-    return Promise.resolve(baked.slides[slide.id].map((i) => {
+    return Promise.resolve(baked.slides[slide.baked || slide.id].map((i) => {   // a "try it" option: "id#key"
       const answer = baked.answers[i];
       return Array.isArray(answer) ? recordingFrom(answer) : answer;   // training: its recorded NDJSON events
     }));
