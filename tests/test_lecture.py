@@ -293,6 +293,10 @@ def _trace_configs(chart: dict) -> list[TraceConfig]:
             configs.append(snowball_config({k: str(v) for k, v in source["query"].items()}))
         if source["api"] == "train":
             configs += [TraceConfig(**run) for run in source["body"]["runs"]]
+        if source["api"] == "depth_scan":
+            from app.experiments.depth_scan import DepthScan
+
+            configs += DepthScan(**source["body"]).configs()
     return configs
 
 

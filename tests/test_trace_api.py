@@ -7,9 +7,10 @@ import json
 import math
 
 import httpx
+import numpy as np
 import pytest
 
-from app.config import PRESETS, TraceConfig
+from app.config import PRESETS, TraceConfig, preset_config
 
 LAYER_KEYS = {
     "layer",
@@ -181,3 +182,26 @@ def test_the_laws_of_a_trace_come_from_the_same_cached_trace(client):
 def test_the_laws_endpoint_refuses_bad_input_by_field(client):
     response = client.post("/api/laws", json={"depth": 0})
     assert response.status_code == 422 and response.json()["errors"][0]["field"] == "depth"
+
+
+def test_a_depth_scan_reads_the_last_blocks_ffn_gradient_of_each_trace(client):
+    body = {"presets": ["pre_ln_2017"], "depths": [4, 8, 16], "seeds": [0]}
+    scan = client.post("/api/depth_scan", json=body).json()
+    assert scan["layers"] == [4, 8, 16] and len(scan["pre_ln_2017"]["seeds"]) == 1
+    for depth, value in zip(scan["layers"], scan["pre_ln_2017"]["seeds"][0], strict=True):
+        cfg = preset_config("pre_ln_2017", TraceConfig(depth=depth))
+        trace = client.post("/api/trace", json=cfg.model_dump()).json()
+        assert value == trace["layers"][-1]["ffn_param_grad_norm"]
+    xs = [math.log(d) for d in scan["layers"]]
+    ys = [math.log(v) for v in scan["pre_ln_2017"]["seeds"][0]]
+    slope = np.polyfit(xs, ys, 1)[0]
+    assert scan["pre_ln_2017"]["exponents"][0] == pytest.approx(slope, rel=1e-9)
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [({"presets": ["nope"]}, "presets"), ({"depths": [6, 12, 500]}, "depths.2"), ({"seeds": [0, 1, 2, 3, 4]}, "seeds")],
+)
+def test_a_depth_scan_refuses_what_would_cost_too_much_by_field(client, body, field):
+    response = client.post("/api/depth_scan", json=body)
+    assert response.status_code == 422 and response.json()["errors"][0]["field"] == field

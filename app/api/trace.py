@@ -9,6 +9,7 @@ from fastapi import APIRouter, Request
 from pydantic import ValidationError
 
 from ..config import TraceConfig
+from ..experiments.depth_scan import DepthScan
 from ..jsonsafe import StrictJSONResponse
 from ..pages.registry import url_state_keys
 from ..services.answers import answer
@@ -49,6 +50,15 @@ async def laws(request: Request) -> StrictJSONResponse:
     exponential, the best power), the one that fits (or none), and √(‖x₀‖² + Σ‖fₖ‖²) with nothing fitted. The
     body is /api/trace's; the trace is computed (or read from the cache) once for both."""
     result, source = await answer("laws", await json_body(request, TraceConfig))
+    return StrictJSONResponse(result, headers={CACHE_HEADER: source})
+
+
+@router.post("/api/depth_scan", response_class=StrictJSONResponse, openapi_extra=body_doc(DepthScan))
+async def depth_scan(request: Request) -> StrictJSONResponse:
+    """Xiong et al. 2020's theorem measured: the last block's FFN parameter gradient of each preset at each depth
+    and seed (at most 2 presets × 5 depths up to 96 × 4 seeds, each an ordinary cached trace), and its exponent
+    against depth per seed."""
+    result, source = await answer("depth_scan", await json_body(request, DepthScan))
     return StrictJSONResponse(result, headers={CACHE_HEADER: source})
 
 

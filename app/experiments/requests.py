@@ -15,6 +15,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from ..config import TraceConfig
+from .depth_scan import DepthScan, depth_scan
 from .laws import stream_laws
 from .lessons.batch import BatchDependenceRequest, batch_dependence_lesson
 from .lessons.chain import ChainRequest, chain_lesson
@@ -86,6 +87,10 @@ def _laws(cfg: TraceConfig, trace: dict[str, Any]) -> dict[str, Any]:
     return stream_laws(trace)
 
 
+def _depth_scan_parts(req: DepthScan) -> list[Part]:
+    return [("trace", cfg) for cfg in req.configs()]
+
+
 def _sweep_parts(req: SweepRequest) -> list[Part]:
     return [("trace", req.config.with_depth(depth)) for depth in req.depths]
 
@@ -100,6 +105,7 @@ REQUESTS: dict[str, RequestKind] = {
         RequestKind("trace", TraceConfig, compute=run_trace, key=_trace_key),
         RequestKind("sweep", SweepRequest, parts=_sweep_parts),
         RequestKind("laws", TraceConfig, parts=_laws_parts, combine=_laws),
+        RequestKind("depth_scan", DepthScan, parts=_depth_scan_parts, combine=depth_scan),
         _lesson("chain", ChainRequest, chain_lesson),
         _lesson("layernorm", LayerNormRequest, layernorm_lesson),
         _lesson("softmax", SoftmaxRequest, softmax_lesson),

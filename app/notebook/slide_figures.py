@@ -83,7 +83,10 @@ def layers_figure(chart: dict[str, Any], answers: Answers, lang: str, slide: Sli
     """One line per series over the layers, a second panel when the chart has one, overflow and underflow marked,
     overlays on top (figures.js's layersFigure)."""
     first = chart["panels"][0]
-    fig = figures.base_figure(chart["title"][lang], t("axis.layer", lang), first["y"][lang], ylog=first["log"])
+    x_title = chart["x"][lang] if "x" in chart else t("axis.layer", lang)  # the depth-scan slide: x is the depth, log
+    fig = figures.base_figure(chart["title"][lang], x_title, first["y"][lang], ylog=first["log"])
+    if chart.get("xlog"):
+        fig.update_xaxes(type="log")
     if "range" in first:
         fig.update_yaxes(range=first["range"])
     if first["log"]:
@@ -120,6 +123,9 @@ def layers_figure(chart: dict[str, Any], answers: Answers, lang: str, slide: Sli
             _mark_underflow(fig, x, y, name, lang)
     for overlay in chart.get("overlays", []):
         _overlay(fig, chart, answers, overlay, lang)
+    if chart.get("xlog"):  # figures.js: a tick at each depth, not Plotly's 2 3 4 5 between decades
+        x, _, _ = per_layer(answers[chart["series"][0]["source"]], chart["series"][0]["field"])
+        fig.update_xaxes(tickvals=x, ticktext=[str(v) for v in x])
     return fig
 
 

@@ -46,8 +46,9 @@ SECTIONS: tuple[Section, ...] = (
     Section(
         "placement",
         ("Where it sits: Post- or Pre-LN", "位置：Post-LN 或 Pre-LN"),
-        8,
-        ("block-diagram", "post-vs-pre", "post-vs-pre-grad"),
+        10,
+        ("block-diagram", "post-vs-pre", "post-vs-pre-grad", "xiong"),
+        optional=("xiong",),
     ),
     Section(
         "snowball",
@@ -110,6 +111,11 @@ def model_of(source: dict[str, Any]) -> str | None:
         return _model_of_config(snowball_config({k: str(v) for k, v in source["query"].items()}).model_dump())
     if api == "train":
         return _model_of_config(source["body"]["runs"][0])
+    if api == "depth_scan":  # Post-LN and Pre-LN on one recipe at several depths: that recipe
+        from ..depth_scan import DepthScan
+
+        found = {_model_of_config(cfg.model_dump()) for cfg in DepthScan(**source["body"]).configs()}
+        return found.pop() if len(found) == 1 else "presets"
     if api == "real_trace":
         name = str(source["body"].get("model", "")).lower()
         return "minilm" if "minilm" in name else "smollm2" if "smol" in name else "other"

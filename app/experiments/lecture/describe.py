@@ -7,6 +7,7 @@ from typing import Any
 
 from ... import i18n
 from ...config import TraceConfig
+from ..depth_scan import DepthScan
 from ..lessons.precision import snowball_config
 from ..tasks import TASKS
 from .build import pair
@@ -26,6 +27,8 @@ def settings_text(chart: dict[str, Any]) -> dict[str, str]:
             configs.append(snowball_config({k: str(v) for k, v in source["query"].items()}))
         if source["api"] == "train":
             configs += [TraceConfig(**run) for run in source["body"]["runs"]]
+        if source["api"] == "depth_scan":  # its traces: every preset at every depth and seed
+            configs += DepthScan(**source["body"]).configs()
     parts = [_describe(configs, lang) for lang in ("en", "zh")] if configs else ["", ""]
     training = next((s["body"] for s in chart["sources"] if s["api"] == "train"), None)
     if training:

@@ -25,6 +25,8 @@ PAPERS: dict[str, str] = {
     "forward pass. AI Alignment Forum.",
     "Ioffe & Szegedy 2015": "S. Ioffe, C. Szegedy (2015). Batch Normalization: Accelerating Deep Network Training by "
     "Reducing Internal Covariate Shift. ICML 2015.",
+    "Liu et al. 2020": "L. Liu, X. Liu, J. Gao, W. Chen, J. Han (2020). Understanding the Difficulty of Training "
+    "Transformers. EMNLP 2020.",
     "Srivastava et al. 2015": "R. K. Srivastava, K. Greff, J. Schmidhuber (2015). Training Very Deep Networks. "
     "NeurIPS 2015.",
     "Sun et al. 2024": "M. Sun, X. Chen, J. Z. Kolter, Z. Liu (2024). Massive Activations in Large Language Models. "

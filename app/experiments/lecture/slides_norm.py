@@ -7,7 +7,7 @@ from typing import Any
 
 from ...config import units_per_block
 from . import sources as src
-from .build import TRY_DEPTHS, chart, check, claim, const, op, option, panel, qa, read, series, slide, try_it
+from .build import TRY_DEPTHS, chart, check, claim, const, op, option, pair, panel, qa, read, series, slide, try_it
 from .diagram import norms_on_stream, pictures
 from .reference import departs
 
@@ -408,4 +408,74 @@ RMSNORM = slide(
     ),
 )
 
-SLIDES = [LAYERNORM, GAMMA_BETA, DIAGRAM, POSITION, POSITION_GRAD, POSITION_TRAIN, RMSNORM]
+XIONG_Y = ("‖∂loss/∂θ‖, last FFN (log)", "‖∂loss/∂θ‖，最后的前馈（对数）")
+XIONG = slide(
+    "xiong",
+    ("Xiong et al.'s theorem, measured", "Xiong 等人的定理：实测"),
+    (
+        "At initialisation the last block's FFN weight gradient does not depend on the depth L in Post-LN, and shrinks "
+        "like 1/√L in Pre-LN (Xiong et al. 2020, theorem 1). Here it is measured at 6 to 96 blocks, on four seeds.",
+        "初始化时，最后一块前馈层权重的梯度在 Post-LN 中与深度 L 无关，在 Pre-LN 中按 1/√L 缩小（Xiong 等 2020，"
+        "定理 1）。这里在 6 到 96 块、四个随机种子上实测。",
+    ),
+    (
+        "What is measured: the norm of the gradient of all the last block's FFN parameters together (both weight "
+        "matrices and their biases), one backward pass at initialisation; the theorem bounds one of those matrices. The "
+        "exponent is the slope of a least-squares line through log(gradient) against log(depth), per seed. Post-LN's "
+        "gradient near the output stays put while the depth grows, so with a fixed learning rate its top blocks take "
+        "steps as large in a deep model as in a shallow one: one reason it needs a warm-up. Pre-LN's shrinks: a deep "
+        "Pre-LN model tolerates a larger learning rate. Liu et al. 2020 report that a Post-LN model that does train "
+        "can end better than Pre-LN; that is reported there, not measured here.",
+        "测的是什么：最后一块前馈层所有参数（两个权重矩阵及其偏置）合在一起的梯度范数，初始化时一次反向传播；定理约束的是其中"
+        "一个矩阵。指数是 log(梯度) 对 log(深度) 的最小二乘直线斜率，每个种子各算一次。Post-LN 靠近输出的梯度不随深度变化，"
+        "学习率固定时，深模型顶部各块的步长和浅模型一样大：这是它需要预热的原因之一。Pre-LN 的梯度随深度缩小：深的 Pre-LN "
+        "模型能承受更大的学习率。Liu 等 2020 报告说，能训练起来的 Post-LN 模型最终可能比 Pre-LN 更好；这是该文的报告，"
+        "不是这里的测量。",
+    ),
+    chart(
+        "layers",
+        ("Last block's FFN gradient against depth", "最后一块前馈梯度随深度的变化"),
+        [src.depth_scan()],
+        POST_PRE_LINK,
+        panels=[panel(XIONG_Y, log=True)],
+        series=[
+            series(0, f"{key}.seeds[{i}]", label, color, dash)
+            for key, names, color in (
+                ("post_ln", ("Post-LN", "Post-LN"), "vermillion"),
+                ("pre_ln_2017", ("Pre-LN", "Pre-LN"), "blue"),
+            )
+            for i, (label, dash) in enumerate(
+                [((f"{names[0]}, seed 0", f"{names[1]}，种子 0"), "solid")]
+                + [((f"{names[0]}, seeds 1–3", f"{names[1]}，种子 1–3"), d) for d in ("dot", "dash", "dashdot")]
+            )
+        ],
+        x=pair("Depth L (blocks, log)", "深度 L（块数，对数）"),
+        xlog=True,
+    ),
+    claim(
+        (
+            "Fitted exponent of the gradient against depth, seeds 0–3: Post-LN {post_low|2} to {post_high|2} (the "
+            "theorem: 0), Pre-LN {pre_low|2} to {pre_high|2} (the theorem: −½).",
+            "梯度对深度的拟合指数，种子 0–3：Post-LN 为 {post_low|2} 到 {post_high|2}（定理：0），Pre-LN 为 "
+            "{pre_low|2} 到 {pre_high|2}（定理：−½）。",
+        ),
+        {
+            "post": read(0, "post_ln.exponents"),
+            "pre": read(0, "pre_ln_2017.exponents"),
+            "post_low": op("min", "post"),
+            "post_high": op("max", "post"),
+            "pre_low": op("min", "pre"),
+            "pre_high": op("max", "pre"),
+        },
+        [
+            check("post", "between", [-0.15, 0.15]),  # independent of the depth, on every seed
+            check("pre", "between", [-0.65, -0.35]),  # near −½, on every seed
+        ],
+    ),
+    departs=departs(
+        "the 2017 recipe (ReLU) at 6 to 96 blocks, seeds 0–3.",
+        "2017 配方（ReLU），6 到 96 块，种子 0–3。",
+    ),
+)
+
+SLIDES = [LAYERNORM, GAMMA_BETA, DIAGRAM, POSITION, POSITION_GRAD, XIONG, POSITION_TRAIN, RMSNORM]

@@ -12,6 +12,7 @@ from urllib.parse import urlencode
 
 from ...config import PRESETS, TraceConfig, preset_config
 from ...config.presets import ARCH_FIELDS
+from ..depth_scan import DepthScan
 from ..lessons.chain import ChainRequest
 from ..lessons.layernorm import LayerNormRequest
 from ..lessons.precision import PrecisionRequest
@@ -37,6 +38,11 @@ def trace(cfg: TraceConfig) -> dict[str, Any]:
 def laws(cfg: TraceConfig) -> dict[str, Any]:
     """POST /api/laws: the growth laws fitted to this trace's stream, computed on the server (app/experiments/laws.py)."""
     return {"api": "laws", "body": cfg.model_dump()}
+
+
+def depth_scan() -> dict[str, Any]:
+    """POST /api/depth_scan: Post-LN and Pre-LN (2017 recipe) at depths 6-96, seeds 0-3 (app/experiments/depth_scan.py)."""
+    return {"api": "depth_scan", "body": DepthScan().model_dump()}
 
 
 def chain(derivative: float, depth: int) -> dict[str, Any]:

@@ -28,7 +28,9 @@ function splitPanels(fig, panels, theme) {
 
 function layersFigure(chart, answers, theme) {
   const [first] = chart.panels;
-  const fig = { data: [], layout: layout(theme, { title: tr(chart.title), x: t('axis.layer'), y: tr(first.y), ylog: first.log }) };
+  // x: the layers, or the chart's own axis (the depth-scan slide: x is the depth, log)
+  const fig = { data: [], layout: layout(theme, { title: tr(chart.title), x: chart.x ? tr(chart.x) : t('axis.layer'), y: tr(first.y),
+    ylog: first.log, xlog: Boolean(chart.xlog) }) };
   if (first.range) fig.layout.yaxis.range = first.range;
   if (first.log) fig.layout.yaxis.nticks = 6;   // powers of ten, not every digit between them
   if (chart.panels.length > 1) splitPanels(fig, chart.panels, theme);
@@ -51,6 +53,10 @@ function layersFigure(chart, answers, theme) {
     if (chart.panels[s.panel].log) markUnderflow(theme, fig, x, y, name);
   });
   (chart.overlays || []).forEach((overlay) => addOverlay(theme, fig, chart, answers, overlay));
+  if (chart.xlog) {   // a few depths on a log axis: a tick at each, not Plotly's 2 3 4 5 between decades
+    const { x } = perLayer(answers[chart.series[0].source], chart.series[0].field);
+    Object.assign(fig.layout.xaxis, { tickvals: x, ticktext: x.map(String) });
+  }
   return fig;
 }
 
