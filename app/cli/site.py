@@ -14,7 +14,7 @@ import asyncio
 import json
 import shutil
 import sys
-from datetime import UTC, datetime
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -76,7 +76,7 @@ def build(out: Path, depths: tuple[int, ...], langs: tuple[str, ...], origin: st
     from ..pages import static_pages as pages
     from ..pages.static_views import all_views, manifest
 
-    built_at = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
+    built_at = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     site = pages.Site(langs, __version__, built_at, PLOTLY_VERSION.split("-")[0])
     views = all_views(depths, langs)
     sizes = {"plotly": 0, "scripts": 0, "pages": 0, "data": 0, "deck": 0}

@@ -110,7 +110,9 @@ def render(site: Site, key: str, lang: str) -> str:
 
 
 # The deck's stage fills the window: its build line sits small in the bottom corner, over nothing it could hide.
-DECK_FOOTER_STYLE = "position:fixed;left:0;bottom:0;font:10px sans-serif;opacity:.55;padding:1px 4px;pointer-events:none"
+DECK_FOOTER_STYLE = (
+    "position:fixed;left:0;bottom:0;font:10px sans-serif;color:#aab;padding:1px 4px;pointer-events:none"
+)
 
 
 def deck_footer(html: str, site: Site, lang: str) -> str:

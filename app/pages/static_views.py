@@ -1,7 +1,7 @@
 """What a static site of the lesson bakes: every view of a page (its default, and each preset at each chosen depth),
 the HTTP requests that view's script makes, and the key a baked answer is found under.
 
-A key is the request as the page's fetch layer sends it (static/js/static.js `requestKey`): method, path, query and
+A key is the request as the page's fetch layer sends it (static/js/viewkeys.js `requestKey`): method, path, query and
 JSON body, written as canonical JSON the way JavaScript writes it (sorted keys, numbers as `JSON.stringify` does), so
 Python and the browser agree on it without either parsing the other's numbers.
 """

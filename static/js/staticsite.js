@@ -18,7 +18,7 @@ export function lookup(method, url, body = null, { quiet = false } = {}) {
   if (Object.prototype.hasOwnProperty.call(answers, key)) return { value: structuredClone(answers[key]) };
   if (!quiet) {
     missedAt.add(window.location.href);
-    console.info('resnorm static site: not baked:', key);  // eslint-disable-line no-console
+    console.info('resnorm static site: not baked:', key);  // the key a build would need, for whoever builds the site
   }
   return null;
 }

@@ -97,7 +97,7 @@ def sealed(browser):
         allowed[:] = [prefix]
         page = context.new_page()
         page.on("pageerror", lambda error: errors.append(str(error)))
-        page.on("console", lambda m: m.type == "error" and errors.append(m.text))
+        page.on("console", lambda message: errors.extend([message.text] if message.type == "error" else []))
         page.goto(url)
         page.wait_for_selector("body[data-ready='1']", state="attached", timeout=30_000)
         return page
