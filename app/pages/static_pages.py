@@ -109,10 +109,8 @@ def render(site: Site, key: str, lang: str) -> str:
     return templates.env.get_template(page.template_name).render(**context)
 
 
-# The deck's stage fills the window: its build line sits small in the bottom corner, over nothing it could hide.
-DECK_FOOTER_STYLE = (
-    "position:fixed;left:0;bottom:0;font:10px sans-serif;color:#aab;padding:1px 4px;pointer-events:none"
-)
+# The deck's stage fills the window: its build line sits small in the top corner, on the empty band above the slide.
+DECK_FOOTER_STYLE = "position:fixed;left:0;top:0;font:10px sans-serif;color:#aab;padding:1px 4px;pointer-events:none"
 
 
 def deck_footer(html: str, site: Site, lang: str) -> str:

@@ -33,7 +33,8 @@ function viewName(view) {
   if (!view.preset) return t('static.default_view');
   const preset = pageData.presets?.presets.find((p) => p.key === view.preset);
   const name = preset ? (lang === 'zh' ? preset.name_zh : preset.name) : view.preset;
-  return view.query.depth ? `${name} · L = ${view.query.depth}` : name;
+  const depth = view.query.depth ?? pageData.defaults?.depth ?? pageData.schema?.properties.depth?.default;
+  return depth ? `${name} · L = ${depth}` : name;
 }
 
 function viewLink(view) {

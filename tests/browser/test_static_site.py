@@ -171,6 +171,20 @@ def test_a_baked_preset_view_loads_and_an_unbaked_one_names_the_nearest(site, st
     assert page.locator("#static-notice").is_hidden()
     assert page.evaluate("document.getElementById('status').textContent") == ""
 
+    # the presets menu (static/js/presets.js) leads to the very views Python baked, on both model pages
+    llama_gradients = next(v for v in all_views((12,), ("en",))["gradients"] if v.preset == "llama")
+    for file, chart in (
+        ("norms.zh.html", "norms"),
+        (f"gradients.html?{urlencode(llama_gradients.query)}", "grad-profile"),
+    ):
+        page = sealed(static_base + file, static_base)
+        before = drawn(page, chart) and int(page.get_attribute(f"[data-chart='{chart}']", "data-drawn"))
+        page.select_option("#ctl-preset", "deepnorm")
+        page.wait_for_function(
+            f"document.querySelector(\"[data-chart='{chart}']\").dataset.drawn > {before}", timeout=30_000
+        )
+        assert "init=deepnorm" in page.url and page.locator("#static-notice").is_hidden()
+
     page = sealed(f"{static_base}norms.html?depth=12&norm=rmsnorm&activation=relu&seed=3", static_base)
     page.wait_for_selector("#static-notice:not([hidden]) a", timeout=10_000)
     assert "not in this static copy" in page.inner_text("#status")
