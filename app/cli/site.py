@@ -85,6 +85,11 @@ def build(out: Path, depths: tuple[int, ...], langs: tuple[str, ...], origin: st
     answers = _bake([call for page_views in views.values() for view in page_views for call in view.calls])
     for page, page_views in views.items():
         keys = dict.fromkeys(call.key for view in page_views for call in view.calls)
+        if not page_views or not all(
+            key in answers for key in keys
+        ):  # optional answers missing: the page needs the server
+            continue
+        site.server_only.discard(page)
         sizes["data"] += _write(out / "data" / f"{page}.js", pages.data_script({k: answers[k] for k in keys}))
         site.data_files[page] = [f"data/{page}.js"]
         site.manifests[page] = manifest(page, page_views)
@@ -126,6 +131,11 @@ def _bake(calls: list[Any]) -> dict[str, Any]:
             if sys.stderr.isatty():
                 print(f"\rbaking {number}/{len(unique)} {call.path}   ", end="", file=sys.stderr)
             response = client.request(call.method, call.path, params=call.query or None, json=call.body)
+            if response.status_code != 200 and call.optional:  # e.g. a pretrained model this machine lacks
+                print(
+                    f"{call.path}: not baked ({response.status_code}); that page will need the server", file=sys.stderr
+                )
+                continue
             if response.status_code != 200:
                 raise RuntimeError(f"{call.method} {call.path} answered {response.status_code}: {response.text[:200]}")
             lines = response.text.splitlines() if call.stream else [response.text]

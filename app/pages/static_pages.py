@@ -32,6 +32,11 @@ STRINGS: dict[str, tuple[str, str]] = {
         "Static copy built by ResNorm Explorer {version} on {when}; every number was computed by PyTorch then.",
         "静态副本由 ResNorm Explorer {version} 于 {when} 生成；每个数字都是当时由 PyTorch 计算的。",
     ),
+    "static.models_data": (
+        "The charts of this page are measurements of the pretrained models named above, recorded when the copy was "
+        "built; the models' weights and their licences are described on each model's card.",
+        "本页图表是对上面所列预训练模型的测量，在生成副本时记录；模型权重及其许可证见各模型的说明页（model card）。",
+    ),
     "static.licence": (
         "Charts drawn with plotly.js {plotly} (MIT licence, © Plotly, Inc.: assets/LICENSE.plotly.js.txt).",
         "图表由 plotly.js {plotly} 绘制（MIT 许可证，© Plotly, Inc.：assets/LICENSE.plotly.js.txt）。",
@@ -39,7 +44,7 @@ STRINGS: dict[str, tuple[str, str]] = {
 }
 i18n.register(STRINGS)
 
-SERVER_ONLY = ("models", "train")  # live model runs and training: the page says it needs the server
+SERVER_ONLY = ("models", "train")  # live training, and real models unless baked: the page says it needs the server
 DECK = "lecture"  # the offline deck file (app/pages/lecture_offline.py), one per language
 SCRIPTS_FILE = "assets/scripts.js"
 PLOTLY_FILE = "assets/plotly.min.js"
@@ -66,6 +71,7 @@ class Site:
     plotly: str
     manifests: dict[str, dict[str, Any]] = field(default_factory=dict)  # page -> views, keys
     data_files: dict[str, list[str]] = field(default_factory=dict)  # page -> data/<page>.js
+    server_only: set[str] = field(default_factory=lambda: set(SERVER_ONLY))  # pages whose answers were not baked
 
     def pages(self) -> list[str]:
         return [key for key in PAGES if key != DECK]
@@ -77,6 +83,7 @@ def _static_context(site: Site, key: str, lang: str) -> dict[str, Any]:
         "scripts": SCRIPTS_FILE,
         "built": i18n.t("static.built", lang, version=site.version, when=site.built_at),
         "licence": i18n.t("static.licence", lang, plotly=site.plotly),
+        "models": i18n.t("static.models_data", lang) if key == "models" and key not in site.server_only else "",
     }
 
 
@@ -88,7 +95,7 @@ def render(site: Site, key: str, lang: str) -> str:
     data["nav"] = {k: page_file(k, lang) for k in PAGES}
     data["static"] = {
         "self": page_file(key, lang),
-        "server_only": key in SERVER_ONLY,
+        "server_only": key in site.server_only,
         **site.manifests.get(key, {"views": [], "keys": []}),
     }
     other = next((other for other in site.langs if other != lang), lang)

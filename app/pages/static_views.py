@@ -36,6 +36,9 @@ class Call:
     query: dict[str, str] = field(default_factory=dict)
     body: Any = None
     stream: bool = False  # NDJSON: the answer is its list of lines
+    optional: bool = (
+        False  # a pretrained model that may be missing on the building machine: the page then needs the server
+    )
 
     @property
     def key(self) -> str:
@@ -195,6 +198,23 @@ def lesson_views() -> dict[str, list[View]]:
     return {page: [View(page, {}, tuple(calls))] for page, calls in found.items()}
 
 
+def models_view() -> list[View]:
+    """/models' default view (static/js/pages/models.js): the built-in sentence through the default model and its
+    comparison, the token count, and the model list; none when this machine has no real models."""
+    extra = PAGES["models"].extra
+    if not extra["ready"] or not extra["default_model"]:
+        return []
+    text, shown = extra["default_text"], [extra["default_model"], extra["default_compare"]]
+    calls = [
+        Call("POST", path, body={"model": model, "text": text}, optional=True)
+        for model in shown
+        if model != "none"
+        for path in ("/api/real_trace", "/api/real_tokens")
+    ]
+    calls.append(Call("GET", "/api/real_models", optional=True))
+    return [View("models", {}, tuple(calls))]
+
+
 def model_views(page: str, depths: tuple[int, ...], langs: tuple[str, ...]) -> list[View]:
     """A page's default view and every preset at every chosen depth."""
     views = [View(page, {}, view_calls(page, page_state(page), langs))]
@@ -209,7 +229,7 @@ def all_views(depths: tuple[int, ...], langs: tuple[str, ...]) -> dict[str, list
     views = {"home": [home_view()]}
     for page in PRESET_PAGES:
         views[page] = model_views(page, depths, langs)
-    return {**views, **lesson_views()}
+    return {**views, **lesson_views(), "models": models_view()}
 
 
 def manifest(page: str, views: list[View]) -> dict[str, Any]:

@@ -1,8 +1,8 @@
 """`resnorm-explorer site`: a reduced static site (depth 12, both languages, the deck) built once, served by a plain
 static file server under /course/, and opened in headless Chromium with every other request refused; file:// too.
 
-The deck's training runs are shortened to 20 steps here (real training, fewer steps) so the build fits the test's
-time; everything else is the command's own build.
+The deck's training runs are shortened to 20 steps here (real training, fewer steps) and /models bakes its default
+model without the comparison, so the build fits the test's time; everything else is the command's own build.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from urllib.parse import urlencode, urlsplit
 import pytest
 
 from app import __version__
+from app.pages import PAGES
 from app.pages.static_pages import read_data_script
 from app.pages.static_views import Call
 
@@ -52,6 +53,7 @@ def site(tmp_path_factory):
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(deck, "recorded_events", _shortened(deck.recorded_events))
+        patch.setitem(PAGES["models"].extra, "default_compare", "none")  # /models bakes one real model, not two
         thread = threading.Thread(target=run)
         thread.start()
         thread.join()
@@ -147,6 +149,11 @@ def test_pages_draw_their_baked_answers_under_a_sub_path(site, static_base, seal
     # the tour, in both languages
     for file in ("index.html", "index.zh.html"):
         assert len(drawn(sealed(static_base + file, static_base), "tour")["data"]) == 2
+    # /models: the built-in sentence through the real models, when this machine had them to bake
+    if (folder / "data" / "models.js").exists():
+        page = sealed(static_base + "models.html", static_base)
+        assert drawn(page, "models-stream")["data"]
+        assert "model's card" in page.inner_text("footer")
 
 
 def test_the_deck_presents_from_the_static_server(site, static_base, sealed):
