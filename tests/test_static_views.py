@@ -96,3 +96,30 @@ def test_a_call_key_does_not_depend_on_the_order_of_its_fields():
     assert (
         Call("POST", "/api/trace", body=body).key == Call("POST", "/api/trace", body=dict(reversed(body.items()))).key
     )
+
+
+@pytest.mark.parametrize(
+    ("argv", "words"),
+    [
+        (["--depths", "0"], "each depth must be from 1 to"),
+        (["--depths", "12,x"], "not a list of whole numbers"),
+        (["--lang", "fr"], "languages are en, zh"),
+    ],
+)
+def test_site_refuses_bad_options_in_one_line(argv, words, tmp_path, capsys):
+    from app.cli import main
+
+    with pytest.raises(SystemExit) as exit_:
+        main(["site", "-o", str(tmp_path / "site"), *argv], prog="resnorm-explorer")
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and words in err and len(err.strip().splitlines()) == 1
+
+
+def test_site_refuses_a_file_as_its_folder(tmp_path, capsys):
+    from app.cli import main
+
+    target = tmp_path / "site.html"
+    target.write_text("")
+    with pytest.raises(SystemExit) as exit_:
+        main(["site", "-o", str(target)], prog="resnorm-explorer")
+    assert exit_.value.code == 1 and "is a file, not a folder" in capsys.readouterr().err

@@ -10,7 +10,6 @@ offline file `resnorm-explorer lecture` writes. Nothing on the site loads anythi
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import shutil
 import sys
@@ -70,77 +69,91 @@ def site(argv: list[str], prog: str) -> int:
 
 
 def build(out: Path, depths: tuple[int, ...], langs: tuple[str, ...], origin: str) -> dict[str, int]:
-    """Write the whole site into `out`; the bytes of each part."""
+    """Write the whole site into `out`; the bytes of each part. One app in this process answers every request and
+    records the decks, so its compute pool, real models and memory cache serve both."""
+    from fastapi.testclient import TestClient
+
     from .. import __version__
-    from ..assets import PLOTLY_JS, PLOTLY_VERSION, STATIC
+    from ..assets import PLOTLY_VERSION
+    from ..main import app
     from ..pages import static_pages as pages
-    from ..pages.static_views import all_views, manifest
+    from ..pages.static_views import all_views
 
     built_at = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     site = pages.Site(langs, __version__, built_at, PLOTLY_VERSION.split("-")[0])
     views = all_views(depths, langs)
     sizes = {"plotly": 0, "scripts": 0, "pages": 0, "data": 0, "deck": 0}
-    sizes["deck"] = _write_decks(out, site, origin)
-    (out / "data").mkdir(exist_ok=True)
-    answers = _bake([call for page_views in views.values() for view in page_views for call in view.calls])
-    for page, page_views in views.items():
-        keys = dict.fromkeys(call.key for view in page_views for call in view.calls)
-        if not page_views or not all(
-            key in answers for key in keys
-        ):  # optional answers missing: the page needs the server
-            continue
-        site.server_only.discard(page)
-        sizes["data"] += _write(out / "data" / f"{page}.js", pages.data_script({k: answers[k] for k in keys}))
-        site.data_files[page] = [f"data/{page}.js"]
-        site.manifests[page] = manifest(page, page_views)
-    assets = out / "assets"
-    assets.mkdir(exist_ok=True)
-    sizes["plotly"] = _copy(PLOTLY_JS, out / pages.PLOTLY_FILE)
-    sizes["plotly"] += _copy(STATIC / "vendor" / "LICENSE.plotly.js.txt", assets / "LICENSE.plotly.js.txt")
-    sizes["scripts"] = _write(out / pages.SCRIPTS_FILE, pages.bundle(pages.entries()))
-    for css in sorted((STATIC / "css").glob("*.css")):
-        sizes["scripts"] += _copy(css, assets / "css" / css.name)
+    with TestClient(app) as client:
+        sizes["deck"] = _write_decks(client, out, site, origin)
+        answers = _bake(client, [call for page_views in views.values() for view in page_views for call in view.calls])
+    sizes["data"] = _write_data(out, site, views, answers)
+    sizes["plotly"], sizes["scripts"] = _write_assets(out)
     for key in site.pages():
         for lang in langs:
             sizes["pages"] += _write(out / pages.page_file(key, lang), pages.render(site, key, lang))
     return sizes
 
 
-def _write_decks(out: Path, site: Any, origin: str) -> int:
-    """The offline deck (`resnorm-explorer lecture`), one file per language, with the site's build line."""
+def _write_data(out: Path, site: Any, views: dict[str, list[Any]], answers: dict[str, Any]) -> int:
+    """data/<page>.js for every page whose answers were all baked (else the page says it needs the server)."""
+    from ..pages import static_pages as pages
+    from ..pages.static_views import manifest
+
+    total = 0
+    for page, page_views in views.items():
+        keys = dict.fromkeys(call.key for view in page_views for call in view.calls)
+        if not page_views or not all(key in answers for key in keys):
+            continue
+        site.server_only.discard(page)
+        total += _write(out / "data" / f"{page}.js", pages.data_script({k: answers[k] for k in keys}))
+        site.data_files[page] = [f"data/{page}.js"]
+        site.manifests[page] = manifest(page, page_views)
+    return total
+
+
+def _write_assets(out: Path) -> tuple[int, int]:
+    """(Plotly.js and its licence, scripts and styles): each once for every page of both languages."""
+    from ..assets import PLOTLY_JS, STATIC
+    from ..pages import static_pages as pages
+
+    assets = out / "assets"
+    plotly = _copy(PLOTLY_JS, out / pages.PLOTLY_FILE)
+    plotly += _copy(STATIC / "vendor" / "LICENSE.plotly.js.txt", assets / "LICENSE.plotly.js.txt")
+    scripts = _write(out / pages.SCRIPTS_FILE, pages.bundle(pages.entries()))
+    for css in sorted((STATIC / "css").glob("*.css")):
+        scripts += _copy(css, assets / "css" / css.name)
+    return plotly, scripts
+
+
+def _write_decks(client: Any, out: Path, site: Any, origin: str) -> int:
+    """The offline deck (`resnorm-explorer lecture`), one file per language, with the site's build line; recorded
+    on the app's own event loop, so its answers come from the same compute pool and cache as the pages'."""
     from ..pages import static_pages as pages
     from ..pages.lecture_offline import offline_html
 
     total = 0
     for lang in site.langs:
-        html = asyncio.run(offline_html(lang, origin=origin))
+        html = client.portal.call(offline_html, lang, origin)
         total += _write(out / pages.page_file(pages.DECK, lang), pages.deck_footer(html, site, lang))
     return total
 
 
-def _bake(calls: list[Any]) -> dict[str, Any]:
+def _bake(client: Any, calls: list[Any]) -> dict[str, Any]:
     """Each distinct request's answer from the real API in this process, one after the other, as strict JSON."""
-    from fastapi.testclient import TestClient
-
-    from ..main import app
-
     answers: dict[str, Any] = {}
     unique = list({call.key: call for call in calls}.values())
-    with TestClient(app) as client:
-        for number, call in enumerate(unique, 1):
-            if sys.stderr.isatty():
-                print(f"\rbaking {number}/{len(unique)} {call.path}   ", end="", file=sys.stderr)
-            response = client.request(call.method, call.path, params=call.query or None, json=call.body)
-            if response.status_code != 200 and call.optional:  # e.g. a pretrained model this machine lacks
-                print(
-                    f"{call.path}: not baked ({response.status_code}); that page will need the server", file=sys.stderr
-                )
-                continue
-            if response.status_code != 200:
-                raise RuntimeError(f"{call.method} {call.path} answered {response.status_code}: {response.text[:200]}")
-            lines = response.text.splitlines() if call.stream else [response.text]
-            parsed = [json.loads(line, parse_constant=_refuse) for line in lines if line.strip()]
-            answers[call.key] = parsed if call.stream else parsed[0]
+    for number, call in enumerate(unique, 1):
+        if sys.stderr.isatty():
+            print(f"\rbaking {number}/{len(unique)} {call.path}   ", end="", file=sys.stderr)
+        response = client.request(call.method, call.path, params=call.query or None, json=call.body)
+        if response.status_code != 200 and call.optional:  # e.g. a pretrained model this machine lacks
+            print(f"\n{call.path}: not baked ({response.status_code}); its page will need the server", file=sys.stderr)
+            continue
+        if response.status_code != 200:
+            raise RuntimeError(f"{call.method} {call.path} answered {response.status_code}: {response.text[:200]}")
+        lines = response.text.splitlines() if call.stream else [response.text]
+        parsed = [json.loads(line, parse_constant=_refuse) for line in lines if line.strip()]
+        answers[call.key] = parsed if call.stream else parsed[0]
     if sys.stderr.isatty():
         print(file=sys.stderr)
     return answers

@@ -86,6 +86,8 @@ if (site) {
     };
   }
   window.addEventListener('popstate', () => { queueNotice(); keepStateAcrossLanguages(); });
-  document.addEventListener('DOMContentLoaded', () => { showNotice(); keepStateAcrossLanguages(); });
-  if (document.readyState !== 'loading') { queueNotice(); keepStateAcrossLanguages(); }
+  // A static copy has no /embed/ pages: the embed code would point at nothing.
+  const hideEmbeds = () => document.querySelectorAll('[data-export="embed"]').forEach((button) => { button.hidden = true; });
+  document.addEventListener('DOMContentLoaded', () => { showNotice(); keepStateAcrossLanguages(); hideEmbeds(); });
+  if (document.readyState !== 'loading') { queueNotice(); keepStateAcrossLanguages(); hideEmbeds(); }
 }

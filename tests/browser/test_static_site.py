@@ -1,8 +1,9 @@
 """`resnorm-explorer site`: a reduced static site (depth 12, both languages, the deck) built once, served by a plain
 static file server under /course/, and opened in headless Chromium with every other request refused; file:// too.
 
-The deck's training runs are shortened to 20 steps here (real training, fewer steps) and /models bakes its default
-model without the comparison, so the build fits the test's time; everything else is the command's own build.
+The deck's training runs are shortened to 20 steps here (real training, fewer steps), /models bakes its default
+model without the comparison and /gradients' heatmap opens on depths 1 to 24, so the build fits the test's time;
+everything else is the command's own build.
 """
 
 from __future__ import annotations
@@ -54,6 +55,7 @@ def site(tmp_path_factory):
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(deck, "recorded_events", _shortened(deck.recorded_events))
         patch.setitem(PAGES["models"].extra, "default_compare", "none")  # /models bakes one real model, not two
+        patch.setitem(PAGES["gradients"].defaults, "sweep_to", 24)  # the heatmap's default rows: 1 to 24, not 96
         thread = threading.Thread(target=run)
         thread.start()
         thread.join()
@@ -131,7 +133,9 @@ def test_pages_draw_their_baked_answers_under_a_sub_path(site, static_base, seal
     views = all_views((12,), ("en", "zh"))
     # /norms: the chart and caption the API built in Python, as baked (English and Chinese)
     for lang, file in (("en", "norms.html"), ("zh", "norms.zh.html")):
-        chart = drawn(sealed(static_base + file, static_base), "norms")
+        page = sealed(static_base + file, static_base)
+        chart = drawn(page, "norms")
+        assert page.locator('[data-export="embed"]').first.is_hidden()  # no /embed/ pages in a static copy
         call = next(c for c in views["norms"][0].calls if c.path == "/api/figure/norms" and c.query["lang"] == lang)
         baked = answers(folder, "norms")[call.key]
         assert chart["caption"] == baked["caption"]
