@@ -5,6 +5,7 @@
     resnorm-explorer sweep --to 96 ...       a depth sweep, as --json or --csv
     resnorm-explorer lecture -o deck.html    the offline lecture deck, without a server
     resnorm-explorer warm                    compute every page's default view into the cache
+    resnorm-explorer site -o DIR             the lesson as a static site (any static host, a sub-path, file://)
 
 Exit codes: 0 done, 1 failed, 2 bad usage (an unknown option, a value the request model refuses), 130 Ctrl-C.
 Every error is one line on stderr: `<prog>: error: <what>`.
@@ -17,7 +18,7 @@ import sys
 
 from pydantic import ValidationError
 
-COMMANDS = ("serve", "trace", "sweep", "lecture", "warm")
+COMMANDS = ("serve", "trace", "sweep", "lecture", "warm", "site")
 INTERRUPTED = 130
 
 
@@ -43,7 +44,12 @@ def main(argv: list[str] | None = None, prog: str = "python -m app") -> None:
 
     full = f"{prog} {command}"
     try:
-        code = getattr(commands, command)(args, full)
+        if command == "site":
+            from .site import site
+
+            code = site(args, full)
+        else:
+            code = getattr(commands, command)(args, full)
     except ValidationError as exc:
         from .options import validation_line
 

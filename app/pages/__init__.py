@@ -3,7 +3,7 @@ pages and their strings on import: `explorer`, `lessons`, `train`, `lecture`, `m
 so every page is on it.
 """
 
-from . import explorer, lecture, lessons, models, train  # noqa: F401  (importing registers the pages)
+from . import explorer, lecture, lessons, models, static_pages, train  # noqa: F401  (importing registers the pages)
 from .registry import (
     CHARTS,
     PAGES,

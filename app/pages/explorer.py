@@ -20,6 +20,8 @@ HOME: dict[str, Any] = {
 # /gradients opens on the lecture's reference model (the plain gradient fades, the shortcut keeps it); the heatmap's
 # sweep_to 0 means "up to the model's depth".
 GRADIENTS: dict[str, Any] = {**REFERENCE_MODEL, "sweep_to": 0}
+# /compare opens on the fairest pair: the 2017 recipe with the norm after the add, and the same recipe with it inside.
+COMPARE: dict[str, Any] = {"variants": ["post_ln", "pre_ln_2017"]}
 
 # The explorer pages' own words (key: (English, 中文)); words shared with other pages live in app/i18n.py.
 STRINGS: dict[str, tuple[str, str]] = {
@@ -278,6 +280,7 @@ register_page(
         nav_key="nav.compare",
         nav_order=30,
         url_keys=("variants", "changes_1", "changes_2", "changes_3", "changes_4"),
+        defaults=COMPARE,
         default_requests=compare_requests,
     )
 )

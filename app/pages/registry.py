@@ -29,6 +29,9 @@ from ..settings import get_settings
 templates = Jinja2Templates(directory=asset_dir("templates"))
 templates.env.globals["t"] = t
 templates.env.globals.update(static_url=static_url, plotly_url=plotly_url)  # versioned, long-cached URLs
+# A page's link in the language shown; a static site (app/pages/static_pages.py) links its files instead.
+templates.env.globals["page_href"] = lambda path, lang: f"{path}?lang={lang}"
+templates.env.globals["static_site"] = None
 # Keep the request model's field order (Jinja sorts JSON keys by default): controls follow it.
 templates.env.policies["json.dumps_kwargs"] = {"sort_keys": False}
 

@@ -1,6 +1,7 @@
 // Talking to the JSON API: traces (coalesced and cached per config), presets per depth, the streamed sweep.
-import { t, lang } from './i18n.js';
+import { t, lang, pageData } from './i18n.js';
 import { rangeText, settingOf } from './explain.js';
+import { isStaticSite, lookup } from './staticsite.js';
 
 export class ApiError extends Error {
   /** body: the server's error answer ({error, errors: [{field, message, allowed, input}]}); `translated` when its
@@ -21,6 +22,15 @@ async function readError(response) {
   return new ApiError(response.status, body, Number(response.headers.get('Retry-After') || 0));
 }
 
+/** A static site's baked answer (staticsite.js), or a refusal saying the view was not baked (staticsite.js names
+ *  the nearest baked views on the line below). */
+export function baked(method, url, body = null) {
+  const found = lookup(method, url, body);
+  if (found) return Promise.resolve(found.value);
+  const message = pageData.static?.server_only ? t('static.needs_server') : t('static.not_baked');
+  return Promise.reject(new ApiError(404, { error: message, translated: true }));
+}
+
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Tell the page (page.js listens) that the server is busy and we retry in `seconds`. */
@@ -30,6 +40,7 @@ function announceBusy(seconds) {
 
 /** POST JSON; a 503 "busy" is retried twice after its Retry-After. */
 export async function postJSON(url, body, { signal, onBusy } = {}) {
+  if (isStaticSite) return baked('POST', url, body);
   for (let attempt = 0; ; attempt += 1) {
     const response = await fetch(url, {
       method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body), signal,
@@ -44,6 +55,7 @@ export async function postJSON(url, body, { signal, onBusy } = {}) {
 }
 
 export async function getJSON(url, { signal } = {}) {
+  if (isStaticSite) return baked('GET', url);
   const response = await fetch(url, { signal });
   if (!response.ok) throw await readError(response);
   return response.json();
@@ -98,6 +110,10 @@ export async function readNDJSON(response, onLine) {
 
 /** POST /api/sweep and read its NDJSON lines as they arrive; onLine gets each parsed line. */
 export async function streamSweep(body, onLine, { signal } = {}) {
+  if (isStaticSite) {
+    (await baked('POST', '/api/sweep', body)).forEach(onLine);
+    return;
+  }
   const response = await fetch('/api/sweep', {
     method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body), signal,
   });

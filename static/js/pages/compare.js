@@ -79,7 +79,7 @@ function compareCaption(variants, state, ctx) {
 
 runPage({
   params: [
-    { name: 'variants', type: 'list', enum: [...PRESET_KEYS, 'custom'], default: ['post_ln', 'pre_ln_2017'], minItems: 2, maxItems: 4,
+    { name: 'variants', type: 'list', enum: [...PRESET_KEYS, 'custom'], default: pageData.defaults.variants, minItems: 2, maxItems: 4,
       group: 'page', label: 'controls.variants',
       optionLabel: (key) => (key === 'custom' ? t('compare.custom') : pageData.presets.presets.find((p) => p.key === key)?.[lang === 'zh' ? 'name_zh' : 'name'] ?? key) },
     ...SLOTS.map((n) => ({ name: `changes_${n}`, type: 'string', default: '', group: 'page', label: 'controls.variant_changes',

@@ -143,7 +143,7 @@ function heatmapTable(data) {
 
 runPage({
   params: [
-    { name: 'sweep_to', type: 'integer', default: 0, min: 0, max: pageData.schema.properties.depth.maximum, group: 'page', label: 'controls.sweep_to' },
+    { name: 'sweep_to', type: 'integer', default: pageData.defaults.sweep_to, min: 0, max: pageData.schema.properties.depth.maximum, group: 'page', label: 'controls.sweep_to' },
     { name: 'heat', type: 'string', enum: ['relative', 'absolute'], default: 'relative', group: 'view', label: 'controls.heat' },
     scaleParam('grad_scale', 'log', 'controls.grad_scale'),
   ],

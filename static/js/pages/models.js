@@ -2,7 +2,8 @@
 // layer for a Post-LN model (MiniLM: pinned by its LayerNorms) beside a pre-norm one (SmolLM2: snowballing, with a
 // first-token sink), the layer x token heatmap, and the gradient of the next-token loss per layer.
 import { runPage, scaleParam } from '../page.js';
-import { ApiError, getJSON } from '../api.js';
+import { ApiError, baked, getJSON } from '../api.js';
+import { isStaticSite } from '../staticsite.js';
 import { axis, layout, line, hline, logHeatmap, heatmapLayout, themeOf, PALETTE, t, fmt } from '../charts.js';
 import { pageData, has } from '../i18n.js';
 
@@ -27,6 +28,7 @@ function localised(status, body) {
 
 /** POST, retried only when the server says it is busy (a Retry-After): a model that cannot load fails at once. */
 async function postReal(url, body) {
+  if (isStaticSite) return baked('POST', url, body);  // a static copy of the site: the answers baked into it, or none
   for (let attempt = 0; ; attempt += 1) {
     const response = await fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
     let answer = null;

@@ -2,7 +2,8 @@
 // the per-layer gradient (or stream norm) at the latest recorded step on a second one; Start, Stop, progress.
 // Training starts only on Start (a link never starts a run by itself); Stop aborts the fetch, which cancels the server run.
 import { runPage, scaleParam, status } from '../page.js';
-import { ApiError, fetchPresets, readNDJSON, postJSON, describeError } from '../api.js';
+import { ApiError, baked, fetchPresets, readNDJSON, postJSON, describeError } from '../api.js';
+import { isStaticSite } from '../staticsite.js';
 import { layout, line, hline, SERIES, PALETTE, t, fmt } from '../charts.js';
 import { pageData, lang, sentences } from '../i18n.js';
 import { specsFromSchema } from '../state.js';
@@ -68,6 +69,7 @@ class Session {
   }
 
   async post() {
+    if (isStaticSite) return baked('POST', '/api/train', this.body);  // a static copy: training needs the server
     for (let attempt = 0; ; attempt += 1) {  // a just-stopped run frees its slot a few milliseconds later: retry briefly
       const response = await fetch('/api/train', { method: 'POST', headers: { 'Content-Type': 'application/json' },
         body: JSON.stringify(this.body), signal: this.controller.signal });

@@ -1,0 +1,93 @@
+// The static site's fetch layer (`resnorm-explorer site`): a page built there carries its manifest in the page data
+// (pageData.static) and its answers in classic scripts (window.RESNORM_ANSWERS, data/<page>.js), so it works from
+// any static host and from file://. api.js asks here first; a view that was not baked says so in one line and links
+// the nearest baked views of the same page. On the live server pageData.static is absent and nothing here runs.
+import { pageData, t, lang } from './i18n.js';
+import { requestKey, nearestViews } from './viewkeys.js';
+
+const site = pageData.static || null;
+export const isStaticSite = Boolean(site);
+const missedAt = new Set();  // addresses (URL state) where a request was not baked
+let queued = false;
+
+/** The baked answer of a request, as {value}, or null (then the notice names the nearest baked views unless quiet). */
+export function lookup(method, url, body = null, { quiet = false } = {}) {
+  const answers = window.RESNORM_ANSWERS || {};
+  const key = requestKey(method, url, body);
+  queueNotice();
+  if (Object.prototype.hasOwnProperty.call(answers, key)) return { value: structuredClone(answers[key]) };
+  if (!quiet) {
+    missedAt.add(window.location.href);
+    console.info('resnorm static site: not baked:', key);  // the key a build would need, for whoever builds the site
+  }
+  return null;
+}
+
+function queueNotice() {
+  if (queued) return;
+  queued = true;
+  setTimeout(() => { queued = false; showNotice(); }, 0);
+}
+
+function viewName(view) {
+  if (!view.preset) return t('static.default_view');
+  const preset = pageData.presets?.presets.find((p) => p.key === view.preset);
+  const name = preset ? (lang === 'zh' ? preset.name_zh : preset.name) : view.preset;
+  const depth = view.query.depth ?? pageData.defaults?.depth ?? pageData.schema?.properties.depth?.default;
+  return depth ? `${name} · L = ${depth}` : name;
+}
+
+function viewLink(view) {
+  const link = document.createElement('a');
+  const query = new URLSearchParams(view.query).toString().replace(/%2C/g, ',');
+  link.href = `${site.self}${query ? `?${query}` : ''}`;
+  link.textContent = viewName(view);
+  return link;
+}
+
+/** The line under the status line (which says the view was not baked): the nearest baked views of this page. A page
+ *  that needs the server says so on the status line itself, from the start. */
+function showNotice() {
+  if (site.server_only) {
+    const status = document.getElementById('status');
+    if (status && !status.textContent) status.textContent = t('static.needs_server');
+    return;
+  }
+  const node = document.getElementById('static-notice');
+  if (!node) return;
+  const missing = missedAt.has(window.location.href);
+  node.hidden = !missing;
+  node.replaceChildren();
+  if (!missing) return;
+  const query = Object.fromEntries(new URLSearchParams(window.location.search).entries());
+  const nearest = nearestViews(site.views, query, site.keys).map((i) => site.views[i]);
+  if (!nearest.length) return;
+  node.append(t('static.nearest'), ' ');
+  nearest.forEach((view, i) => {
+    if (i) node.append(t('budget.list_sep'));
+    node.append(viewLink(view));
+  });
+  node.append(t('static.end'));
+}
+
+/** The language switch keeps the URL state (the other language is another file). */
+function keepStateAcrossLanguages() {
+  const link = document.getElementById('lang-switch');
+  if (link) link.href = `${link.getAttribute('href').split('?')[0]}${window.location.search}`;
+}
+
+if (site) {
+  for (const name of ['pushState', 'replaceState']) {
+    const original = window.history[name].bind(window.history);
+    window.history[name] = (...args) => {
+      original(...args);
+      queueNotice();
+      keepStateAcrossLanguages();
+    };
+  }
+  window.addEventListener('popstate', () => { queueNotice(); keepStateAcrossLanguages(); });
+  // A static copy has no /embed/ pages: the embed code would point at nothing.
+  const hideEmbeds = () => document.querySelectorAll('[data-export="embed"]').forEach((button) => { button.hidden = true; });
+  document.addEventListener('DOMContentLoaded', () => { showNotice(); keepStateAcrossLanguages(); hideEmbeds(); });
+  if (document.readyState !== 'loading') { queueNotice(); keepStateAcrossLanguages(); hideEmbeds(); }
+}

@@ -1,0 +1,125 @@
+"""The static site's views and keys (app/pages/static_views.py) without a browser: Python writes each baked answer's
+key as static/js/viewkeys.js does (node runs the module itself), and a view that was not baked names the nearest."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from typing import Any
+
+import pytest
+
+from app.config import PRESETS, TraceConfig
+from app.pages import PAGES
+from app.pages.static_views import Call, all_views, canonical, js_number, manifest, request_key
+from app.paths import asset_dir
+
+VIEWKEYS = asset_dir("static") / "js" / "viewkeys.js"
+NUMBERS = [0, 1, -1, 1.0, 2.5, 1e-5, 2.5e-6, 1e-7, 1.5e-7, 0.001, 123456.789, 1e20, 1e21, 1.5e300, 2.213363839400643]
+
+
+def node(script: str, payload) -> Any:
+    """Run `script` (an ES module importing viewkeys.js as `keys`, reading `input`) under node; its printed JSON."""
+    if shutil.which("node") is None:
+        pytest.skip("node is not installed")
+    source = f"import * as keys from {json.dumps(VIEWKEYS.as_uri())};\nconst input = {json.dumps(payload)};\n{script}"
+    done = subprocess.run(
+        ["node", "--input-type=module", "-e", source], capture_output=True, text=True, timeout=30, check=True
+    )
+    return json.loads(done.stdout)
+
+
+def test_numbers_and_keys_are_written_as_javascript_writes_them():
+    body = TraceConfig(depth=12, residual_scale=(2 * 12) ** 0.25).model_dump()
+    calls = [
+        ("POST", "/api/trace", {}, body),
+        ("GET", "/api/presets?depth=12", {"depth": "12"}, None),
+        ("POST", "/api/figure/norms?lang=zh", {"lang": "zh"}, {"text": "残差", "x": [8.0, -0.5, 1e-5]}),
+    ]
+    script = """console.log(JSON.stringify({numbers: input.numbers.map((n) => JSON.stringify(n)),
+      keys: input.calls.map(([method, url, , body]) => keys.requestKey(method, url, body))}));"""
+    answer = node(script, {"numbers": NUMBERS, "calls": calls})
+    assert answer["numbers"] == [js_number(n) for n in NUMBERS]
+    assert answer["keys"] == [request_key(m, url.split("?")[0], query, body) for m, url, query, body in calls]
+
+
+def test_canonical_sorts_keys_and_keeps_text():
+    assert canonical({"b": 1.0, "a": [True, None, "√d"]}) == '{"a":[true,null,"√d"],"b":1}'
+    assert js_number(float("inf")) == "null"
+
+
+def test_nearest_views_are_the_fewest_differing_keys_in_manifest_order():
+    views = [
+        {"query": {}, "preset": ""},
+        {"query": {"depth": "12", "norm": "rmsnorm"}, "preset": "llama"},
+        {"query": {"depth": "12", "norm_position": "post"}, "preset": "post_ln"},
+        {"query": {"depth": "96", "norm": "rmsnorm"}, "preset": "llama"},
+    ]
+    keys = ["depth", "norm", "norm_position", "seed"]
+    cases = [
+        ({"depth": "12", "norm": "rmsnorm", "seed": "3"}, [1, 3, 0]),  # 1 differing, 2, then 3 and 3 in order
+        ({"seed": "3"}, [0, 1, 2]),
+        ({"depth": "96", "norm": "rmsnorm", "theme": "slide"}, [3, 1, 0]),  # a key outside `keys` never counts
+    ]
+    script = (
+        "console.log(JSON.stringify(input.cases.map(([query]) => keys.nearestViews(input.views, query, input.keys))));"
+    )
+    assert node(script, {"views": views, "keys": keys, "cases": cases}) == [want for _, want in cases]
+
+
+def test_every_page_bakes_its_default_and_each_preset_at_each_depth():
+    views = all_views((12, 96), ("en", "zh"))
+    assert {"home", "norms", "gradients", "compare", "chain", "layernorm", "softmax", "precision", "batchnorm"} <= set(
+        views
+    )
+    for page in ("norms", "gradients", "compare"):
+        assert views[page][0].query == {} and views[page][0].preset == ""
+        assert len(views[page]) == 1 + 2 * len(PRESETS)
+        for view in views[page][1:]:
+            default = str(
+                PAGES[page].defaults.get("depth", TraceConfig().depth)
+            )  # not in the URL when it is the default
+            assert view.query.get("depth", default) in ("12", "96")
+            TraceConfig(**next(c.body for c in view.calls if c.path == "/api/budget"))  # the API accepts the body
+    norms = [c for c in views["norms"][0].calls if c.path == "/api/figure/norms"]
+    assert sorted(c.query["lang"] for c in norms) == ["en", "zh"]  # the chart's words are in the page's language
+    sweep = next(c for c in views["gradients"][0].calls if c.path == "/api/sweep")
+    assert sweep.stream and sweep.body["depths"] == list(range(1, 97))  # the heatmap up to the model's depth
+    shown = manifest("norms", views["norms"])
+    assert "depth" in shown["keys"] and "lang" not in shown["keys"]
+    assert [v["query"] for v in shown["views"]] == [v.query for v in views["norms"]]
+
+
+def test_a_call_key_does_not_depend_on_the_order_of_its_fields():
+    body = TraceConfig().model_dump()
+    assert (
+        Call("POST", "/api/trace", body=body).key == Call("POST", "/api/trace", body=dict(reversed(body.items()))).key
+    )
+
+
+@pytest.mark.parametrize(
+    ("argv", "words"),
+    [
+        (["--depths", "0"], "each depth must be from 1 to"),
+        (["--depths", "12,x"], "not a list of whole numbers"),
+        (["--lang", "fr"], "languages are en, zh"),
+    ],
+)
+def test_site_refuses_bad_options_in_one_line(argv, words, tmp_path, capsys):
+    from app.cli import main
+
+    with pytest.raises(SystemExit) as exit_:
+        main(["site", "-o", str(tmp_path / "site"), *argv], prog="resnorm-explorer")
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and words in err and len(err.strip().splitlines()) == 1
+
+
+def test_site_refuses_a_file_as_its_folder(tmp_path, capsys):
+    from app.cli import main
+
+    target = tmp_path / "site.html"
+    target.write_text("")
+    with pytest.raises(SystemExit) as exit_:
+        main(["site", "-o", str(target)], prog="resnorm-explorer")
+    assert exit_.value.code == 1 and "is a file, not a folder" in capsys.readouterr().err
