@@ -419,14 +419,15 @@ XIONG = slide(
         "定理 1）。这里在 6 到 96 块、四个随机种子上实测。",
     ),
     (
-        "What is measured: the norm of the gradient of all the last block's FFN parameters together (both weight "
+        "Solid: seed 0; dotted and dashed: seeds 1–3. What is measured: the norm of the gradient of all the last "
+        "block's FFN parameters together (both weight "
         "matrices and their biases), one backward pass at initialisation; the theorem bounds one of those matrices. The "
         "exponent is the slope of a least-squares line through log(gradient) against log(depth), per seed. Post-LN's "
         "gradient near the output stays put while the depth grows, so with a fixed learning rate its top blocks take "
         "steps as large in a deep model as in a shallow one: one reason it needs a warm-up. Pre-LN's shrinks: a deep "
         "Pre-LN model tolerates a larger learning rate. Liu et al. 2020 report that a Post-LN model that does train "
         "can end better than Pre-LN; that is reported there, not measured here.",
-        "测的是什么：最后一块前馈层所有参数（两个权重矩阵及其偏置）合在一起的梯度范数，初始化时一次反向传播；定理约束的是其中"
+        "实线为种子 0，点线和虚线为种子 1–3。测的是什么：最后一块前馈层所有参数（两个权重矩阵及其偏置）合在一起的梯度范数，初始化时一次反向传播；定理约束的是其中"
         "一个矩阵。指数是 log(梯度) 对 log(深度) 的最小二乘直线斜率，每个种子各算一次。Post-LN 靠近输出的梯度不随深度变化，"
         "学习率固定时，深模型顶部各块的步长和浅模型一样大：这是它需要预热的原因之一。Pre-LN 的梯度随深度缩小：深的 Pre-LN "
         "模型能承受更大的学习率。Liu 等 2020 报告说，能训练起来的 Post-LN 模型最终可能比 Pre-LN 更好；这是该文的报告，"
@@ -434,7 +435,7 @@ XIONG = slide(
     ),
     chart(
         "layers",
-        ("Last block's FFN gradient against depth", "最后一块前馈梯度随深度的变化"),
+        ("FFN gradient against depth, seeds 0–3", "前馈梯度随深度的变化（种子 0–3）"),
         [src.depth_scan()],
         POST_PRE_LINK,
         panels=[panel(XIONG_Y, log=True)],
@@ -444,10 +445,8 @@ XIONG = slide(
                 ("post_ln", ("Post-LN", "Post-LN"), "vermillion"),
                 ("pre_ln_2017", ("Pre-LN", "Pre-LN"), "blue"),
             )
-            for i, (label, dash) in enumerate(
-                [((f"{names[0]}, seed 0", f"{names[1]}，种子 0"), "solid")]
-                + [((f"{names[0]}, seeds 1–3", f"{names[1]}，种子 1–3"), d) for d in ("dot", "dash", "dashdot")]
-            )
+            # one legend entry per placement (the deck names a label once): seed 0 solid, seeds 1-3 dotted and dashed
+            for i, (label, dash) in enumerate((names, d) for d in ("solid", "dot", "dash", "dashdot"))
         ],
         x=pair("Depth L (blocks, log)", "深度 L（块数，对数）"),
         xlog=True,
