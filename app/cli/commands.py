@@ -116,16 +116,24 @@ def sweep(argv: list[str], prog: str) -> int:
     return 130 if result.interrupted else 0
 
 
+DEFAULT_ORIGIN = "http://127.0.0.1:8000"
+
+
+def add_origin(parser: argparse.ArgumentParser) -> None:
+    """--origin: the server a written deck's 'open in the explorer' links point to (`lecture` and `site`)."""
+    parser.add_argument(
+        "--origin",
+        default=DEFAULT_ORIGIN,
+        metavar="URL",
+        help=f"the server the slides' 'open in the explorer' links point to [default {DEFAULT_ORIGIN}]",
+    )
+
+
 def lecture(argv: list[str], prog: str) -> int:
     parser = _parser(prog, "Write the lecture deck as one self-contained HTML file that presents offline.")
     parser.add_argument("--lang", choices=LANGS, default="en", help="the deck's language [default en]")
     parser.add_argument("-o", "--output", required=True, metavar="FILE", help="where to write the deck (- for stdout)")
-    parser.add_argument(
-        "--origin",
-        default="http://127.0.0.1:8000",
-        metavar="URL",
-        help="the server the slides' 'open in the explorer' links point to [default http://127.0.0.1:8000]",
-    )
+    add_origin(parser)
     args = parser.parse_args(argv)
     problem = _unwritable(args.output)
     if problem:  # before minutes of computing, not after

@@ -17,7 +17,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from .commands import LANGS, _parser
+from .commands import LANGS, _parser, add_origin
 
 DEFAULT_DEPTHS = "12,96"
 
@@ -52,12 +52,7 @@ def site(argv: list[str], prog: str) -> int:
         help=f"depths whose preset views are baked on /norms, /gradients, /compare [default {DEFAULT_DEPTHS}]",
     )
     parser.add_argument("--lang", type=_langs, default=LANGS, metavar="en,zh", help="languages [default en,zh]")
-    parser.add_argument(
-        "--origin",
-        default="http://127.0.0.1:8000",
-        metavar="URL",
-        help="the server the deck's 'open in the explorer' links name [default http://127.0.0.1:8000]",
-    )
+    add_origin(parser)
     args = parser.parse_args(argv)
     out = Path(args.output)
     if out.exists() and not out.is_dir():

@@ -175,18 +175,24 @@ def render_page(request: Request, key: str, embed_chart: str | None = None) -> H
     return HTMLResponse(body, headers={"Vary": "Accept-Language"})
 
 
-def _render(request: Request, key: str, lang: str, embed_chart: str | None) -> bytes:
-    page = PAGES[key]
-    nav = sorted((p for p in PAGES.values() if p.nav_key), key=lambda p: p.nav_order)
-    context = {
+def page_context(page: Page, lang: str, embed_chart: str | None, data: dict[str, Any], other: str) -> dict[str, Any]:
+    """What a page's template reads, for the live server and the static site alike (other: the link to the page
+    in the other language)."""
+    return {
         "page": page,
         "lang": lang,
         "html_lang": "zh-CN" if lang == "zh" else "en",
-        "nav": nav,
+        "nav": sorted((p for p in PAGES.values() if p.nav_key), key=lambda p: p.nav_order),
         "embed_chart": embed_chart,
-        "data": page_data(request, page, lang, embed_chart),
-        "other_lang_query": _other_lang_query(request, lang),
+        "data": data,
+        "other_lang_query": other,
     }
+
+
+def _render(request: Request, key: str, lang: str, embed_chart: str | None) -> bytes:
+    page = PAGES[key]
+    data = page_data(request, page, lang, embed_chart)
+    context = page_context(page, lang, embed_chart, data, _other_lang_query(request, lang))
     template = "embed.html" if embed_chart else page.template_name
     return bytes(templates.TemplateResponse(request, template, context).body)
 

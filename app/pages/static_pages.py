@@ -6,15 +6,15 @@ site works from any static host, under a sub-path and from file://. app/cli/site
 from __future__ import annotations
 
 import json
-import posixpath
 from dataclasses import dataclass, field
 from typing import Any
 
 from starlette.requests import Request
 
 from .. import i18n
-from ..experiments.lecture.export import EXPORT_LIST, EXPORTED, IMPORT, SCRIPTS, script_safe
-from .registry import PAGES, page_data, templates
+from ..experiments.lecture.export import bundle as bundle_modules
+from ..experiments.lecture.export import script_safe
+from .registry import PAGES, page_context, page_data, templates
 
 STRINGS: dict[str, tuple[str, str]] = {
     "static.not_baked": (
@@ -99,15 +99,8 @@ def render(site: Site, key: str, lang: str) -> str:
         **site.manifests.get(key, {"views": [], "keys": []}),
     }
     other = next((other for other in site.langs if other != lang), lang)
-    nav = sorted((p for p in PAGES.values() if p.nav_key), key=lambda p: p.nav_order)
     context = {
-        "page": page,
-        "lang": lang,
-        "html_lang": "zh-CN" if lang == "zh" else "en",
-        "nav": nav,
-        "embed_chart": None,
-        "data": data,
-        "other_lang_query": page_file(key, other),
+        **page_context(page, lang, None, data, page_file(key, other)),
         "static_url": lambda path: f"assets/{path.lstrip('/')}",
         "plotly_url": lambda: PLOTLY_FILE,
         "page_href": lambda path, lang: path_file(path, lang),
@@ -150,51 +143,8 @@ def read_data_script(text: str) -> dict[str, Any]:
 
 
 def bundle(entries: list[str]) -> str:
-    """The modules reachable from `entries` as one classic script: each module a function called the first time
-    another needs it (so a page runs only its own), the page's entries named by the script tag's data-entry."""
-    order: list[str] = []
-    for entry in entries:
-        _visit(entry, order, set(order))
-    parts = [
-        "'use strict';",
-        "const defined = {}, modules = {};",
-        "const need = (path) => { if (!(path in modules)) modules[path] = defined[path](); return modules[path]; };",
-        *(_wrap(path) for path in order),
-        "(document.currentScript.dataset.entry || '').split(' ').filter(Boolean).forEach(need);",
-    ]
-    return script_safe("(() => {\n" + "\n".join(parts) + "\n})();\n")
-
-
-def _target(importer: str, spec: str) -> str:
-    return posixpath.normpath(posixpath.join(posixpath.dirname(importer), spec))
-
-
-def _visit(path: str, order: list[str], seen: set[str]) -> None:
-    if path in seen:
-        return
-    seen.add(path)
-    for match in IMPORT.finditer((SCRIPTS / path).read_text(encoding="utf-8")):
-        _visit(_target(path, match["path"]), order, seen)
-    order.append(path)
-
-
-def _wrap(path: str) -> str:
-    code = (SCRIPTS / path).read_text(encoding="utf-8")
-
-    def imported(match: Any) -> str:
-        source = f"need({json.dumps(_target(path, match['path']))})"
-        if match["star"]:
-            return f"const {match['star']} = {source};"
-        names = [n.strip().replace(" as ", ": ") for n in match["names"].split(",") if n.strip()]
-        return f"const {{ {', '.join(names)} }} = {source};"
-
-    exports = [m[2] or m[3] for m in EXPORTED.finditer(code)]
-    for listed in EXPORT_LIST.finditer(code):
-        for name in filter(str.strip, listed["names"].split(",")):
-            local, _, public = (part.strip() for part in name.partition(" as "))
-            exports.append(f"{public}: {local}" if public else local)
-    code = EXPORTED.sub(lambda m: m[1], EXPORT_LIST.sub("", IMPORT.sub(imported, code)))
-    return f"defined[{json.dumps(path)}] = () => {{\n{code}\nreturn {{ {', '.join(exports)} }};\n}};"
+    """Every page's modules as one classic script, each page starting only its own (the deck's bundler)."""
+    return script_safe(bundle_modules(entries, from_tag=True))
 
 
 def entries() -> list[str]:

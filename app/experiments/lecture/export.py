@@ -5,8 +5,9 @@ app/pages/lecture_offline.py with every slide's answers from app/services/deck.p
 from __future__ import annotations
 
 import json
+import posixpath
 import re
-from pathlib import Path
+from collections.abc import Sequence
 
 from ...paths import asset_dir
 
@@ -21,29 +22,33 @@ EXPORTED = re.compile(r"^export\s+((?:async\s+)?function\*?\s+(\w+)|(?:const|let
 EXPORT_LIST = re.compile(r"^export\s*\{(?P<names>[^}]*)\};?[ \t]*$", re.M)
 
 
-def bundle(entry: str = ENTRY) -> str:
-    """The entry module and everything it imports as one classic script: each module becomes a function whose
-    return value is its exports, called in dependency order. Enough for this repo's modules (named imports,
-    `import * as`, exported declarations and `export { ... }` lists), not a general bundler."""
+def bundle(entries: Sequence[str] = (ENTRY,), *, from_tag: bool = False) -> str:
+    """The modules reachable from `entries` as one classic script: each module a function called the first time
+    another needs it, so its imports run first, as ES modules do. Started: the entries themselves, or (`from_tag`,
+    the static site's one script for every page) those the script tag's data-entry names, so a page runs only its
+    own. Enough for this repo's modules (named imports, `import * as`, exported declarations and `export { ... }`
+    lists), not a general bundler."""
     order: list[str] = []
-    _visit(entry, order, set())
-    parts = ["'use strict';", "const modules = {};"]
-    parts += [_wrap(path) for path in order]
+    for entry in entries:
+        _visit(entry, order, set(order))
+    start = (
+        "(document.currentScript.dataset.entry || '').split(' ').filter(Boolean)"
+        if from_tag
+        else json.dumps(list(entries))
+    )
+    parts = [
+        "'use strict';",
+        "const defined = {}, modules = {};",
+        "const need = (path) => { if (!(path in modules)) modules[path] = defined[path](); return modules[path]; };",
+        *(_wrap(path) for path in order),
+        f"{start}.forEach(need);",
+    ]
     return "(() => {\n" + "\n".join(parts) + "\n})();\n"
 
 
-def _resolve(importer: str, spec: str) -> str:
-    return str((Path(importer).parent / spec).as_posix()).replace("\\", "/") if spec.startswith(".") else spec
-
-
-def _normalise(path: str) -> str:
-    parts: list[str] = []
-    for part in path.split("/"):
-        if part == "..":
-            parts.pop()
-        elif part not in ("", "."):
-            parts.append(part)
-    return "/".join(parts)
+def _target(importer: str, spec: str) -> str:
+    """The path a module's relative import names, from the scripts folder."""
+    return posixpath.normpath(posixpath.join(posixpath.dirname(importer), spec)) if spec.startswith(".") else spec
 
 
 def _visit(path: str, order: list[str], seen: set[str]) -> None:
@@ -51,15 +56,15 @@ def _visit(path: str, order: list[str], seen: set[str]) -> None:
         return
     seen.add(path)
     for match in IMPORT.finditer((SCRIPTS / path).read_text(encoding="utf-8")):
-        _visit(_normalise(_resolve(path, match["path"])), order, seen)
+        _visit(_target(path, match["path"]), order, seen)
     order.append(path)
 
 
 def _wrap(path: str) -> str:
     code = (SCRIPTS / path).read_text(encoding="utf-8")
 
-    def imported(match: re.Match) -> str:
-        source = f"modules[{json.dumps(_normalise(_resolve(path, match['path'])))}]"
+    def imported(match: re.Match[str]) -> str:
+        source = f"need({json.dumps(_target(path, match['path']))})"
         if match["star"]:
             return f"const {match['star']} = {source};"
         names = [n.strip().replace(" as ", ": ") for n in match["names"].split(",") if n.strip()]
@@ -67,17 +72,11 @@ def _wrap(path: str) -> str:
 
     exports = [m[2] or m[3] for m in EXPORTED.finditer(code)]
     for listed in EXPORT_LIST.finditer(code):
-        exports += [_export_pair(n) for n in listed["names"].split(",") if n.strip()]
-    code = IMPORT.sub(imported, code)
-    code = EXPORT_LIST.sub("", code)
-    code = EXPORTED.sub(lambda m: m[1], code)
-    body = f"{code}\nreturn {{ {', '.join(exports)} }};"
-    return f"modules[{json.dumps(path)}] = (() => {{\n{body}\n}})();"
-
-
-def _export_pair(name: str) -> str:
-    local, _, public = (part.strip() for part in name.partition(" as "))
-    return f"{public}: {local}" if public else local
+        for name in filter(str.strip, listed["names"].split(",")):
+            local, _, public = (part.strip() for part in name.partition(" as "))
+            exports.append(f"{public}: {local}" if public else local)
+    code = EXPORTED.sub(lambda m: m[1], EXPORT_LIST.sub("", IMPORT.sub(imported, code)))
+    return f"defined[{json.dumps(path)}] = () => {{\n{code}\nreturn {{ {', '.join(exports)} }};\n}};"
 
 
 def script_safe(text: str) -> str:
