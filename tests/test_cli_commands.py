@@ -134,8 +134,8 @@ def test_lecture_writes_the_offline_deck_without_a_server(monkeypatch, tmp_path,
 
     from app.pages import lecture_offline
 
-    async def no_answers() -> dict:
-        return {"answers": [], "slides": {}}
+    async def no_answers(lang: str) -> dict:
+        return {"views": {}}
 
     monkeypatch.setattr(lecture_offline, "bake", no_answers)
     deck = tmp_path / "deck.html"

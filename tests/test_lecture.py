@@ -15,9 +15,10 @@ import torch
 
 from app.config import TraceConfig
 from app.experiments.lecture import DECK, chart_key
-from app.experiments.lecture.claims import evaluate, failures, read_path
+from app.experiments.lecture.claims import evaluate, failures, read_path, statement
 from app.experiments.lecture.demos import recording_from_events
 from app.experiments.lecture.sources import ALTERNATIVE_AXES, EXTRA_ALTERNATIVES, alternatives
+from app.i18n import t
 from app.probes.recorder import stream_statistics
 from app.services.deck import run_source
 
@@ -89,10 +90,17 @@ def test_both_statements_name_the_same_numbers():
 
 @pytest.mark.parametrize("slide_id", COMPUTED)
 def test_claim_holds_on_the_real_api(client, slide_id):
+    """Every check holds on the answers of the public API, and the deck's own view of the slide (GET
+    /api/lecture/slide/<id>, what the page draws) states these very numbers and finds no failing check."""
     slide = SLIDES[slide_id]
     answers = [ask(client, source) for source in slide["chart"]["sources"]] if slide["chart"] else []
     measured = evaluate(slide["claim"], answers)
     assert not failures(slide["claim"], measured), (failures(slide["claim"], measured), measured)
+    for lang in ("en", "zh"):
+        view = client.get(f"/api/lecture/slide/{slide_id}?lang={lang}").json()
+        assert view["caption"] == statement(slide["claim"], measured, lang) and "{" not in view["caption"]
+        assert view["claim"]["failed"] == [] and not view["claim"]["pending"]
+        assert view["claim"]["verdict"] == (t("lecture.checked", lang) if slide["claim"]["checks"] else "")
 
 
 @pytest.mark.parametrize("slide_id", TRAINING)
@@ -251,13 +259,11 @@ def test_offline_file_is_self_contained_and_holds_every_answer(client, lang):
     data = json.loads(page_data.group(1))
     assert data["lang"] == lang
     strict(json.dumps(data["extra"]["baked"]))
-    baked = data["extra"]["baked"]
-    for slide in DECK:
-        if not slide["chart"]:
-            continue
-        answers = [baked["answers"][i] for i in baked["slides"][slide["id"]]]
-        answers = [recording_from_events(a) if isinstance(a, list) else a for a in answers]
-        assert not failures(slide["claim"], evaluate(slide["claim"], answers)), slide["id"]
+    views = data["extra"]["baked"]["views"]
+    for slide in DECK:  # every slide's view as the live deck gets it, its training recorded, every check holding
+        view = views[slide["id"]]
+        assert view["claim"]["failed"] == [] and not view["claim"]["pending"], (slide["id"], view["claim"])
+        assert "{" not in view["caption"] and bool(view["figure"]) == bool(slide["chart"]), slide["id"]
 
 
 def test_every_chart_of_the_deck_is_warmed_at_start():
@@ -751,8 +757,8 @@ def test_block_diagram_is_in_the_live_deck_and_the_offline_file(client, lang, mo
 
     from app.pages import lecture_offline
 
-    async def nothing_baked():  # the chart slides' answers are tested above; the picture needs none
-        return {"answers": [], "slides": {}}
+    async def nothing_baked(lang: str):  # the chart slides' views are tested above; the picture needs none
+        return {"views": {}}
 
     monkeypatch.setattr(lecture_offline, "bake", nothing_baked)
     live = client.get("/lecture", params={"lang": lang}).text

@@ -189,16 +189,24 @@ def test_every_try_it_option_holds_on_the_real_api(client, slide_id, key):
 
 
 def test_the_offline_file_records_every_option(monkeypatch):
-    """bake() names each option's answers "id#key" (the answers themselves: the offline file's browser test)."""
+    """bake() holds every slide's view and each option's under "id#key" (the views themselves: the offline file's
+    browser test and tests/test_lecture.py)."""
     import asyncio
 
     from app.services import deck
 
-    async def no_compute(source):  # which requests are baked, not their answers (training would take minutes)
-        return {"api": source["api"]}
+    async def no_compute(slide_id, option, lang, recordings=None):  # which views, not their numbers (training
+        return {"id": slide_id, "option": option, "lang": lang}  # would take minutes)
 
-    monkeypatch.setattr(deck, "run_source", no_compute)
-    baked = asyncio.run(deck.bake())
-    for slide_id, key in TRYING:
-        option = next(o for o in SLIDES[slide_id]["try_it"]["options"] if o["key"] == key)
-        assert len(baked["slides"][f"{slide_id}#{key}"]) == len(option["chart"]["sources"]), (slide_id, key)
+    monkeypatch.setattr(deck, "slide_view", no_compute)
+    monkeypatch.setattr(deck, "run_source", lambda source: asyncio.sleep(0, result=[]))
+    monkeypatch.setattr(deck, "recording_from_events", lambda events: {})
+    views = asyncio.run(deck.bake("zh"))["views"]
+    assert {s["id"] for s in SLIDES.values()} <= set(views)
+    for slide_id, key in TRYING:  # the default option is the slide itself
+        if key == SLIDES[slide_id]["try_it"]["default"]:
+            assert (
+                views[slide_id] == {"id": slide_id, "option": None, "lang": "zh"} and f"{slide_id}#{key}" not in views
+            )
+        else:
+            assert views[f"{slide_id}#{key}"] == {"id": slide_id, "option": key, "lang": "zh"}

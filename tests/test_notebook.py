@@ -250,7 +250,7 @@ def test_a_lecture_slide_is_computed_as_the_server_does_and_its_claim_checked(cl
     figure = snowball.figure(lang="zh")
     assert figure.layout.title.text == snowball.data["chart"]["title"]["zh"]
     assert list(figure.data[0].y) == [http["embedding"]["act_norm"], *(l["act_norm"] for l in http["layers"])]
-    # the laws the server fitted to seed 0 from ‖x₀‖ (POST /api/laws, as figures.js draws them), named with the
+    # the laws the server fitted to seed 0 from ‖x₀‖ (POST /api/laws, drawn by app/figures/slides.py), named with the
     # claim's own numbers, and the laws answer the same as the HTTP API's
     laws_body = snowball.data["chart"]["sources"][4]["body"]
     assert snowball.answers[4] == client.post("/api/laws", json=laws_body).json()
@@ -301,14 +301,19 @@ def test_a_training_slide_draws_its_recorded_runs():
     API); here the same runs train 3 steps, and the slide's chart draws what they recorded."""
     from app.experiments.lecture.demos import recording_from_events
     from app.experiments.train import TrainRequest, train_events
-    from app.notebook.slide_figures import train_figure
+    from app.figures import slides
 
-    chart = next(s for s in rx.lecture.DECK if s["chart"] and s["chart"]["kind"] == "train")["chart"]
+    slide = next(s for s in rx.lecture.DECK if s["chart"] and s["chart"]["kind"] == "train")
+    chart = slide["chart"]
     body = {**chart["sources"][0]["body"], "steps": 3}
     recording = recording_from_events(list(train_events(TrainRequest(**body))))
-    figure = train_figure({**chart, "sources": [{**chart["sources"][0], "body": body}]}, [recording], "en")
-    assert [list(s.y) for s in figure.data] == [run["loss"] for run in recording["runs"]]
-    assert [s.name for s in figure.data] == [label["en"] for label in chart["labels"]]
+    short = {**slide, "chart": {**chart, "sources": [{**chart["sources"][0], "body": body}]}}
+    figure = slides.build(short, [recording], "en").figure
+    runs = figure["data"][: len(recording["runs"])]
+    assert [s["y"] for s in runs] == [run["loss"] for run in recording["runs"]]
+    assert [s["name"] for s in runs] == [label["en"] for label in chart["labels"][: len(runs)]]
+    idle = slides.build(short, [None], "en")
+    assert idle.claim["pending"] and not idle.figure["data"] and idle.claim["verdict"] == ""
 
 
 def test_a_claim_that_does_not_hold_says_so(monkeypatch):
@@ -353,48 +358,27 @@ def test_the_figures_use_the_pages_palette_limits_and_theme():
     assert (int(normal[1]), float(normal[2]), int(normal[3])) == (figures.FONT, figures.LINE, figures.MARKER)
 
 
-def test_the_slides_overlays_are_the_js_charts():
-    """slide_figures draws the deck's law fits and two panels as static/js/lecture/figures.js does: read from the JS,
-    held to the figures Python draws (/norms' chart is Python's own: tests/test_figures_norms.py)."""
-    import re
+@pytest.mark.parametrize("slide_id", ["snowball", "norm-collapse", "float16", "alternatives", "summary"])
+def test_the_notebook_slide_figure_is_the_pages_json(client, slide_id):
+    """rx.lecture.slide(...).figure() is the figure GET /api/lecture/slide/<id> hands the deck, to the key, in both
+    themes (the deck applies the "slide" patch on the 16:9 stage); the caption and verdict are the same too."""
+    for lang in ("en", "zh"):
+        page = client.get(f"/api/lecture/slide/{slide_id}?lang={lang}").json()
+        slide = rx.lecture.slide(slide_id, lang=lang)
+        assert plain(slide.figure()) == page["figure"]
+        projected = plain(slide.figure(theme="slide"))
+        from app.figures import apply_patch
 
-    from app.notebook import slide_figures
+        assert projected == apply_patch(page["figure"], page["patches"]["slide"])
+        assert page["caption"] == slide.statement() and page["claim"]["failed"] == [] and slide.holds
 
-    def js(*parts: str) -> str:
-        return (ROOT / "static" / "js").joinpath(*parts).read_text(encoding="utf-8")
 
-    def found(pattern: str, text: str) -> re.Match[str]:
-        match = re.search(pattern, text)
-        assert match, pattern
-        return match
-
-    deck = js("lecture", "figures.js")
-    colors = dict(re.findall(r"(\w+): '(\w+)'", found(r"const LAW_COLORS = \{([^}]*)\}", deck)[1]))
-    assert colors == slide_figures.LAW_COLORS
-    dashes = dict(re.findall(r"(\w+): '(\w+)'", found(r"const LAW_DASHES = \{([^}]*)\}", deck)[1]))
-    assert dashes == slide_figures.LAW_DASHES
-    law = found(r"x: laws\.layers, y: fit\.curve, color: PALETTE\[LAW_COLORS\[overlay\.law\]\],\s*"
-                r"dash: LAW_DASHES\[overlay\.law\] \|\| '(\w+)', markers: false, width: ([\d.]+)", deck)  # fmt: skip
-    left = [float(v) for v in found(r"xaxis\.domain = \[([\d.]+), ([\d.]+)\]", deck).groups()]
-    right = [float(v) for v in found(r"xaxis2 = \{[^}]*domain: \[([\d.]+), ([\d.]+)\]", deck).groups()]
-    chart = {
-        "title": {"en": ""},
-        "panels": [{"y": {"en": "a"}, "log": False}, {"y": {"en": "b"}, "log": False}],
-        "series": [
-            {"source": 0, "field": "act_norm", "label": {"en": "s"}, "color": "blue", "dash": "solid", "panel": 0}
-        ],
-        "overlays": [{"type": "law_fit", "source": 1, "law": key} for key in colors],
-    }
-    from app.experiments.laws import stream_laws
-
-    trace = rx.trace(depth=8, norm_position="pre").result
-    figure = slide_figures.layers_figure(chart, [trace, stream_laws(trace)], "en")
-    assert list(figure.layout.xaxis.domain) == left and list(figure.layout.xaxis2.domain) == right
-    for key, fit in zip(colors, figure.data[1:], strict=True):
-        assert fit.line.dash == dashes.get(key, law[1]) and fit.line.width == pytest.approx(
-            figures.LINE * float(law[2])
-        )
-        assert list(fit.x) == list(range(0, 9)) and fit.y[0] == pytest.approx(trace["embedding"]["act_norm"])
+def plain(figure) -> dict:
+    """A graph_objects figure as the JSON a page receives (no uid, which plotly adds per trace)."""
+    data = figure.to_plotly_json()
+    for trace in data["data"]:
+        trace.pop("uid", None)
+    return data
 
 
 def test_in_jupyter_training_draws_a_live_chart(monkeypatch):

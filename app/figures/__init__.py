@@ -23,7 +23,9 @@ def charts() -> dict[str, ChartKind]:
 
 def strings() -> dict[str, tuple[str, str]]:
     """Every chart's own words (English, 中文), for the translation table the pages hand the browser."""
-    return {key: pair for kind in charts().values() for key, pair in kind.strings.items()}
+    from . import slides
+
+    return {**{key: pair for kind in charts().values() for key, pair in kind.strings.items()}, **slides.STRINGS}
 
 
 def build(key: str, answer: object, lang: str = "en") -> Chart:

@@ -116,19 +116,56 @@ def finite(values: Sequence[float | None]) -> list[float | None]:
 
 
 def line(theme_name: str, name: str, x: Sequence[Any], y: Sequence[float | None], color: str, **style: Any) -> Json:
-    """A line series; missing values stay gaps. style: dash, width (× the theme's), markers."""
+    """A line series; missing values stay gaps. style: dash, width (× the theme's), markers; any other key (legendgroup,
+    showlegend, xaxis, yaxis) is the trace's own."""
     theme = theme_of(theme_name)
-    markers = style.get("markers", True)
+    markers = style.pop("markers", True)
+    dash, width = style.pop("dash", "solid"), style.pop("width", 1.0)
     return {
         "type": "scatter",
         "mode": "lines+markers" if markers else "lines",
         "name": name,
         "x": list(x),
         "y": finite(y),
-        "line": {"color": color, "dash": style.get("dash", "solid"), "width": theme["line"] * style.get("width", 1.0)},
+        "line": {"color": color, "dash": dash, "width": theme["line"] * width},
         "marker": {"size": theme["marker"], "color": color},
         "hovertemplate": f"%{{y:.4g}}<extra>{escape(name)}</extra>",
+        **style,
     }
+
+
+def hline(
+    theme_name: str, fig: Json, value: float, text: str, color: str = PALETTE["black"], below: bool = False
+) -> None:
+    """A horizontal reference line across the plot, labelled at its right end (above it, or `below`)."""
+    theme = theme_of(theme_name)
+    fig["layout"]["shapes"].append(
+        {
+            "type": "line",
+            "xref": "x domain",
+            "x0": 0,
+            "x1": 1,
+            "yref": "y",
+            "y0": value,
+            "y1": value,
+            "line": {"color": color, "dash": "dash", "width": max(1.5, theme["line"] * 0.6)},
+        }
+    )
+    log = fig["layout"]["yaxis"].get("type") == "log"  # annotations on a log axis are placed in log10 units
+    fig["layout"]["annotations"].append(
+        {
+            "xref": "x domain",
+            "x": 1,
+            "yref": "y",
+            "y": math.log10(value) if log else value,
+            "text": text,
+            "showarrow": False,
+            "xanchor": "right",
+            "yanchor": "top" if below else "bottom",
+            "font": {"size": theme["font"] - 1, "color": color},
+            "bgcolor": "rgba(255,255,255,0.8)",
+        }
+    )
 
 
 def reference(theme_name: str, name: str, x: Sequence[int], value: float, color: str = PALETTE["black"]) -> Json:
@@ -152,8 +189,11 @@ def overflow_runs(x: Sequence[int], ys: Sequence[float | None]) -> list[tuple[in
     return [(low, high) for low, high in runs]
 
 
-def overflow_band(theme_name: str, fig: Json, low: int, high: int, text: str, right: bool = False) -> None:
-    """Shade layers low..high, where values overflowed to inf/NaN, and say so inside the band."""
+def overflow_band(
+    theme_name: str, fig: Json, low: int, high: int, text: str, right: bool = False, bottom: bool = False
+) -> None:
+    """Shade layers low..high, where values overflowed to inf/NaN, and say so inside the band (near its `bottom`
+    where a reference series still climbs through the band's middle)."""
     theme = theme_of(theme_name)
     fig["layout"]["shapes"].append(
         {
@@ -173,8 +213,8 @@ def overflow_band(theme_name: str, fig: Json, low: int, high: int, text: str, ri
             "xref": "x",
             "x": high + 0.5 if right else low - 0.5,
             "yref": "paper",
-            "y": 0.5,
-            "yanchor": "middle",
+            "y": 0.03 if bottom else 0.5,
+            "yanchor": "bottom" if bottom else "middle",
             "xanchor": "right" if right else "left",
             "text": f"✕ {text}",
             "showarrow": False,
@@ -184,8 +224,10 @@ def overflow_band(theme_name: str, fig: Json, low: int, high: int, text: str, ri
     )
 
 
-def mark_overflow(theme_name: str, fig: Json, x: Sequence[int], ys: Sequence[float | None], lang: str) -> None:
-    """Shade every overflowed run of a series and label it with its layers."""
+def mark_overflow(
+    theme_name: str, fig: Json, x: Sequence[int], ys: Sequence[float | None], lang: str, series: str = ""
+) -> None:
+    """Shade every overflowed run of a series and label it with its layers (and its name, where a chart has several)."""
     middle = (x[0] + x[-1]) / 2
     for low, high in overflow_runs(x, ys):
         where = (
@@ -193,7 +235,7 @@ def mark_overflow(theme_name: str, fig: Json, x: Sequence[int], ys: Sequence[flo
             if low == high
             else t("mark.overflow_range", lang, **{"from": low, "to": high})
         )
-        overflow_band(theme_name, fig, low, high, where, right=low > middle)
+        overflow_band(theme_name, fig, low, high, f"{series}: {where}" if series else where, right=low > middle)
 
 
 def wants_log(*series: Sequence[float | None]) -> bool:

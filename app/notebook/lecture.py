@@ -1,6 +1,6 @@
 """`rx.lecture.slide("snowball")`: a slide of the lecture deck (app/experiments/lecture) computed in this process,
-its claim checked on the numbers, and its chart as a plotly figure (app/notebook/slide_figures.py: every chart kind
-the deck draws).
+its claim checked on the numbers, and its chart as a plotly figure: the figure app/figures/slides.py builds for the
+deck, the one the page draws.
 
 The slide's sources are answered as app/experiments/lecture/demos.py answers them on the server (the same functions,
 without the compute pool), made strict as the browser receives them (inf/NaN as None); the claim is evaluated with
@@ -19,10 +19,11 @@ import plotly.graph_objects as go
 from ..config.real import RealTraceRequest
 from ..experiments.isolation import as_server
 from ..experiments.lecture import DECK
-from ..experiments.lecture.claims import evaluate, failures
+from ..experiments.lecture.claims import evaluate, failures, statement
 from ..experiments.lecture.demos import recording_from_events
 from ..experiments.requests import answer_in_process
 from ..experiments.train import TrainRequest, train_events
+from ..figures import slides
 from ..i18n import t
 from ..jsonsafe import to_strict
 from ..pages import lecture as _lecture_strings  # noqa: F401  (registers the deck's strings)
@@ -31,10 +32,8 @@ from ..services.real_models import compute_real_trace, resolve
 from . import strings as _strings  # noqa: F401  (registers the API's words)
 from .export import Saves
 from .fields import Language, check_lang
-from .slide_figures import KINDS, format_number
 
 SLIDES = {slide["id"]: slide for slide in DECK}
-PLACEHOLDER = re.compile(r"\{(\w+)(?:\|(\d+))?\}")
 
 
 @dataclass
@@ -56,18 +55,19 @@ class Slide(Saves):
 
     def statement(self, lang: str | None = None) -> str:
         """The claim, its {name} placeholders filled with the measured values (as the deck's caption)."""
-        lang = lang or self.lang
-        return PLACEHOLDER.sub(
-            lambda m: format_number(self.measured[m[1]], int(m[2] or 3), lang) if m[1] in self.measured else m[0],
-            self.data["claim"]["statement"][lang],
-        )
+        return statement(self.data["claim"], self.measured, lang or self.lang)
 
-    def figure(self, lang: str | None = None) -> go.Figure:
-        """The slide's chart, as the deck draws it (static/js/lecture/figures.js)."""
-        chart = self.data["chart"]
-        if not chart:
+    def figure(self, lang: str | None = None, theme: str = "normal") -> go.Figure:
+        """The slide's chart as the deck draws it: the figure app/figures/slides.py builds for the page, in the normal
+        theme or (theme="slide") with the projector's sizes."""
+        if not self.data["chart"]:
             raise ValueError(f"slide {self.data['id']!r} has no chart (a title or text slide)")
-        return KINDS[chart["kind"]](chart, self.answers, lang or self.lang, self.data)
+        if theme not in ("normal", "slide"):
+            raise ValueError(f"theme: normal or slide; got {theme!r}")
+        chart = slides.build(self.data, self.answers, lang or self.lang)
+        figure = go.Figure(chart.view(*(["slide"] if theme == "slide" else [])))
+        figure.layout.template = None  # the page draws with no template: plotly.py's default would restyle the chart
+        return figure
 
     def _repr_html_(self) -> str:
         verdict = t("nb.claim_holds" if self.holds else "nb.claim_fails", self.lang, why="; ".join(self.failed))

@@ -1,7 +1,8 @@
 """/lecture.html: the whole deck as one self-contained HTML file that presents offline from a USB stick.
 
 The page is the same template as /lecture, with its stylesheet, Plotly.js (once), the deck's ES modules (bundled by
-app/experiments/lecture/export.py into one classic script) and every slide's answers (app/services/deck.py) inlined.
+app/experiments/lecture/export.py into one classic script) and every slide's view (figure, caption, verdict, built
+by app/figures/slides.py on the recorded answers: app/services/deck.py) inlined.
 Opened from file:// it makes no network request.
 """
 
@@ -61,6 +62,6 @@ async def offline_html(lang: str, origin: str) -> str:
         "t": t,
         "offline": True,
         "inline": inline,
-        "data": page_data(lang, origin, await bake()),
+        "data": page_data(lang, origin, await bake(lang)),
     }
     return templates.env.get_template("lecture.html").render(**context)

@@ -1,4 +1,5 @@
-"""Run a slide's sources on the server, exactly as the API answers them, for the offline deck (/lecture.html).
+"""Run a slide's sources on the server, exactly as the API answers them, and build what the deck shows of it
+(app/figures/slides.py): GET /api/lecture/slide/{id} for the live deck, every slide baked into the offline file.
 
 Traces and lessons go through app/services/answers.py (the request table's keys), so an export after a rehearsal
 costs nothing and a trace computed here is a cache hit for the pages. Training runs are recorded once per server
@@ -9,17 +10,19 @@ tests/test_lecture.py checks that every answer here equals the HTTP API's.
 
 from __future__ import annotations
 
-import json
 import threading
+from collections import OrderedDict
 from typing import Any
 
 import anyio.to_thread
 from pydantic import BaseModel
 
 from ..config.real import RealTraceRequest
-from ..experiments.lecture import DECK
+from ..experiments.lecture import DECK, shown
+from ..experiments.lecture.demos import recording_from_events
 from ..experiments.requests import REQUESTS
 from ..experiments.train import TrainRequest, train_events
+from ..figures import slides
 from ..jsonsafe import to_strict
 from ..settings import get_settings
 from .answers import answer
@@ -61,22 +64,69 @@ async def run_source(source: dict[str, Any]) -> Any:
     return result
 
 
-async def bake() -> dict[str, Any]:
-    """Every slide's answers, each distinct request once: {"answers": [...], "slides": {id: [index, ...]}}."""
+async def slide_answers(slide: dict[str, Any], recordings: list[Any] | None = None) -> list[Any]:
+    """The answers of a slide's sources, strict as the browser would get them. A training source: the client's
+    recording of it (`recordings[i]`, while or after it trains), else the server's finished run, else None."""
     answers: list[Any] = []
-    index: dict[str, int] = {}
-    slides: dict[str, list[int]] = {}
-    charts = [(s["id"], s["chart"]) for s in DECK if s["chart"]]
-    charts += [(f"{s['id']}#{o['key']}", o["chart"]) for s in DECK for o in s.get("try_it", {}).get("options", [])]
-    for name, chart in charts:  # a "try it" option under "id#key": the offline file offers every option, recorded
-        slides[name] = []
-        for source in chart["sources"]:
-            key = json.dumps(source, sort_keys=True)
-            if key not in index:  # one request after the other: an export must not flood the compute pool
-                index[key] = len(answers)
-                answers.append(await run_source(source))
-            slides[name].append(index[key])
-    return to_strict({"answers": answers, "slides": slides})[0]
+    for i, source in enumerate(slide["chart"]["sources"] if slide["chart"] else []):
+        if source["api"] == "train":
+            given = recordings[i] if recordings and i < len(recordings) else None
+            events = None if given else await recorded_run(TrainRequest(**source["body"]))
+            answers.append(given or (recording_from_events(to_strict(events)[0]) if events else None))
+        else:  # one request after the other: a slide must not flood the compute pool
+            answers.append(to_strict(await run_source(source))[0])
+    return answers
+
+
+MAX_VIEWS = 512  # a slide's view is ~5-40 kB: a few MB at most
+_views: OrderedDict[str, dict[str, Any]] = OrderedDict()
+
+
+def view_name(slide_id: str, option: str | None) -> str:
+    """A slide's name in caches and in the offline file: its id, or "id#key" for a "try it" option."""
+    return f"{slide_id}#{option}" if option else slide_id
+
+
+async def slide_view(
+    slide_id: str, option: str | None, lang: str, recordings: list[Any] | None = None
+) -> dict[str, Any]:
+    """What the deck shows of a slide (or of one of its "try it" options): figure, slide patch, caption, verdict.
+    Cached per slide, option and language, except while a client's training recording feeds it."""
+    key = f"{view_name(slide_id, option)}|{lang}"
+    if not recordings and key in _views:
+        _views.move_to_end(key)
+        return _views[key]
+    slide = shown(slide_id, option)
+    answers = await slide_answers(slide, recordings)
+    view = to_strict({"id": slide_id, "option": option, **slides.build(slide, answers, lang).to_json()})[0]
+    if not recordings and not view["claim"]["pending"]:
+        _views[key] = view
+        if len(_views) > MAX_VIEWS:
+            _views.popitem(last=False)
+    return view
+
+
+def view_names() -> list[tuple[str, str | None]]:
+    """Every slide of the deck and every "try it" option of it, as (slide id, option key or None)."""
+    names: list[tuple[str, str | None]] = []
+    for s in DECK:
+        names.append((s["id"], None))
+        default = s.get("try_it", {}).get("default")
+        names += [(s["id"], o["key"]) for o in s.get("try_it", {}).get("options", []) if o["key"] != default]
+    return names
+
+
+async def bake(lang: str) -> dict[str, Any]:
+    """Every slide's view in lang, its training recorded, for the offline file: {"views": {"id" or "id#key": view}}."""
+    views: dict[str, Any] = {}
+    for slide_id, option in view_names():
+        slide = shown(slide_id, option)
+        recordings = None
+        if slides.is_training(slide):  # the file shows the runs as recorded, training them here when missing
+            recordings = [recording_from_events(to_strict(await run_source(s))[0]) if s["api"] == "train" else None
+                          for s in slide["chart"]["sources"]]  # fmt: skip
+        views[view_name(slide_id, option)] = await slide_view(slide_id, option, lang, recordings)
+    return {"views": views}
 
 
 # ---- Training: the server's finished runs (app.services.training), recorded here when missing ----------------

@@ -313,6 +313,32 @@ async function resizeChart(element) {
   await clearTitle(element);
 }
 
+/** Merge a view patch into a figure in place, as app/figures/chart.py's apply_patch does. */
+export function applyPatch(base, patch) {
+  for (const [key, value] of Object.entries(patch)) {
+    const here = base[key];
+    if (Array.isArray(value) && Array.isArray(here) && value.length === here.length) {
+      value.forEach((item, i) => {
+        if (item && typeof item === 'object' && !Array.isArray(item) && here[i] && typeof here[i] === 'object') applyPatch(here[i], item);
+        else if (item !== null) here[i] = item;
+      });
+    } else if (value && typeof value === 'object' && !Array.isArray(value) && here && typeof here === 'object' && !Array.isArray(here)) {
+      applyPatch(here, value);
+    } else {
+      base[key] = value;
+    }
+  }
+  return base;
+}
+
+/** A chart built in Python (app/figures: figure in the normal theme, view patches by name) as drawn with the named
+ *  views applied in order; a copy, since drawing adjusts the figure it is given. */
+export function chartView(chart, ...names) {
+  const figure = structuredClone(chart.figure);
+  names.forEach((name) => { if (chart.patches?.[name]) applyPatch(figure, chart.patches[name]); });
+  return figure;
+}
+
 /** Text safe inside HTML (chart labels, hover boxes, the exported files of save.js). */
 export function escapeText(text) {
   return String(text).replace(/[<>&]/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;' })[c]);

@@ -6,6 +6,7 @@ artifacts/screenshots/lecture/ for a human to look at."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import threading
 import urllib.request
@@ -14,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from app.experiments.lecture import DECK
-from tests.browser.conftest import SCREENSHOTS, UNREGISTERED_TRACES
+from tests.browser.conftest import ROOT, SCREENSHOTS, UNREGISTERED_TRACES, PageWatch
+from tools.localserver import free_port, local_server, uvicorn_args
 
 SHOTS = SCREENSHOTS / "lecture"
 NUMBER = {s["id"]: i for i, s in enumerate(DECK, start=1)}
@@ -265,23 +267,42 @@ def test_speaker_view_follows_the_deck_and_drives_it(watch):
     speaker.close()
 
 
-def test_a_training_slide_trains_on_t_and_keeps_the_run(watch):
-    number = next(i for i, s in enumerate(DECK, start=1) if s["id"] == "train-shortcut")
-    watch.open(f"/lecture?slide={number}")
+@pytest.fixture
+def untrained_server(tmp_path):
+    """A server of its own with an empty cache: the session's server has the deck's runs recorded by the export."""
+    port = free_port()
+    env = {**os.environ, "RESNORM_CACHE_DIR": str(tmp_path), "RESNORM_WARM": "0"}
+    with local_server(uvicorn_args(port), port, env=env, cwd=str(ROOT)) as base:
+        yield base
+
+
+def test_a_training_slide_trains_on_t_and_keeps_the_run(page, untrained_server):
+    watch = PageWatch(page, untrained_server)
+    posted: list[str] = []  # the chart redrawn from the recordings while it trains (built on the server)
+    page.on(
+        "request", lambda r: posted.append(r.url) if r.method == "POST" and "/api/lecture/slide/" in r.url else None
+    )
+    watch.open(f"/lecture?slide={NUMBER['train-shortcut']}")
     wait_drawn(watch, "train-shortcut")
-    assert watch.page.get_attribute("#train-shortcut", "data-training") == "idle"
-    watch.page.keyboard.press("t")  # running, or at once done when the server replays a run it already has
-    watch.page.wait_for_function(
-        "() => ['running', 'done'].includes(document.getElementById('train-shortcut').dataset.training)"
-    )
-    watch.page.wait_for_function(
-        "() => document.getElementById('train-shortcut').dataset.claimChecked", timeout=300_000
-    )
+    assert page.get_attribute("#train-shortcut", "data-training") == "idle"
+    assert page.get_attribute("#train-shortcut", "data-claim-checked") is None  # nothing measured, nothing checked
+    page.keyboard.press("t")
+    page.wait_for_function("() => document.getElementById('train-shortcut').dataset.training === 'running'")
+    page.wait_for_function("() => document.getElementById('train-shortcut').dataset.claimChecked", timeout=300_000)
     assert current(watch)["checked"] == "ok", current(watch)["claim"]
-    watch.page.screenshot(path=str(SHOTS / "en-trained-train-shortcut.png"))
-    watch.page.keyboard.press("ArrowRight")
-    watch.page.keyboard.press("ArrowLeft")  # back again: the finished run is still there
-    assert watch.page.get_attribute("#train-shortcut", "data-training") == "done"
+    assert posted and page.get_attribute("#train-shortcut", "data-training") == "done"
+    lines = page.evaluate(
+        "() => document.querySelector('#train-shortcut [data-slide-chart]').data.map((t) => t.y.length)"
+    )
+    assert lines[:2] == [300, 300], lines  # both runs' 300 steps drawn
+    page.screenshot(path=str(SHOTS / "en-trained-train-shortcut.png"))
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowLeft")  # back again: the finished run is still there
+    assert page.get_attribute("#train-shortcut", "data-training") == "done"
+    page.reload()  # and after a reload: the server keeps the finished run
+    wait_drawn(watch, "train-shortcut")
+    assert page.get_attribute("#train-shortcut", "data-training") == "done" and current(watch)["checked"] == "ok"
+    watch.assert_clean()
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])

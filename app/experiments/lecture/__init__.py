@@ -83,6 +83,24 @@ def number_slides(value: Any, numbers: dict[str, int]) -> Any:
 DECK: list[dict[str, Any]] = build_deck()
 
 
+SLIDES = {slide["id"]: slide for slide in DECK}
+
+
+def shown(slide_id: str, option: str | None = None) -> dict[str, Any]:
+    """Slide `slide_id` as shown with "try it" option `option` (its chart and claim in place of the slide's own; the
+    default option, or None, is the slide itself). KeyError names what is allowed."""
+    if slide_id not in SLIDES:
+        raise KeyError(f"slide: one of {', '.join(SLIDES)}")
+    slide = SLIDES[slide_id]
+    options = {o["key"]: o for o in slide.get("try_it", {}).get("options", [])}
+    if option is None or option == slide.get("try_it", {}).get("default"):
+        return slide
+    if option not in options:
+        allowed = ", ".join(options) if options else "none (this slide has no try-it control)"
+        raise KeyError(f"option: one of {allowed}")
+    return {**slide, "chart": options[option]["chart"], "claim": options[option]["claim"]}
+
+
 def chart_key(slide: dict[str, Any]) -> str:
     """The slide's chart as an /embed/ name."""
     return f"lecture-{slide['id']}"

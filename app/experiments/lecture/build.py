@@ -39,7 +39,7 @@ def slide(
 def chart(
     kind: str, title: tuple[str, str], sources: list[dict[str, Any]], explorer: str, **more: Any
 ) -> dict[str, Any]:
-    """kind: how the browser draws the answers (static/js/lecture/figures.js); sources: the API requests, in order.
+    """kind: how app/figures/slides.py draws the answers; sources: the API requests, in order.
     labels (train): one (English, Chinese) name per run, in the order of the sources' runs."""
     if "labels" in more:
         more["labels"] = [label if isinstance(label, dict) else pair(*label) for label in more["labels"]]

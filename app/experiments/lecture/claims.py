@@ -1,7 +1,7 @@
 """A slide's claim: named values read from its sources' answers, and checks on them.
 
-The browser evaluates the same values (static/js/lecture/claims.js) to fill the caption with the numbers it just
-measured; tests/test_lecture.py evaluates them here on the real API's answers and asserts every check.
+Evaluated on the server only: app/figures/slides.py fills the caption with the values measured on the slide's
+answers and reports the checks that fail; tests/test_lecture.py asserts every check on the real API's answers.
 
 values: name -> one of
   {"source": i, "path": "summary.grad_survival"}        a number (or a list, with [*] or a slice) from source i
@@ -29,6 +29,8 @@ from __future__ import annotations
 import math
 import re
 from typing import Any
+
+from ...numbers import fmt
 
 
 def read_path(data: Any, path: str) -> Any:
@@ -127,12 +129,24 @@ def _elementwise(fn, a: Any, b: Any) -> Any:
 
 def failures(claim: dict[str, Any], measured: dict[str, Any]) -> list[str]:
     """The checks that do not hold, each as a sentence naming the value, what it should be and what it is."""
+    return [
+        f"{check['value']} {check['op']} {check.get('bound')}: measured {measured[check['value']]}"
+        for check in _failing(claim, measured)
+    ]
+
+
+def failed_values(claim: dict[str, Any], measured: dict[str, Any]) -> list[str]:
+    """The names of the values whose checks do not hold, each once, in the claim's order (empty: it holds)."""
+    names = {check["value"] for check in _failing(claim, measured)}
+    return [name for name in claim["values"] if name in names]
+
+
+def _failing(claim: dict[str, Any], measured: dict[str, Any]) -> list[dict[str, Any]]:
     out = []
     for check in claim["checks"]:
-        value = measured[check["value"]]
-        items = _flatten(value)  # a range (or the same range on several seeds): every entry must pass
+        items = _flatten(measured[check["value"]])  # a range (or the same range on several seeds): every entry
         if not items or not all(_passes(check, item) for item in items):
-            out.append(f"{check['value']} {check['op']} {check.get('bound')}: measured {value}")
+            out.append(check)
     return out
 
 
@@ -154,3 +168,25 @@ def _passes(check: dict[str, Any], value: Any) -> bool:
     if op == "==":
         return value == bound
     raise ValueError(f"unknown check op {op!r}")
+
+
+PLACEHOLDER = re.compile(r"\{(\w+)(?:\|(\d+))?\}")
+OVERFLOW = ("overflow", "溢出")  # a value that overflowed (null in strict JSON), in a caption or a chart's label
+
+
+def format_number(value: Any, digits: int, lang: str) -> str:
+    """A measured number in the site's one format (app/numbers.py) with `digits` significant digits (0: an integer);
+    no number (an overflow in strict JSON) said in words."""
+    if isinstance(value, bool):
+        return str(value).lower()
+    if value is None or not math.isfinite(value):
+        return OVERFLOW[1] if lang == "zh" else OVERFLOW[0]
+    return fmt(value, digits=digits, lang=lang)
+
+
+def statement(claim: dict[str, Any], measured: dict[str, Any], lang: str) -> str:
+    """The claim's statement in lang, each {name} or {name|digits} replaced by the measured value."""
+    return PLACEHOLDER.sub(
+        lambda m: format_number(measured[m[1]], int(m[2] or 3), lang) if m[1] in measured else m[0],
+        claim["statement"][lang],
+    )

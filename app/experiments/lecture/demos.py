@@ -1,5 +1,5 @@
-"""What the browser builds from a training source's NDJSON lines (static/js/lecture/sources.js), redone in Python
-for the tests and the offline deck. Running a slide's sources on the server is app/services/deck.py's job."""
+"""A training source's recording from its NDJSON lines, as the browser keeps it (static/js/lecture/sources.js,
+sent back to GET/POST /api/lecture/slide while it trains): built here from the server's recorded runs. Running a slide's sources on the server is app/services/deck.py's job."""
 
 from __future__ import annotations
 
@@ -18,4 +18,6 @@ def recording_from_events(events: list[dict[str, Any]]) -> dict[str, Any]:
         elif event.get("type") == "done":
             runs[event["run"]]["done"] = event
     symbols = start["runs"][0]["config"]["vocab_size"] - 1
-    return {"steps": start["steps"], "symbols": symbols, "runs": runs}
+    step = max((e["step"] for e in events if e.get("type") == "step"), default=0)
+    finished = any(e.get("type") == "end" for e in events)
+    return {"steps": start["steps"], "symbols": symbols, "step": step, "finished": finished, "runs": runs}

@@ -1,13 +1,12 @@
 // The slide deck: which slide is on screen (kept in the URL), the keys a presentation clicker sends, full screen,
-// the 16:9 stage scaled to the window, and drawing each slide's chart with its measured caption. After the first
-// chart every other slide is drawn in the background, so moving on is instant and printing shows every chart.
+// the 16:9 stage scaled to the window, and drawing each slide's chart with its measured caption, both built on the
+// server (sources.js: viewFor). After the first chart every other slide is drawn in the background, so moving on is
+// instant and printing shows every chart.
 import { pageData, t } from '../i18n.js';
 import { describeError } from '../api.js';
-import { draw } from '../charts.js';
+import { chartView, draw } from '../charts.js';
 import { fitEquations } from '../legible.js';
-import { answersFor, isTrainingSlide, offline, train, trained } from './sources.js';
-import { figureFor } from './figures.js';
-import { evaluate, failures, statement } from './claims.js';
+import { isTrainingSlide, offline, redrawing, train, viewFor } from './sources.js';
 import { wireFollow } from './follow.js';
 
 const DECK = pageData.extra.deck;
@@ -47,6 +46,7 @@ export class Deck {
     this.training = new Map();  // slide index -> running training promise
     this.revealed = new Set();  // indexes of predict slides whose answer is on screen
     this.choice = new Map();    // slide index -> the key of the "try it" option on screen
+    this.pending = new Set();   // indexes of training slides not trained yet (on this server, or in this session)
     this.predict = predictFromUrl();
     if (!this.predict) DECK.forEach((s, i) => { if (s.predict) this.reveal(i, { broadcast: false }); });
   }
@@ -70,7 +70,7 @@ export class Deck {
     const key = this.choice.get(i);
     const option = slide.try_it?.options.find((o) => o.key === key);
     if (!option || key === slide.try_it.default) return slide;
-    return { ...slide, chart: option.chart, claim: option.claim, baked: `${slide.id}#${key}` };
+    return { ...slide, chart: option.chart, claim: option.claim, option: key };
   }
 
   /** Try it: show option `key` of slide i, computed live (or recorded, in the offline file). */
@@ -222,29 +222,34 @@ export class Deck {
     document.body.dataset.allDrawn = '1';
   }
 
-  async render(i, answers = null) {
+  async render(i, view = null) {
     const slide = this.view(i);
-    if (!slide.chart) return this.caption(i, []);
-    answers = answers || await answersFor(slide);
-    await plotlyReady();
-    const element = this.sections[i].querySelector('[data-slide-chart]');
-    await draw(element, figureFor(slide, answers, this.chartTheme()));
-    if (isTrainingSlide(slide)) this.trainingState(i, trained(slide) ? 'done' : 'idle');
-    if (!isTrainingSlide(slide) || trained(slide)) this.caption(i, answers);
-    else this.sections[i].querySelector('[data-claim]').textContent = t('lecture.train_pending');
+    view = view || await viewFor(slide);
+    if (slide.chart) {
+      await plotlyReady();
+      await draw(this.sections[i].querySelector('[data-slide-chart]'), this.figure(view));
+    }
+    if (isTrainingSlide(slide)) {
+      this.pending[view.claim.pending ? 'add' : 'delete'](i);
+      this.trainingState(i, view.claim.pending ? 'idle' : 'done');
+    }
+    this.caption(i, view);
   }
 
-  /** The claim's statement filled with the values measured on these answers, and whether its checks hold. */
-  caption(i, answers) {
-    const slide = this.view(i);
-    const measured = evaluate(slide.claim, answers);
-    const failed = failures(slide.claim, measured);
-    this.sections[i].querySelector('[data-claim]').textContent = statement(slide.claim, measured);
+  /** A view's figure in this screen's theme (the slide patch on the 16:9 stage). */
+  figure(view) {
+    return chartView(view, ...(this.chartTheme() === 'slide' ? ['slide'] : []));
+  }
+
+  /** The caption the server filled with the measured values, and the verdict of its checks (none while pending). */
+  caption(i, view) {
+    const { claim } = view;
+    this.sections[i].querySelector('[data-claim]').textContent = view.caption;
     const mark = this.sections[i].querySelector('[data-check]');
-    const verdict = failed.length ? t('lecture.check_failed', { names: failed.join(', ') }) : t('lecture.checked');
-    mark.textContent = slide.claim.checks.length ? verdict : '';   // a slide that measures nothing claims no ✓
-    mark.classList.toggle('failed', failed.length > 0);
-    this.sections[i].dataset.claimChecked = failed.length ? 'failed' : 'ok';
+    mark.textContent = claim.verdict;   // a slide that measures nothing claims no ✓
+    mark.classList.toggle('failed', claim.failed.length > 0);
+    if (claim.pending) delete this.sections[i].dataset.claimChecked;
+    else this.sections[i].dataset.claimChecked = claim.failed.length ? 'failed' : 'ok';
   }
 
   fail(i, error) {
@@ -252,26 +257,31 @@ export class Deck {
     this.drawn.delete(i);   // try again next time the slide is shown
   }
 
-  async startTraining(i) {
+  /** T or the button: train slide i's runs on the server, its chart following their losses. */
+  startTraining(i) {
     const slide = DECK[i];
-    if (!slide || !isTrainingSlide(slide) || offline || trained(slide) || this.training.has(i)) return;
-    this.trainingState(i, 'running');
-    this.sections[i].querySelector('[data-claim]').textContent = t('lecture.train_running');
-    let last = 0;
-    const progress = (answers, fraction, text) => {
-      this.trainingState(i, 'running', fraction, text);
-      if (performance.now() - last < REDRAW_MS) return;
-      last = performance.now();
-      draw(this.sections[i].querySelector('[data-slide-chart]'), figureFor(slide, answers, this.chartTheme()));
-    };
-    const run = train(slide, progress).then((answers) => {
-      this.drawn.set(i, this.render(i, answers));
-      return this.drawn.get(i);
-    }).catch((error) => {
-      this.trainingState(i, 'idle', 0, describeError(error));
-    }).finally(() => this.training.delete(i));
+    if (!slide || !isTrainingSlide(slide) || offline || this.training.has(i)) return undefined;
+    const run = this.trainSlide(i).catch((error) => this.trainingState(i, 'idle', 0, describeError(error)))
+      .finally(() => this.training.delete(i));
     this.training.set(i, run);
     return run;
+  }
+
+  async trainSlide(i) {
+    const slide = DECK[i];
+    await this.drawSlide(i);   // the server may have trained it already (a rehearsal): then there is nothing to run
+    if (!this.pending.has(i)) return;
+    this.trainingState(i, 'running');
+    this.sections[i].querySelector('[data-claim]').textContent = t('lecture.train_running');
+    const redraw = redrawing(slide, (view) => draw(this.sections[i].querySelector('[data-slide-chart]'), this.figure(view)),
+      REDRAW_MS);
+    const recordings = await train(slide, (runs, fraction, text) => {
+      this.trainingState(i, 'running', fraction, text);
+      redraw(runs);
+    });
+    await redraw.settled();
+    this.drawn.set(i, this.render(i, await viewFor(slide, recordings)));
+    await this.drawn.get(i);
   }
 
   trainingState(i, state, fraction = 0, text = '') {

@@ -1,55 +1,71 @@
-// Where a slide's numbers come from: the live API (traces and lessons cached for the session, training streamed
-// on a key press and kept in memory once finished), or, in the exported file, the answers baked into the page.
-import { pageData, t } from '../i18n.js';
-import { ApiError, fetchTrace, getJSON, postJSON, readNDJSON } from '../api.js';
+// What a slide shows, built on the server (app/figures/slides.py, GET /api/lecture/slide/<id>): its figure, the
+// caption filled with the measured values and the verdict of its checks; in the exported file, the views baked into
+// the page. Training runs stream on a key press (/api/train) and are kept in memory once finished; while and after
+// they run, the slide's view is built from these recordings (POST). This module holds no chart or caption logic.
+import { pageData, lang, t } from '../i18n.js';
+import { ApiError, getJSON, postJSON, readNDJSON } from '../api.js';
 
-const baked = pageData.extra.baked || null;     // offline file: {answers: [...], slides: {id: [answer index, ...]}}
-const lessons = new Map();                       // GET URL or POST body -> promise of the answer
+const baked = pageData.extra.baked || null;     // offline file: {views: {"id" or "id#key": view}}
+const views = new Map();                         // URL -> promise of the view
 const recordings = new Map();                    // JSON of a training request -> its finished recording
 export const offline = Boolean(baked);
 
-function remembered(key, make) {
-  if (!lessons.has(key)) {
-    const promise = make();
-    lessons.set(key, promise);
-    promise.catch(() => lessons.delete(key));
-  }
-  return lessons.get(key);
+/** The view's name: the slide's id, or "id#key" for a "try it" option other than the default. */
+function nameOf(slide) {
+  return slide.option ? `${slide.id}#${slide.option}` : slide.id;
 }
 
-function queryString(params) {
-  return new URLSearchParams(Object.entries(params).map(([k, v]) => [k, String(v)])).toString();
+function urlOf(slide) {
+  const option = slide.option ? `&option=${encodeURIComponent(slide.option)}` : '';
+  return `/api/lecture/slide/${encodeURIComponent(slide.id)}?lang=${lang}${option}`;
 }
 
-/** One source's answer from the live API; a training source answers only once it has been trained (else null). */
-export function loadSource(source) {
-  if (source.api === 'trace') return fetchTrace(source.body);
-  if (source.api === 'train') return Promise.resolve(recordings.get(JSON.stringify(source.body)) ?? null);
-  if (source.query) {
-    const url = `/api/${source.api}?${queryString(source.query)}`;
-    return remembered(url, () => getJSON(url));
+/** What slide `slide` shows (a deck slide, or one with a "try it" option's chart: `option` set), from the
+ *  recordings of its training runs when it has some: {figure, patches, caption, claim: {failed, verdict, ...}}. */
+export function viewFor(slide, runs = null) {
+  if (baked) return Promise.resolve(baked.views[nameOf(slide)]);
+  const sources = slide.chart?.sources || [];
+  const given = runs || sources.map((s) => (s.api === 'train' ? recordings.get(JSON.stringify(s.body)) ?? null : null));
+  const usable = given.map((r, i) => (sources[i].api === 'train' && r?.runs.length ? sent(r) : null));
+  if (usable.some(Boolean)) {   // the client's recordings draw it (not cached: they change while training)
+    return postJSON(urlOf(slide), { recordings: usable });
   }
-  return remembered(`${source.api} ${JSON.stringify(source.body)}`, () => postJSON(`/api/${source.api}`, source.body));
+  const url = urlOf(slide);
+  if (!views.has(url)) {
+    const promise = getJSON(url);
+    views.set(url, promise);
+    promise.then((view) => { if (view.claim.pending) views.delete(url); }, () => views.delete(url));
+  }
+  return views.get(url);
 }
 
-/** Every answer a slide needs, in the order of its sources. */
-export function answersFor(slide) {
-  if (baked) {
-    return Promise.resolve(baked.slides[slide.baked || slide.id].map((i) => {   // a "try it" option: "id#key"
-      const answer = baked.answers[i];
-      return Array.isArray(answer) ? recordingFrom(answer) : answer;   // training: its recorded NDJSON events
-    }));
-  }
-  return Promise.all(slide.chart.sources.map(loadSource));
+/** An onProgress for train() that redraws slide `slide` from the newest recordings (drawView(view)) at most every
+ *  `ms`, one request at a time; `settled()` is the drawing still under way, if any. */
+export function redrawing(slide, drawView, ms = 250) {
+  let last = 0;
+  let busy = null;
+  const progress = (recordings) => {
+    if (busy || performance.now() - last < ms) return;
+    last = performance.now();
+    busy = viewFor(slide, recordings).then(drawView).catch(() => {}).finally(() => { busy = null; });
+  };
+  progress.settled = () => busy;
+  return progress;
+}
+
+/** A recording as the server's SlideViewRequest reads it. */
+function sent(recording) {
+  const { steps, symbols, step, finished, runs } = recording;
+  return { steps, symbols, step, finished, runs: runs.map(({ run, steps: s, loss, done }) => ({ run, steps: s, loss, done })) };
 }
 
 export function isTrainingSlide(slide) {
   return Boolean(slide.chart?.sources.some((source) => source.api === 'train'));
 }
 
-/** Trained already (in this session, or recorded into the offline file)? */
-export function trained(slide) {
-  return offline || slide.chart.sources.every((s) => s.api !== 'train' || recordings.has(JSON.stringify(s.body)));
+/** Every training source's finished recording of this session, in the order of the sources (null elsewhere). */
+function recorded(slide) {
+  return slide.chart.sources.map((s) => (s.api === 'train' ? recordings.get(JSON.stringify(s.body)) ?? null : null));
 }
 
 // ---- A training run's events, as app/experiments/lecture/demos.recording_from_events builds them ---------------
@@ -76,12 +92,6 @@ export function addEvent(recording, event) {
   }
 }
 
-export function recordingFrom(events) {
-  const recording = emptyRecording();
-  events.forEach((event) => addEvent(recording, event));
-  return recording;
-}
-
 async function postTraining(body, signal, onBusy) {
   for (let attempt = 0; ; attempt += 1) {
     const response = await fetch('/api/train', { method: 'POST', headers: { 'Content-Type': 'application/json' },
@@ -96,10 +106,11 @@ async function postTraining(body, signal, onBusy) {
   }
 }
 
-/** Train every training source of a slide, one after the other; onProgress(answers, fraction, text) while it runs. */
+/** Train every training source of a slide, one after the other; onProgress(recordings, fraction, text) while it
+ *  runs. Resolves to the recordings, in the order of the sources (null for the others). */
 export async function train(slide, onProgress, signal) {
   const sources = slide.chart.sources;
-  const answers = await Promise.all(sources.map(loadSource));
+  const answers = recorded(slide);
   const total = sources.reduce((sum, s) => sum + (s.api === 'train' ? s.body.steps * s.body.runs.length : 0), 0);
   let done = 0;
   for (const [i, source] of sources.entries()) {

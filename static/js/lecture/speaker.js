@@ -2,10 +2,8 @@
 // read out, notes, elapsed time in all and on this slide) and the channel that keeps it and the deck on the same slide. A BroadcastChannel reaches every window of this deck on this origin (and survives reloads);
 // the window that opened the other one is also told directly, which works from a file:// copy too.
 import { pageData, t } from '../i18n.js';
-import { draw } from '../charts.js';
-import { answersFor, isTrainingSlide, trained } from './sources.js';
-import { figureFor } from './figures.js';
-import { evaluate, statement } from './claims.js';
+import { chartView, draw } from '../charts.js';
+import { viewFor } from './sources.js';
 import { plotlyReady, predictFromUrl } from './deck.js';
 
 const DECK = pageData.extra.deck;
@@ -52,11 +50,9 @@ function minutes(seconds) {
   return `${Math.floor(seconds / 60)}:${String(s).padStart(2, '0')}`;
 }
 
-/** The caption of slide `index` with the numbers measured now (the same requests as the deck: cached, or baked). */
+/** The caption of slide `index` with the numbers measured now (the deck's own view of it: cached, or baked). */
 async function measuredCaption(slide) {
-  if (!slide.chart) return statement(slide.claim, evaluate(slide.claim, []));
-  if (isTrainingSlide(slide) && !trained(slide)) return t('lecture.train_pending');
-  return statement(slide.claim, evaluate(slide.claim, await answersFor(slide)));
+  return (await viewFor(slide)).caption;
 }
 
 /** "The shortcut · 6 min planned · slide 1 of 2 here": the section of slide `index` from the agenda slide's plan. */
@@ -82,11 +78,11 @@ async function thumbnail(box, index) {
   copy.classList.add('current', 'revealed');   // the speaker sees the answer of a predict slide
   copy.querySelector('[data-slide-chart]')?.removeAttribute('data-chart');   // not a chart of this page's own
   box.append(copy);
-  const claim = copy.querySelector('[data-claim]');
-  claim.textContent = await measuredCaption(slide).catch(() => '');
-  if (!slide.chart || (isTrainingSlide(slide) && !trained(slide))) return;
+  const view = await viewFor(slide).catch(() => null);
+  copy.querySelector('[data-claim]').textContent = view?.caption ?? '';
+  if (!slide.chart || !view || view.claim.pending) return;
   await plotlyReady();
-  await draw(copy.querySelector('[data-slide-chart]'), figureFor(slide, await answersFor(slide), 'slide'));
+  await draw(copy.querySelector('[data-slide-chart]'), chartView(view, 'slide'));
 }
 
 /** Run this window as the speaker view; `go(index)` moves the deck (and this view) to a slide. */

@@ -2,12 +2,10 @@
 // the deck itself, the speaker view (?view=speaker, opened with S) and one slide's chart alone (/embed/lecture-<id>).
 import { pageData, t } from '../i18n.js';
 import { describeError } from '../api.js';
-import { draw } from '../charts.js';
+import { chartView, draw } from '../charts.js';
 import { Deck, slideFromUrl, themeFromUrl } from '../lecture/deck.js';
 import { SyncChannel, startSpeakerView } from '../lecture/speaker.js';
-import { answersFor, isTrainingSlide, train, trained } from '../lecture/sources.js';
-import { figureFor } from '../lecture/figures.js';
-import { evaluate, statement } from '../lecture/claims.js';
+import { isTrainingSlide, redrawing, train, viewFor } from '../lecture/sources.js';
 
 const DECK = pageData.extra.deck;
 performance.mark('lecture-module');   // tools/bench_lecture.py reads these marks
@@ -19,16 +17,19 @@ async function embed(key) {
   const caption = document.createElement('p');
   caption.className = 'caption embed-caption';
   element.closest('.chart-wrap').after(caption);
-  const render = async (answers) => {
-    await draw(element, figureFor(slide, answers, themeFromUrl()));
-    const ready = !isTrainingSlide(slide) || trained(slide);
-    caption.textContent = ready ? statement(slide.claim, evaluate(slide.claim, answers)) : t('lecture.train_click');
+  const figure = (view) => chartView(view, ...(themeFromUrl() === 'slide' ? ['slide'] : []));
+  const render = async (view) => {
+    await draw(element, figure(view));
+    caption.textContent = view.claim.pending ? t('lecture.train_click') : view.caption;
+    return view;
   };
   try {
-    await render(await answersFor(slide));
-    if (isTrainingSlide(slide) && !trained(slide)) {
-      element.addEventListener('click', () => train(slide, (answers) => draw(element, figureFor(slide, answers, themeFromUrl())))
-        .then(render), { once: true });
+    const first = await render(await viewFor(slide));
+    if (isTrainingSlide(slide) && first.claim.pending) {
+      const progress = redrawing(slide, (view) => draw(element, figure(view)));
+      element.addEventListener('click', () => train(slide, progress)
+        .then((recordings) => viewFor(slide, recordings)).then(render)
+        .catch((error) => { caption.textContent = describeError(error); }), { once: true });
     }
   } catch (error) {
     caption.textContent = describeError(error);

@@ -4,28 +4,11 @@
 import { runPage } from '../page.js';
 import { postJSON } from '../api.js';
 import { t, lang } from '../i18n.js';
+import { applyPatch } from '../charts.js';
 
 /** The norm axis: "auto" keeps the builder's choice (logarithmic when the values span more than three decades). */
 const SCALE = { name: 'norm_scale', type: 'string', enum: ['auto', 'linear', 'log'], default: 'auto', group: 'view',
   label: 'controls.norm_scale', optionLabel: (v) => t(`enum.yscale.${v}`) };
-
-/** Merge a view patch into a figure in place, as app/figures/chart.py's apply_patch does. */
-export function applyPatch(base, patch) {
-  for (const [key, value] of Object.entries(patch)) {
-    const here = base[key];
-    if (Array.isArray(value) && Array.isArray(here) && value.length === here.length) {
-      value.forEach((item, i) => {
-        if (item && typeof item === 'object' && !Array.isArray(item) && here[i] && typeof here[i] === 'object') applyPatch(here[i], item);
-        else if (item !== null) here[i] = item;
-      });
-    } else if (value && typeof value === 'object' && !Array.isArray(value) && here && typeof here === 'object' && !Array.isArray(here)) {
-      applyPatch(here, value);
-    } else {
-      base[key] = value;
-    }
-  }
-  return base;
-}
 
 /** The received figure with the views the state asks for (a copy: drawing adjusts the figure it is given). */
 function view(chart, state) {

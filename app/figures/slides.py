@@ -1,0 +1,534 @@
+"""Every chart of the lecture deck, built once, here: a slide's answers -> its figure, its caption filled with the
+measured values and the checks that fail. The live deck, the speaker view, /embed/lecture-<id>, the offline file
+and `rx.lecture.slide(...)` all show what `build` returns; the browser only draws it.
+
+The slide data (app/experiments/lecture) says which kind of chart, which answer feeds which series, and the labels;
+the claim (claims.py) names the values the caption states. Figures are plain Plotly JSON in the normal theme with a
+"slide" patch (the projector's sizes), as every chart of app/figures.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+from ..experiments.lecture.claims import OVERFLOW, evaluate, failed_values, format_number, read_path, statement
+from ..i18n import t
+from .chart import Chart, diff
+from .style import (
+    FLOAT16_MAX,
+    PALETTE,
+    Json,
+    axis,
+    finish,
+    hline,
+    layout,
+    line,
+    mark_overflow,
+    overflow_band,
+    theme_of,
+)
+from .words import say
+
+Answers = list[Any]
+Slide = dict[str, Any]
+
+STRINGS: dict[str, tuple[str, str]] = {
+    "lecture.overflow": OVERFLOW,
+    "lecture.zero": ("0 (underflow)", "0（下溢）"),
+    "lecture.underflow": (
+        "{name}: exactly 0 (underflow) at layers {from}–{to}",
+        "{name}：第 {from}–{to} 层恰为 0（下溢）",
+    ),
+    "lecture.law.sqrt": ("√(‖x₀‖²+c·l)", "√(‖x₀‖²+c·l)"),
+    "lecture.law.line": ("Line", "直线"),
+    "lecture.law.power": ("Power {p}", "幂律 {p}"),
+    "lecture.law.exp": ("Exponential", "指数"),
+    "lecture.law.independent": ("Unfitted Σ‖fₗ‖²", "不拟合 Σ‖fₗ‖²"),
+    "lecture.bar.x": ("x", "x"),
+    "lecture.bar.normalized": ("x̂ = (x − μ) / σ", "x̂ = (x − μ) / σ"),
+    "lecture.bar.output": ("y = γ·x̂ + β", "y = γ·x̂ + β"),
+    "lecture.train_idle": ("Press T to train on this server", "按 T 在本服务器上训练"),
+    "lecture.train_pending": (
+        "Not trained yet: press T (or the button) to run it on this server; the caption then shows "
+        "the measured losses.",
+        "尚未训练：按 T（或按钮）在本服务器上运行；之后说明文字会显示实测的损失。",
+    ),
+    "lecture.checked": ("✓ claim checked on these numbers", "✓ 结论已用这些数字核对"),
+    "lecture.check_failed": ("✗ the claim does not hold for: {names}", "✗ 结论不成立：{names}"),
+}
+LAW_COLORS = {"sqrt": "black", "line": "purple", "power": "vermillion", "exp": "sky", "independent": "green"}
+LAW_DASHES = {"independent": "dot"}
+TRAIN_COLORS = ("vermillion", "blue", "orange", "green")
+
+
+def text(key: str, lang: str, **values: object) -> str:
+    return say(STRINGS, key, lang, **values)
+
+
+def tr(pair: dict[str, str], lang: str) -> str:
+    return pair[lang]
+
+
+def is_training(slide: Slide) -> bool:
+    return bool(slide.get("chart")) and any(s["api"] == "train" for s in slide["chart"]["sources"])
+
+
+_ABSENT = object()
+
+
+def per_layer(answer: Json, field: str) -> tuple[list[Any], list[float | None], list[bool]]:
+    """A trace's values per layer (layer 0, the embedding, first) or a chain lesson's or a real model's (`field` a
+    path such as 'stream.mean'), and per point whether it overflowed (null). A field the embedding does not have
+    (branch_norm) is a gap at layer 0, not an overflow."""
+    layers = answer.get("layers")
+    if layers and isinstance(layers[0], dict) and "layer" in layers[0]:
+        values = [answer["embedding"].get(field, _ABSENT), *(layer.get(field, _ABSENT) for layer in layers)]
+        x = [0, *(layer["layer"] for layer in layers)]
+    else:
+        x, values = list(layers or []), list(read_path(answer, field) or [])
+    return x, [None if v is _ABSENT else v for v in values], [v is None for v in values]
+
+
+# ---- One builder per chart kind: (chart, answers, theme, lang, slide) -> Plotly JSON --------------------------------
+
+
+def layers_figure(chart: Json, answers: Answers, theme: str, lang: str, slide: Slide) -> Json:
+    """One line per series over the layers, a second panel when the chart has one, overflow and underflow marked,
+    overlays (reference lines, the laws the server fitted) on top."""
+    style = theme_of(theme)
+    first = chart["panels"][0]
+    x_title = tr(chart["x"], lang) if "x" in chart else t("axis.layer", lang)  # the depth-scan slide: x is the depth
+    fig: Json = {
+        "data": [],
+        "layout": layout(theme, tr(chart["title"], lang), x_title, tr(first["y"], lang), first["log"]),
+    }
+    lay = fig["layout"]
+    if chart.get("xlog"):
+        lay["xaxis"]["type"] = "log"
+    if "range" in first:
+        lay["yaxis"]["range"] = first["range"]
+    if first["log"]:
+        lay["yaxis"]["nticks"] = 6  # powers of ten, not every digit between them
+    two = len(chart["panels"]) > 1
+    if two:
+        second = chart["panels"][1]
+        lay["xaxis"]["domain"] = [0, 0.4]  # the gap holds the right panel's y title and ticks
+        lay["xaxis2"] = {**axis(style, t("axis.layer", lang)), "domain": [0.63, 1], "anchor": "y2"}
+        lay["yaxis2"] = {**axis(style, tr(second["y"], lang), log=second["log"]), "anchor": "x2"}
+        if "range" in second:
+            lay["yaxis2"]["range"] = second["range"]
+        if second["log"]:
+            lay["yaxis2"]["nticks"] = 6
+    named: set[str] = set()
+    for series in chart["series"]:
+        x, y, missing = per_layer(answers[series["source"]], series["field"])
+        name = tr(series["label"], lang)
+        on = {"xaxis": "x2", "yaxis": "y2"} if series["panel"] else {}
+        fig["data"].append(
+            line(
+                theme,
+                name,
+                x,
+                y,
+                PALETTE[series["color"]],
+                dash=series["dash"],
+                markers=len(x) <= 30,
+                legendgroup=name,
+                showlegend=name not in named,
+                **on,
+            )
+        )
+        named.add(name)
+        if series["panel"] == 0 and any(missing):
+            before = len(lay["annotations"])
+            gaps = [None if m else 1.0 for m in missing]
+            mark_overflow(theme, fig, x, gaps, lang, series=name)
+            if two:  # keep the label inside the left panel (top left, smaller, a line per part), off both y titles
+                for note in lay["annotations"][before:]:
+                    note.update(
+                        xref="paper",
+                        x=0.01,
+                        xanchor="left",
+                        y=0.98,
+                        yanchor="top",
+                        text=note["text"].replace(": ", ":<br>").replace("：", "：<br>"),
+                        font={**note["font"], "size": style["font"] - 6},
+                    )
+        if chart["panels"][series["panel"]]["log"]:
+            _mark_underflow(theme, fig, x, y, name, lang)
+    for overlay in chart.get("overlays", []):
+        _overlay(theme, fig, answers, overlay, lang)
+    if chart.get("xlog"):  # a few depths on a log axis: a tick at each, not Plotly's 2 3 4 5 between decades
+        x, _, _ = per_layer(answers[chart["series"][0]["source"]], chart["series"][0]["field"])
+        lay["xaxis"].update(tickvals=x, ticktext=[str(v) for v in x])
+    return fig
+
+
+def _mark_underflow(theme: str, fig: Json, x: list[Any], y: list[float | None], name: str, lang: str) -> None:
+    """A log axis cannot show 0: say where a series underflowed to exactly 0 instead of silently dropping it."""
+    zeros = [layer for layer, value in zip(x, y, strict=True) if value == 0]
+    if zeros:
+        fig["layout"]["annotations"].append(
+            {
+                "xref": "paper",
+                "yref": "paper",
+                "x": 0.01,
+                "y": 0.02,
+                "xanchor": "left",
+                "yanchor": "bottom",
+                "showarrow": False,
+                "text": text("lecture.underflow", lang, name=name, **{"from": min(zeros), "to": max(zeros)}),
+                "font": {"size": theme_of(theme)["font"] - 4, "color": PALETTE["vermillion"]},
+                "bgcolor": "rgba(255,255,255,0.85)",
+            }
+        )
+
+
+def _overlay(theme: str, fig: Json, answers: Answers, overlay: Json, lang: str) -> None:
+    if overlay["type"] == "hline":
+        spec = overlay["label"]
+        label = t(spec["key"], lang, value=spec.get("value")) if "key" in spec else spec[lang]
+        color = PALETTE[overlay.get("color", "black")]
+        hline(theme, fig, overlay["value"], label, color, below=overlay.get("below", False))
+        return
+    # "law_fit": a law the server fitted from ‖x₀‖ (POST /api/laws, app/experiments/laws.py), read from its answer
+    laws = answers[overlay["source"]]
+    fit = laws["independent"] if overlay["law"] == "independent" else laws["fits"].get(overlay["law"])
+    if not fit:
+        return
+    p = format_number(fit["p"], 2, lang) if fit.get("p") is not None else ""
+    name = text(f"lecture.law.{overlay['law']}", lang, p=p)
+    color = PALETTE[LAW_COLORS[overlay["law"]]]
+    dash = LAW_DASHES.get(overlay["law"], "dash")
+    fig["data"].append(line(theme, name, laws["layers"], fit["curve"], color, dash=dash, markers=False, width=0.8))
+
+
+def chain_figure(chart: Json, answers: Answers, theme: str, lang: str, slide: Slide) -> Json:
+    fig: Json = {
+        "data": [],
+        "layout": layout(theme, tr(chart["title"], lang), t("chain.axis.x", lang), t("chain.axis.y", lang), ylog=True),
+    }
+    for series in chart["series"]:
+        answer = answers[series["source"]]
+        fig["data"].append(
+            line(
+                theme,
+                tr(series["label"], lang),
+                answer["layers"],
+                answer[series["field"]],
+                PALETTE[series["color"]],
+                markers=False,
+            )
+        )
+    hline(theme, fig, 1.0, t("chain.mark.one", lang))
+    return fig
+
+
+def precision_figure(chart: Json, answers: Answers, theme: str, lang: str, slide: Slide) -> Json:
+    snow = answers[0]["snowball"]
+    fig: Json = {
+        "data": [],
+        "layout": layout(
+            theme, tr(chart["title"], lang), t("axis.layer_plain", lang), t("precision.axis.y", lang), ylog=True
+        ),
+    }
+    fig["data"].append(
+        line(
+            theme,
+            t("precision.series.float32", lang),
+            snow["layers"],
+            snow["float32_max_abs"],
+            PALETTE["black"],
+            dash="dash",
+            width=0.7,
+            markers=False,
+        )
+    )
+    fig["data"].append(
+        line(theme, t("precision.series.float16", lang), snow["layers"], snow["float16_max_abs"], PALETTE["blue"])
+    )
+    hline(theme, fig, FLOAT16_MAX, t("series.fp16_max", lang), PALETTE["vermillion"])
+    if snow["overflow_layer"] is not None:  # low: the float32 series still climbs through the band's middle
+        at = t("mark.overflow", lang, layer=snow["overflow_layer"])
+        overflow_band(theme, fig, snow["overflow_layer"], len(snow["layers"]), at, bottom=True)
+    return fig
+
+
+def softmax_figure(chart: Json, answers: Answers, theme: str, lang: str, slide: Slide) -> Json:
+    sweep = answers[0]["sweep"]
+    fig: Json = {
+        "data": [],
+        "layout": layout(
+            theme, tr(chart["title"], lang), t("softmax.axis.scale", lang), t("softmax.axis.value", lang), ylog=True
+        ),
+    }
+    fig["layout"]["xaxis"]["type"] = "log"
+    x = [row["scale"] for row in sweep]
+    for field, key, color in (
+        ("entropy", "softmax.series.entropy", "green"),
+        ("max_prob", "softmax.series.max_prob", "orange"),
+        ("jacobian_norm", "softmax.series.jacobian", "vermillion"),
+    ):
+        fig["data"].append(line(theme, t(key, lang), x, [row[field] for row in sweep], PALETTE[color], markers=False))
+    fig["layout"]["yaxis"]["range"] = [-16, 0.5]  # below 1e-16 a gradient is lost beside a weight of 1, even in float64
+    return fig
+
+
+def layernorm_figure(chart: Json, answers: Answers, theme: str, lang: str, slide: Slide) -> Json:
+    style = theme_of(theme)
+    fig: Json = {
+        "data": [],
+        "layout": layout(theme, tr(chart["title"], lang), t("layernorm.axis.x", lang), t("layernorm.axis.y", lang)),
+    }
+    colors = {"x": "#8a9099", "normalized": PALETTE["blue"], "output": PALETTE["vermillion"]}
+    for field in chart["bars"]:
+        y = chart["sources"][0]["body"]["x"] if field == "x" else answers[0][field]
+        name = text(f"lecture.bar.{field}", lang)
+        fig["data"].append(
+            {
+                "type": "bar",
+                "name": name,
+                "x": list(range(1, len(y) + 1)),
+                "y": y,
+                "marker": {"color": colors[field]},
+                "text": [str(v) if field == "x" else format_number(v, 4, lang) for v in y],
+                "textposition": "outside",
+                "cliponaxis": False,
+                "textfont": {"size": style["font"] - 6},
+                "hovertemplate": f"%{{y:.4g}}<extra>{name}</extra>",
+            }
+        )
+    fig["layout"]["barmode"] = "group"
+    fig["layout"]["xaxis"]["dtick"] = 1
+    return fig
+
+
+def train_figure(chart: Json, answers: Answers, theme: str, lang: str, slide: Slide) -> Json:
+    """The loss curves of the slide's training runs (empty until trained, with what to press), and the uniform
+    guess ln(symbols) they start from."""
+    style = theme_of(theme)
+    fig: Json = {
+        "data": [],
+        "layout": layout(
+            theme, tr(chart["title"], lang), t("chart.train_loss.x", lang), t("chart.train_loss.y", lang), ylog=True
+        ),
+    }
+    lay = fig["layout"]
+    if not any(answers):  # not trained yet: titles, no made-up ticks, and what to press
+        for name in ("xaxis", "yaxis"):
+            lay[name].update(showticklabels=False, showgrid=False, ticks="")
+        lay["annotations"].append(
+            {
+                "xref": "paper",
+                "yref": "paper",
+                "x": 0.5,
+                "y": 0.5,
+                "showarrow": False,
+                "text": text("lecture.train_idle", lang),
+                "font": {"size": style["font"], "color": PALETTE["blue"]},
+            }
+        )
+        return fig
+    labels = iter(chart["labels"])
+    index = 0
+    for recording, source in zip(answers, chart["sources"], strict=True):
+        for run in range(len(source["body"]["runs"])):
+            series = recording["runs"][run] if recording else None
+            fig["data"].append(
+                line(
+                    theme,
+                    tr(next(labels), lang),
+                    series["steps"] if series else [],
+                    series["loss"] if series else [],
+                    PALETTE[TRAIN_COLORS[index]],
+                    markers=False,
+                )
+            )
+            index += 1
+    body = chart["sources"][0]["body"]
+    symbols = body["runs"][0]["vocab_size"] - 1
+    lay["xaxis"]["range"] = [0, body["steps"]]
+    chance = t("chart.train_loss.chance", lang, symbols=symbols, value=format_number(math.log(symbols), 3, lang))
+    hline(theme, fig, math.log(symbols), chance, below=True)  # the stalled runs sit on the line: its label under it
+    return fig
+
+
+def bars_figure(chart: Json, answers: Answers, theme: str, lang: str, slide: Slide) -> Json:
+    """One horizontal bar per source on a log axis; 0 and overflow said in words where the bar would start."""
+    style = theme_of(theme)
+    values = [read_path(answer, chart["field"]) for answer in answers]
+    names = [tr(label, lang) for label in chart["labels"]]
+    fig: Json = {"data": [], "layout": layout(theme, tr(chart["title"], lang), tr(chart["x"], lang), "")}
+    lay = fig["layout"]
+    shown = [v if v is not None and v > 0 else None for v in values]
+    fig["data"].append(
+        {
+            "type": "bar",
+            "orientation": "h",
+            "y": names,
+            "x": shown,
+            "showlegend": False,
+            "cliponaxis": False,
+            "marker": {
+                "color": [PALETTE["blue"] if v is not None and 0.05 < v < 20 else PALETTE["vermillion"] for v in values]
+            },
+            "text": [text("lecture.zero", lang) if v == 0 else format_number(v, 2, lang) for v in values],
+            "textposition": "outside",
+            "textfont": {"size": style["font"] - 4},
+            "hovertemplate": "%{y}: %{x:.3g}<extra></extra>",
+        }
+    )
+    finite = [v for v in shown if v is not None]
+    low = math.floor(math.log10(min(finite))) - 1 if finite else 0
+    high = math.ceil(math.log10(max(finite))) + 1 if finite else 1
+    lay["xaxis"].update(type="log", range=[low, high], dtick=max(1, math.ceil((high - low) / 5)), tickangle=0)
+    for name, v in zip(names, values, strict=True):  # no bar on a log axis for 0: say it where the bar would start
+        if not (v is not None and v > 0):
+            lay["annotations"].append(
+                {
+                    "xref": "x",
+                    "x": low,
+                    "yref": "y",
+                    "y": name,
+                    "xanchor": "left",
+                    "showarrow": False,
+                    "text": text("lecture.zero" if v == 0 else "lecture.overflow", lang),
+                    "font": {"size": style["font"] - 4, "color": PALETTE["vermillion"]},
+                }
+            )
+    lay["yaxis"].update(type="category", autorange="reversed", tickfont={"size": style["font"] - 6}, showgrid=False)
+    lay["margin"]["l"] = 20
+    lay["hovermode"] = "closest"
+    # x = 1: the gradient arrives at block 1 as large as it left block 96
+    lay["shapes"].append(
+        {
+            "type": "line",
+            "xref": "x",
+            "x0": 1,
+            "x1": 1,
+            "yref": "paper",
+            "y0": 0,
+            "y1": 1,
+            "line": {"color": PALETTE["black"], "dash": "dot", "width": 2},
+        }
+    )
+    return fig
+
+
+def _cell_text(cell: Json, measured: Json, lang: str) -> str:
+    """A summary cell: its value with its slide's digits, or a range low – high where the seeds disagree."""
+    shown = format_number(measured[cell["value"]], cell["digits"], lang)
+    return f"{shown} – {format_number(measured[cell['upto']], cell['digits'], lang)}" if "upto" in cell else shown
+
+
+def table_figure(chart: Json, answers: Answers, theme: str, lang: str, slide: Slide) -> Json:
+    """One row per source and one column per path; or, with `cells` (the summary), each cell the value its own
+    slide showed, with that slide's digits, read from this slide's claim."""
+    style = theme_of(theme)
+    fig: Json = {"data": [], "layout": layout(theme, tr(chart["title"], lang), "", "")}
+    if "cells" in chart:
+        measured = evaluate(slide["claim"], answers)
+        columns = [
+            [_cell_text(row[j], measured, lang) if row[j] else "" for row in chart["cells"]]
+            for j in range(len(chart["columns"]))
+        ]
+    else:
+        columns = [[format_number(read_path(a, c["path"]), 3, lang) for a in answers] for c in chart["columns"]]
+    header = ["", *(f"<b>{tr(c['label'], lang)}</b>".replace("\n", "<br>") for c in chart["columns"])]
+    rows = [f"<b>{tr(row, lang)}</b>".replace("\n", "<br>") for row in chart["rows"]]
+    grid = "#c9cdd3"
+    fig["data"].append(
+        {
+            "type": "table",
+            "columnwidth": [1.5, *(1 for _ in chart["columns"])],
+            "header": {
+                "values": header,
+                "align": ["left", "right"],
+                "font": {"size": style["font"] - 4, "color": "#111"},
+                "height": style["font"] * 2.4,
+                "line": {"color": grid},
+                "fill": {"color": "#f1f3f6"},
+            },
+            "cells": {
+                "values": [rows, *columns],
+                "align": ["left", "right"],
+                "font": {"size": style["font"] - 2, "color": "#111"},
+                "height": style["font"] * 2.2,
+                "line": {"color": grid},
+                "fill": {"color": "#fff"},
+            },
+        }
+    )
+    fig["layout"].update(
+        margin={"l": 4, "r": 4, "t": style["title"] * 1.6, "b": 4},
+        showlegend=False,
+        xaxis={"visible": False},
+        yaxis={"visible": False},
+    )
+    return fig
+
+
+KINDS: dict[str, Callable[[Json, Answers, str, str, Slide], Json]] = {
+    "layers": layers_figure,
+    "chain": chain_figure,
+    "precision": precision_figure,
+    "softmax": softmax_figure,
+    "layernorm": layernorm_figure,
+    "train": train_figure,
+    "bars": bars_figure,
+    "table": table_figure,
+}
+
+
+def figure(slide: Slide, answers: Answers, theme: str, lang: str) -> Json:
+    """The Plotly figure of a slide's chart. Its title is smaller than the theme's: the slide's own title is above."""
+    chart = slide["chart"]
+    fig = KINDS[chart["kind"]](chart, answers, theme, lang, slide)
+    style = theme_of(theme)
+    fig["layout"]["title"]["font"]["size"] = round(style["title"] * 0.75)
+    fig["layout"]["legend"]["font"]["size"] = style["font"] - 4
+    return finish(fig)
+
+
+# ---- The slide as shown: figure, caption, verdict ------------------------------------------------------------------
+
+
+def build(slide: Slide, answers: Answers, lang: str = "en") -> Chart:
+    """Slide `slide` (a deck slide, or one "try it" option of it: the slide with the option's chart and claim) on
+    these answers (in the order of its chart's sources; a training source not trained yet: None), in lang.
+
+    claim holds the measured values, `failed` (the checks that do not hold, by value name), `checked` (whether the
+    caption states numbers it checked) and `pending` (a training slide not trained yet: no caption numbers yet)."""
+    claim = slide["claim"]
+    pending = is_training(slide) and not all(
+        answers[i] and answers[i].get("finished", True)
+        for i, s in enumerate(slide["chart"]["sources"])
+        if s["api"] == "train"
+    )
+    measured = {} if pending else evaluate(claim, answers)
+    failed = [] if pending else failed_values(claim, measured)
+    caption = text("lecture.train_pending", lang) if pending else statement(claim, measured, lang)
+    checks = bool(claim["checks"]) and not pending
+    verdict = (
+        (text("lecture.check_failed", lang, names=", ".join(failed)) if failed else text("lecture.checked", lang))
+        if checks
+        else ""
+    )
+    if not slide.get("chart"):
+        return Chart(f"lecture-{slide['id']}", {}, caption, _claim(measured, failed, checks, pending, verdict), [])
+    normal = figure(slide, answers, "normal", lang)
+    projected = figure(slide, answers, "slide", lang)
+    return Chart(
+        f"lecture-{slide['id']}",
+        normal,
+        caption,
+        _claim(measured, failed, checks, pending, verdict),
+        [],
+        {"slide": diff(normal, projected)},
+    )
+
+
+def _claim(measured: Json, failed: list[str], checks: bool, pending: bool, verdict: str) -> Json:
+    return {"values": measured, "failed": failed, "checked": checks, "pending": pending, "verdict": verdict}
