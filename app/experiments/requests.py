@@ -16,6 +16,9 @@ from pydantic import BaseModel
 
 from ..config import TraceConfig
 from .depth_scan import DepthScan, depth_scan
+from .grad_profile import GradProfile
+from .grad_profile import combine as grad_profile
+from .grad_profile import parts as grad_profile_parts
 from .laws import stream_laws
 from .lessons.batch import BatchDependenceRequest, batch_dependence_lesson
 from .lessons.chain import ChainRequest, chain_lesson
@@ -105,6 +108,7 @@ REQUESTS: dict[str, RequestKind] = {
         RequestKind("trace", TraceConfig, compute=run_trace, key=_trace_key),
         RequestKind("sweep", SweepRequest, parts=_sweep_parts),
         RequestKind("laws", TraceConfig, parts=_laws_parts, combine=_laws),
+        RequestKind("grad_profile", GradProfile, parts=grad_profile_parts, combine=grad_profile),
         RequestKind("depth_scan", DepthScan, parts=_depth_scan_parts, combine=depth_scan),
         _lesson("chain", ChainRequest, chain_lesson),
         _lesson("layernorm", LayerNormRequest, layernorm_lesson),

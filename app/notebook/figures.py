@@ -13,9 +13,10 @@ from typing import Any
 import plotly.graph_objects as go
 
 from .. import numbers
-from ..figures import build
+from ..figures import build, gradients
 from ..figures.style import OVERFLOW_FILL, overflow_runs
 from ..figures.style import PALETTE as PALETTE
+from ..figures.words import say
 from ..i18n import t
 from ..pages import explorer as _page_strings  # noqa: F401  (registers the charts' strings)
 
@@ -113,7 +114,8 @@ def norms_figure(trace: dict[str, Any], lang: str = "en", log: bool | None = Non
 
 def gradients_figure(traces: Sequence[tuple[str, dict[str, Any]]], lang: str = "en", log: bool = True) -> go.Figure:
     """Mean token gradient per layer (the /gradients profile), one series per named trace."""
-    fig = base_figure(t("chart.grad_profile.title", lang), t("axis.layer", lang), t("chart.grad_profile.y", lang), log)
+    title, y = (say(gradients.STRINGS, key, lang) for key in ("chart.grad_profile.title", "chart.grad_profile.y"))
+    fig = base_figure(title, t("axis.layer", lang), y, log)
     for i, (name, trace) in enumerate(traces):
         x, grads = stream(trace, "grad_norm")
         add_line(fig, name, x, grads, SERIES[i % len(SERIES)], dash="solid" if i == 0 else "dash")

@@ -9,6 +9,7 @@ from typing import Any
 
 from .. import figures, i18n
 from ..config import PRESETS, REFERENCE_MODEL, TraceConfig, preset_config
+from ..experiments.grad_profile import BAND, GradProfile
 from ..experiments.requests import Part
 from ..experiments.sweep import SweepRequest
 from .registry import Page, register_page
@@ -17,7 +18,8 @@ HOME: dict[str, Any] = {
     "depth": 24,
     "positions": ["post", "pre"],
 }  # the tour's thumbnail: Post-LN vs Pre-LN at depth 24
-# /gradients opens on the lecture's reference model (the plain gradient fades, the shortcut keeps it); the heatmap's
+# /gradients opens on the lecture's reference model (the shortcut keeps the gradient on every seed; without it the
+# verdict depends on the seed, and the caption says so: app/figures/gradients.py); the heatmap's
 # sweep_to 0 means "up to the model's depth".
 GRADIENTS: dict[str, Any] = {**REFERENCE_MODEL, "sweep_to": 0}
 # /compare opens on the fairest pair: the 2017 recipe with the norm after the add, and the same recipe with it inside.
@@ -84,72 +86,13 @@ STRINGS: dict[str, tuple[str, str]] = {
         "The gradient of the loss with respect to the stream after each block, for one backward pass at initialisation.",
         "初始化时一次反向传播中，损失对每个块之后残差流的梯度。",
     ),
-    "chart.grad_profile.title": ("Gradient per layer, with and without the residual", "每层的梯度：有残差与无残差"),
-    "chart.grad_profile.y": ("Mean token gradient ‖∂loss/∂x_l‖", "词元平均梯度 ‖∂loss/∂x_l‖"),
-    "series.with_residual": ("With residual ({residual})", "有残差（{residual}）"),
-    "series.without_residual": ("Without residual (plain stack)", "无残差（普通堆叠）"),
+    "status.seeds_pending": (
+        "Seeds 1–3 of the band: computing, to check the verdict holds on them too…",
+        "正在计算另外三个种子，检查结论是否对它们同样成立…",
+    ),
     "caption.grad_profile": (
         "The measured ratios appear here once the model has run.",
         "模型运行完成后，这里显示实测的比值。",
-    ),
-    "caption.grad.read": (
-        "Read from right to left: the gradient starts at the last layer ({depth}) and travels back to layer 1.",
-        "从右往左读：梯度从最后一层（第 {depth} 层）出发，一路回传到第 1 层。",
-    ),
-    "caption.grad.with": (
-        "With the shortcut, layer 1 gets {ratio} × the last layer's gradient{per_block}: {verdict}.",
-        "有捷径时，第 1 层的梯度是最后一层的 {ratio} 倍{per_block}：{verdict}。",
-    ),
-    "caption.grad.without": (
-        "Without it, {ratio}{per_block}: {verdict}.",
-        "没有捷径时为 {ratio} 倍{per_block}：{verdict}。",
-    ),
-    "caption.grad.per_block": (" (×{factor} per block on average)", "（平均每块 ×{factor}）"),
-    "caption.grad.one_block": (
-        "With one block there is no trip back to measure: choose a depth of 2 or more.",
-        "只有一个块时没有回传路径可测：请把深度设为 2 或更大。",
-    ),
-    "caption.grad.plain_fades": (
-        "Each plain layer multiplies the gradient by its own derivative, here about ×{factor} a block, so the product "
-        "fades with depth.",
-        "普通堆叠的每一层都把梯度乘上自己的导数，这里平均每块约 ×{factor}，所以乘积随深度衰减。",
-    ),
-    "caption.grad.plain_grows": (
-        "Here the plain stack's factors are above 1 (about ×{factor} a block), so its gradient grows toward the "
-        "input instead of fading: a product of many factors drifts away from 1 in either direction.",
-        "这里普通堆叠每块的因子大于 1（平均约 ×{factor}），所以梯度越靠近输入反而越大：许多因子连乘，"
-        "结果会向任一方向偏离 1。",
-    ),
-    "caption.grad.plain_kept": (
-        "Here even the plain stack's product stays within ×10 of 1 over this depth.",
-        "在这个深度下，即使没有捷径，乘积也在 1 的 10 倍范围以内。",
-    ),
-    "caption.grad.shortcut_keeps": (
-        "The shortcut adds 1 to every factor (1 + f′), so the gradient's path stays open.",
-        "捷径给每个因子加上 1（变成 1 + f′），所以梯度的通路保持畅通。",
-    ),
-    "caption.grad.shortcut_grows": (
-        "The shortcut's factors 1 + f′ are above 1 as well, so its product grows too: it stays near 1 only when "
-        "every branch's derivative is small (see the chain lesson).",
-        "有捷径时每个因子 1 + f′ 也大于 1，所以乘积同样增长：只有每个分支的导数都很小时，它才会停在 1 附近（见“链式法则”页）。",
-    ),
-    "caption.grad.plain_underflows": (
-        "Each plain layer multiplies the gradient by its own derivative; here the product became too small for the "
-        "number format and was rounded to exactly 0.",
-        "普通堆叠的每一层都把梯度乘上自己的导数；这里乘积小到数值格式无法表示，被舍入为 0。",
-    ),
-    "caption.grad.plain_overflows": (
-        "Each plain layer multiplies the gradient by its own derivative; here the product grew past the largest "
-        "number the format holds (inf/NaN).",
-        "普通堆叠的每一层都把梯度乘上自己的导数；这里乘积超过了数值格式的最大值（inf/NaN）。",
-    ),
-    "caption.grad.shortcut_underflows": (
-        "Even with the shortcut the gradient was rounded to exactly 0 here.",
-        "这里即使有捷径，梯度也被舍入为 0。",
-    ),
-    "caption.grad.shortcut_fades": (
-        "Even with the shortcut the gradient fades here: its factors 1 + f′ average ×{factor} a block, below 1.",
-        "这里即使有捷径，梯度也在衰减：因子 1 + f′ 平均每块 ×{factor}，小于 1。",
     ),
     "chart.grad_heatmap.title": ("Gradient reaching each layer, for every depth", "每个深度下到达各层的梯度"),
     "chart.grad_heatmap.colorbar": ("‖∂loss/∂x_l‖ (log)", "‖∂loss/∂x_l‖（对数）"),
@@ -220,11 +163,11 @@ def norms_requests() -> list[Part]:
 
 
 def gradients_requests() -> list[Part]:
-    """The default, its counterpart without the residual (gradients.js, counterpart()) and the default sweep."""
+    """The default and its counterpart without the residual on the seeds of the band (app/figures/gradients.py),
+    and the default sweep."""
     base = TraceConfig(**{k: v for k, v in GRADIENTS.items() if k in TraceConfig.model_fields})
-    plain = base.model_copy(update={"residual": "none", "residual_scale": 1.0})
     sweep = SweepRequest(config=base, depths=list(range(1, (GRADIENTS["sweep_to"] or base.depth) + 1)))
-    return [("trace", base), ("trace", plain), ("sweep", sweep)]
+    return [("grad_profile", GradProfile(config=base, seeds=BAND)), ("sweep", sweep)]
 
 
 def compare_requests() -> list[Part]:

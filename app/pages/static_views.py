@@ -15,6 +15,7 @@ from decimal import Decimal
 from typing import Any
 
 from ..config import PRESETS, TraceConfig, presets_payload
+from ..experiments.grad_profile import BAND
 from .registry import PAGES, VIEW_KEYS
 
 # The pages with model controls whose presets are baked, and the URL keys beyond the model's fields that change what
@@ -150,12 +151,15 @@ def view_calls(page: str, state: dict[str, Any], langs: tuple[str, ...]) -> tupl
     calls = [budget_call(config), Call("GET", "/api/presets", {"depth": str(config.depth)})]
     if page == "norms":  # static/js/pages/norms.js: the chart built in Python, in the page's language
         calls += [Call("POST", "/api/figure/norms", {"lang": lang}, config.model_dump()) for lang in langs]
-    elif page == "gradients":  # static/js/pages/gradients.js: the model, its counterpart, the depth sweep
-        other = config.model_copy(update={"residual": "none" if config.residual != "none" else "identity"})
-        other = other.model_copy(update={"residual_scale": 1.0})
+    elif page == "gradients":  # static/js/pages/gradients.js: the profile (one seed, then the band), the sweep
         sweep_to = int(PAGES[page].defaults.get("sweep_to", 0)) or config.depth
         sweep = {"config": config.model_dump(), "depths": list(range(1, sweep_to + 1))}
-        calls += [trace_call(config), trace_call(other), Call("POST", "/api/sweep", body=sweep, stream=True)]
+        calls += [
+            Call("POST", "/api/figure/gradients", {"lang": lang}, {"config": config.model_dump(), "seeds": seeds})
+            for lang in langs
+            for seeds in (1, BAND)
+        ]
+        calls.append(Call("POST", "/api/sweep", body=sweep, stream=True))
     elif page == "compare":  # static/js/pages/compare.js: each variant is a preset on top of the state's sizes
         for preset in PAGES[page].defaults["variants"]:
             calls.append(trace_call(TraceConfig(**apply_preset(state, preset, page_state("compare")))))

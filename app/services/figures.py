@@ -19,7 +19,8 @@ _charts: OrderedDict[str, dict[str, Any]] = OrderedDict()
 async def chart_json(key: str, req: BaseModel, lang: str) -> tuple[dict[str, Any], str]:
     """(the chart's JSON, where its answer came from: computed, memory, ... or `chart` when the chart was cached)."""
     kind = charts()[key]
-    cache_key = f"{key}|{lang}|{REQUESTS[kind.request].cache_key(req)}"
+    request = REQUESTS[kind.request]  # a composite kind's parts have the keys: its own request names the chart
+    cache_key = f"{key}|{lang}|{request.cache_key(req) if request.key else req.model_dump_json()}"
     hit = _charts.get(cache_key)
     if hit is not None:
         _charts.move_to_end(cache_key)

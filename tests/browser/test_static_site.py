@@ -140,15 +140,19 @@ def test_pages_draw_their_baked_answers_under_a_sub_path(site, static_base, seal
         baked = answers(folder, "norms")[call.key]
         assert chart["caption"] == baked["caption"]
         assert chart["data"][0]["y"] == baked["figure"]["data"][0]["y"]
-    # /gradients: the profile's curve is the baked trace's gradient per layer, and the caption names its ratio
+    # /gradients: the profile as baked, the chosen seed first and then the band of four seeds, caption and all
     page = sealed(static_base + "gradients.html", static_base)
+    page.wait_for_function(
+        "() => document.querySelector(\"[data-caption='grad-profile']\").textContent.includes('0–3')"
+    )
     chart = drawn(page, "grad-profile")
-    trace_call = next(c for c in views["gradients"][0].calls if c.path == "/api/trace")
-    trace = answers(folder, "gradients")[trace_call.key]
-    grads = [trace["embedding"]["grad_norm"], *(layer["grad_norm"] for layer in trace["layers"])]
-    assert chart["data"][0]["y"] == grads
-    ratio = grads[1] / grads[-1]
-    assert f"{ratio:.3g}" in chart["caption"], (ratio, chart["caption"])
+    call = next(
+        c for c in views["gradients"][0].calls
+        if c.path == "/api/figure/gradients" and c.query["lang"] == "en" and c.body["seeds"] == 4
+    )  # fmt: skip
+    baked = answers(folder, "gradients")[call.key]
+    assert chart["caption"] == baked["caption"] and len(chart["data"]) == 8
+    assert chart["data"][0]["y"] == baked["figure"]["data"][0]["y"]
     assert drawn(page, "grad-heatmap")["data"][0]["z"]
     # the tour, in both languages
     for file in ("index.html", "index.zh.html"):

@@ -1,85 +1,28 @@
 // /gradients: (a) gradient per layer for one depth, with and without the residual, log axis;
 // (b) depth x layer heatmap from the streamed /api/sweep, drawn row by row with a progress bar.
-import { runPage, scaleParam, traceRows } from '../page.js';
-import { fetchTrace, streamSweep } from '../api.js';
-import { layout, heatmapLayout, line, logHeatmap, markOverflow, PALETTE, t, fmt } from '../charts.js';
-import { optionLabel } from '../controls.js';
-import { pageData, sentences } from '../i18n.js';
-import { verdict, perStep } from '../verdict.js';
+import { runPage, scaleParam } from '../page.js';
+import { postJSON, streamSweep } from '../api.js';
+import { chartView, heatmapLayout, logHeatmap, t, fmt } from '../charts.js';
+import { lang, pageData, sentences } from '../i18n.js';
+import { verdict } from '../verdict.js';
 
-/** The same model with the other residual choice: 'none' (plain stack) unless it already is one. */
-function counterpart(config) {
-  return { ...config, residual: config.residual === 'none' ? 'identity' : 'none', residual_scale: 1.0 };
+/** The profile, built in Python (app/figures/gradients.py, POST /api/figure/gradients): the chosen seed at once,
+ *  then the next three seeds, on which a verdict must hold to be stated. */
+async function loadProfile(state, ctx) {
+  const url = `/api/figure/gradients?lang=${lang}`;
+  const body = (seeds) => ({ config: ctx.config(state), seeds });
+  const first = await postJSON(url, body(1), { signal: ctx.signal });
+  if (!first.claim.pending) return first;
+  await ctx.partial(first);
+  ctx.progress(0.5, t('status.seeds_pending'));
+  return postJSON(url, body(first.claim.band), { signal: ctx.signal });
 }
 
-function gradients(trace) {
-  return [trace.embedding.grad_norm, ...trace.layers.map((l) => l.grad_norm)];
-}
-
-/** Gradient at layer 1 divided by the gradient at the last layer: how much of the signal survives the trip back. */
-function survival(trace) {
-  const g = trace.layers.map((l) => l.grad_norm);
-  const first = g[0], last = g[g.length - 1];
-  return first === null || last === null || last === 0 ? null : first / last;  // null: inf/NaN in strict JSON
-}
+const profileFigure = (chart, state) => chartView(chart, ...(state.theme === 'slide' ? ['slide'] : []), state.grad_scale);
 
 function ratioText(value) {
   if (value === 0) return t('mark.underflowed');   // a ratio of exactly 0 is a gradient rounded away, not a true zero
   return value === null ? t('mark.overflowed') : fmt(value);
-}
-
-/** One series' sentence: its ratio, the mean factor per block, and the verdict those numbers give. */
-function seriesSentence(key, ratio, depth) {
-  const step = perStep(ratio, depth - 1);
-  return t(key, { ratio: ratioText(ratio), per_block: step === null ? '' : t('caption.grad.per_block', { factor: fmt(step) }),
-    verdict: t(`verdict.${verdict(ratio)}`) });
-}
-
-/** Why the two curves went where they went, from their verdicts: never "shrinks" under a curve that grows. */
-function explanation(withVerdict, withoutVerdict, withoutStep, withStep) {
-  const parts = [];
-  if (withoutVerdict === 'underflowed') parts.push(t('caption.grad.plain_underflows'));
-  else if (withoutVerdict === 'faded') parts.push(t('caption.grad.plain_fades', { factor: fmt(withoutStep) }));
-  else if (withoutVerdict === 'overflowed') parts.push(t('caption.grad.plain_overflows'));
-  else if (['grew', 'exploded'].includes(withoutVerdict)) parts.push(t('caption.grad.plain_grows', { factor: fmt(withoutStep) }));
-  else parts.push(t('caption.grad.plain_kept'));
-  if (withVerdict === 'kept') parts.push(t('caption.grad.shortcut_keeps'));
-  else if (['grew', 'exploded', 'overflowed'].includes(withVerdict)) parts.push(t('caption.grad.shortcut_grows'));
-  else if (withVerdict === 'underflowed') parts.push(t('caption.grad.shortcut_underflows'));
-  else parts.push(t('caption.grad.shortcut_fades', { factor: fmt(withStep) }));
-  return parts;
-}
-
-async function loadProfile(state, ctx) {
-  const config = ctx.config(state);
-  const [main, other] = await Promise.all([fetchTrace(config), fetchTrace(counterpart(config))]);
-  return config.residual === 'none' ? { withResidual: other, without: main } : { withResidual: main, without: other };
-}
-
-function profileFigure(data, state) {
-  const x = [0, ...data.withResidual.layers.map((l) => l.layer)];
-  const residualSpec = { name: 'residual' };
-  const fig = { data: [], layout: layout(state.theme, { title: t('chart.grad_profile.title'), x: t('axis.layer'),
-    y: t('chart.grad_profile.y'), ylog: state.grad_scale === 'log' }) };
-  const withName = t('series.with_residual', { residual: optionLabel(residualSpec, data.withResidual.config.residual) });
-  fig.data.push(line(state.theme, { name: withName, x, y: gradients(data.withResidual), color: PALETTE.blue }));
-  fig.data.push(line(state.theme, { name: t('series.without_residual'), x, y: gradients(data.without), color: PALETTE.vermillion, dash: 'dash' }));
-  markOverflow(state.theme, fig, x, gradients(data.withResidual), { series: withName });  // the band is this series' alone
-  return fig;
-}
-
-function profileCaption(data) {
-  const depth = data.withResidual.config.depth;
-  const withRatio = survival(data.withResidual), withoutRatio = survival(data.without);
-  if (depth < 2) return t('caption.grad.one_block');
-  return sentences(t('caption.grad.read', { depth }),
-    seriesSentence('caption.grad.with', withRatio, depth), seriesSentence('caption.grad.without', withoutRatio, depth),
-    ...explanation(verdict(withRatio), verdict(withoutRatio), perStep(withoutRatio, depth - 1), perStep(withRatio, depth - 1)));
-}
-
-function profileTable(data) {
-  return [...traceRows(data.withResidual, { variant: 'with_residual', residual: data.withResidual.config.residual }),
-    ...traceRows(data.without, { variant: 'without_residual', residual: 'none' })];
 }
 
 /** The deepest network of the sweep: sweep_to, or (0, the default) the model's own depth, so the heatmap always
@@ -148,7 +91,8 @@ runPage({
     scaleParam('grad_scale', 'log', 'controls.grad_scale'),
   ],
   charts: [
-    { key: 'grad-profile', load: loadProfile, figure: profileFigure, caption: profileCaption, table: profileTable },
+    { key: 'grad-profile', load: loadProfile, figure: profileFigure, caption: (chart) => chart.caption,
+      table: (chart) => chart.rows },
     {
       key: 'grad-heatmap',
       dataKey: (state, ctx) => ({ ...ctx.config(state), depth: null, sweep_to: sweepMax(state) }),
