@@ -666,7 +666,8 @@ def test_slides_name_each_other_by_id_never_by_a_written_number():
     assert f"slides {number['snowball']} and {number['increments']}" in notes["en"]
     assert f"第 {number['snowball']}、{number['increments']} 页" in notes["zh"]
     summary = SLIDES["summary"]["notes"]["en"]
-    assert f"slides {number['post-vs-pre']}–{number['post-vs-pre-grad']}" in summary
+    assert f"next slide ({number['summary-limits']})" in summary
+    assert f"slides {number['train-shortcut']} and {number['post-vs-pre-train']}" in summary
 
 
 def test_a_slide_reference_to_no_slide_stops_the_build():

@@ -24,7 +24,7 @@ from . import slides_gradient, slides_norm, slides_real, slides_walls
 from .agenda import agenda_of, agenda_slide, ordered
 from .describe import settings_text
 from .papers import cited_by
-from .slides_overview import alternatives_slide, references_slide, summary_slide, title_slide
+from .slides_overview import alternatives_slide, limits_slide, references_slide, summary_slide, title_slide
 from .terms import mark_terms
 
 
@@ -37,6 +37,7 @@ def build_deck() -> list[dict[str, Any]]:
         raise ValueError(f"slide ids must be unique: {ids}")
     content = {s["id"]: s for s in made}
     content["summary"] = summary_slide(list(content.values()))
+    content["summary-limits"] = limits_slide(list(content.values()))
     for s in content.values():
         s["cites"] = cited_by(s)  # the footer's source line
     frame = {"title": title_slide(0), "agenda": agenda_slide(list(content)), "references": references_slide([])}
