@@ -4,6 +4,7 @@ gives them, on synthetic answers and on the real API."""
 from __future__ import annotations
 
 import copy
+import math
 from typing import Any
 
 import plotly.graph_objects as go
@@ -14,6 +15,8 @@ from app.experiments.grad_profile import BAND, GradProfile, counterpart, seeds_o
 from app.figures import apply_patch, build
 from app.figures.gradients import survival, verdict
 from app.numbers import fmt
+
+from .grids import all_pairs, case_id
 
 
 def fake_trace(grads: list[float | None], residual: str = "identity", seed: int = 0) -> dict[str, Any]:
@@ -142,3 +145,32 @@ def test_the_endpoint_refuses_bad_requests_by_name(client):
 def test_a_seed_at_the_top_of_the_range_counts_down():
     assert seeds_of(TraceConfig(seed=2**31 - 2), BAND) == [2**31 - 2, 2**31 - 1, 2**31 - 3, 2**31 - 4]
     assert GradProfile().seeds == 1
+
+
+COVERING_AXES = ("norm", "norm_position", "residual", "activation", "dtype")
+SMALL = {"d_model": 16, "n_heads": 2, "seq_len": 8, "batch": 2, "depth": 12}
+
+
+@pytest.mark.parametrize("setting", all_pairs(COVERING_AXES), ids=case_id)
+def test_the_profile_states_a_verdict_only_where_every_seed_gives_it(setting):
+    """Over the covering array of the architecture (every pair of values in one of ~40 settings), seeds 0-3: the
+    ratio the caption names for each side is layer 1 ÷ the last layer of that seed's trace, worked out here, and a
+    verdict word appears as 'on every seed' only when all four give it."""
+    from app.experiments.requests import answer_in_process
+
+    request = GradProfile(config=TraceConfig(**SMALL, **setting), seeds=BAND)
+    answer = answer_in_process("grad_profile", request)
+    chart = build("gradients", answer, "en")
+    for side in ("with", "without"):
+        ratios = []
+        for trace in answer[side]:
+            g = [layer["grad_norm"] for layer in trace["layers"]]
+            ok = all(v is not None and math.isfinite(v) for v in (g[0], g[-1])) and g[-1] != 0
+            ratios.append(g[0] / g[-1] if ok else None)
+        words = {verdict(r) for r in ratios}
+        stated = chart.claim[side]["verdict"]
+        assert (stated is not None) == (len(words) == 1), (side, ratios, chart.caption)
+        if stated is None:
+            assert "no verdict holds" in chart.caption, chart.caption
+        else:
+            assert stated == words.pop()

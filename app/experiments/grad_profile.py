@@ -33,7 +33,7 @@ def counterpart(cfg: TraceConfig) -> TraceConfig:
 def seeds_of(cfg: TraceConfig, n: int) -> list[int]:
     """The config's seed and the next n − 1 (counting down from it where the field's maximum is reached)."""
     up = [s for s in range(cfg.seed, cfg.seed + n) if s <= SEED_MAX]
-    return up + [s for s in range(cfg.seed - 1, -1, -1)][: n - len(up)]
+    return up + list(range(cfg.seed - 1, max(-1, cfg.seed - 1 - (n - len(up))), -1))
 
 
 def parts(req: GradProfile) -> list[tuple[str, BaseModel]]:
