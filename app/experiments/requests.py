@@ -15,6 +15,9 @@ from typing import Any
 from pydantic import BaseModel
 
 from ..config import TraceConfig
+from .compare import CompareRequest
+from .compare import combine as compared
+from .compare import parts as compare_parts
 from .depth_scan import DepthScan, depth_scan
 from .grad_profile import GradProfile
 from .grad_profile import combine as grad_profile
@@ -109,6 +112,7 @@ REQUESTS: dict[str, RequestKind] = {
         RequestKind("sweep", SweepRequest, parts=_sweep_parts),
         RequestKind("laws", TraceConfig, parts=_laws_parts, combine=_laws),
         RequestKind("grad_profile", GradProfile, parts=grad_profile_parts, combine=grad_profile),
+        RequestKind("compare", CompareRequest, parts=compare_parts, combine=compared),
         RequestKind("depth_scan", DepthScan, parts=_depth_scan_parts, combine=depth_scan),
         _lesson("chain", ChainRequest, chain_lesson),
         _lesson("layernorm", LayerNormRequest, layernorm_lesson),

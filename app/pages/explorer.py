@@ -131,24 +131,6 @@ STRINGS: dict[str, tuple[str, str]] = {
         "只作用于\u201c自定义\u201d变体，或者通过某个变体的\u201c改动\u201d框修改它。",
     ),
     "compare.custom": ("Custom (the settings below)", "自定义（下方设置）"),
-    "chart.compare.title": ("Norms (top) and gradients (bottom), same axes", "范数（上）与梯度（下），坐标轴相同"),
-    "chart.compare.y_norm": ("‖x_l‖", "‖x_l‖"),
-    "chart.compare.y_grad": ("‖∂loss/∂x_l‖", "‖∂loss/∂x_l‖"),
-    "caption.compare": (
-        "Top row: how long the stream is after each layer. Bottom row: how much gradient each layer receives. "
-        "Post-LN pins every layer's norm at √d_model; Pre-LN lets the stream grow and passes the gradient back "
-        "through the shortcut. Measured here:",
-        "上排：每层之后残差流的长度。下排：每层收到的梯度大小。Post-LN 把每层的范数固定在 √d_model；"
-        "Pre-LN 任由残差流增长，梯度经捷径传回。本次测得：",
-    ),
-    "caption.compare.variant": (
-        "{name}: stream ×{growth} from layer 1 to the last; layer 1 gets {survival}× the last layer's gradient.",
-        "{name}：残差流从第 1 层到最后一层变为 {growth} 倍；第 1 层收到的梯度是最后一层的 {survival} 倍。",
-    ),
-    "caption.compare.cost": (
-        "{name}: {params} parameters, {macs} multiply-adds a forward pass.",
-        "{name}：{params} 个参数，每次前向 {macs} 次乘加。",
-    ),
 }
 i18n.register(STRINGS)
 i18n.register(figures.strings())  # every chart's words, for the pages' translation table

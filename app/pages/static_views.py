@@ -160,9 +160,16 @@ def view_calls(page: str, state: dict[str, Any], langs: tuple[str, ...]) -> tupl
             for seeds in (1, BAND)
         ]
         calls.append(Call("POST", "/api/sweep", body=sweep, stream=True))
-    elif page == "compare":  # static/js/pages/compare.js: each variant is a preset on top of the state's sizes
-        for preset in PAGES[page].defaults["variants"]:
-            calls.append(trace_call(TraceConfig(**apply_preset(state, preset, page_state("compare")))))
+    elif page == "compare":  # static/js/pages/compare.js: each variant a preset on the state's sizes, one chart
+        variants = [
+            {
+                "key": preset,
+                "changes": "",
+                "config": TraceConfig(**apply_preset(state, preset, page_state("compare"))).model_dump(),
+            }
+            for preset in PAGES[page].defaults["variants"]
+        ]
+        calls += [Call("POST", "/api/figure/compare", {"lang": lang}, {"variants": variants}) for lang in langs]
     return tuple(calls)
 
 

@@ -57,33 +57,6 @@ export function layout(themeName, { title, x, y, xlog = false, ylog = false, leg
   };
 }
 
-/** Aligned panels: one column per variant, one row per quantity; every row shares its y axis, every column the x axis.
- *  Returns the layout and axisFor(row, col) -> {xaxis, yaxis} names for the traces. */
-export function panels(themeName, { title, x, columns, rows }) {
-  const theme = themeOf(themeName);
-  const base = layout(themeName, { title });
-  const n = columns.length;
-  const id = (r, c) => r * n + c + 1;
-  const name = (letter, i) => (i === 1 ? letter : `${letter}${i}`);
-  Object.assign(base, { grid: { rows: rows.length, columns: n, pattern: 'independent', xgap: 0.06, ygap: 0.16 },
-    hovermode: 'closest', showlegend: false });
-  base.margin.t = theme.title * 2 + theme.font * 2.6;  // room for the column titles under the chart title
-  delete base.xaxis;
-  delete base.yaxis;
-  rows.forEach((row, r) => columns.forEach((column, c) => {
-    const i = id(r, c);
-    base[`xaxis${i === 1 ? '' : i}`] = axis(theme, r === rows.length - 1 ? x : '', { matches: i === 1 ? undefined : 'x' });
-    base[`yaxis${i === 1 ? '' : i}`] = axis(theme, c === 0 ? row.title : '', { log: row.log, showticklabels: c === 0,
-      matches: c === 0 ? undefined : name('y', id(r, 0)) });
-    if (r === 0) {
-      base.annotations.push({ name: 'column-title', xref: `${name('x', i)} domain`, x: 0.5, yref: `${name('y', i)} domain`, y: 1.02, yanchor: 'bottom',
-        text: `<b>${escapeText(column.text)}</b>`, showarrow: false, font: { size: theme.font + 1, color: column.color } });
-    }
-  }));
-  const axisFor = (r, c) => ({ xaxis: name('x', id(r, c)), yaxis: name('y', id(r, c)) });
-  return { layout: base, axisFor };
-}
-
 /** A line series; null values stay gaps (they are overflowed values, strict JSON turns inf/NaN into null). */
 export function line(themeName, { name, x, y, color = SERIES[0], dash = 'solid', width = 1, markers = true, ...more }) {
   const theme = themeOf(themeName);

@@ -1,0 +1,200 @@
+"""/compare: 2 to 4 variants in aligned panels, norms on top and gradients below, every row on one shared y axis so
+heights compare directly. The norms row turns logarithmic when its values span more than three decades (a variant
+that explodes would flatten the others on a linear axis); the caption says of each variant what its own numbers
+show: the stream held at √d, flat, grown or shrunk, and the gradient's verdict at layer 1."""
+
+from __future__ import annotations
+
+import math
+
+from ..config import PRESETS, VARIANTS
+from .chart import Chart, ChartKind, Json, diff
+from .gradients import survival, verdict
+from .style import SERIES, axis, escape, finite, layout, line, theme_of, wants_log
+from .words import direction, fmt, ratio, say, sentences
+
+STRINGS: dict[str, tuple[str, str]] = {
+    "chart.compare.title": ("Norms (top) and gradients (bottom), same axes", "范数（上）与梯度（下），坐标轴相同"),
+    "chart.compare.y_norm": ("‖x_l‖", "‖x_l‖"),
+    "chart.compare.y_grad": ("‖∂loss/∂x_l‖", "‖∂loss/∂x_l‖"),
+    "compare.custom_name": ("Custom", "自定义"),
+    "caption.compare": (
+        "Top row: how long the stream is after each layer. Bottom row: how much gradient each layer receives. "
+        "Measured here:",
+        "上排：每层之后残差流的长度。下排：每层收到的梯度大小。本次测得：",
+    ),
+    "caption.compare.pinned": (
+        "{name}: the stream held at √d_model = {root} after every layer (off by at most {spread} %); layer 1 gets "
+        "{survival} × the last layer's gradient: {verdict}.",
+        "{name}：残差流每层之后都保持在 √d_model = {root}（偏差最多 {spread}%）；第 1 层的梯度是最后一层的 "
+        "{survival} 倍：{verdict}。",
+    ),
+    "caption.compare.variant": (
+        "{name}: the stream {change} from the embedding to layer {depth}; layer 1 gets {survival} × the last "
+        "layer's gradient: {verdict}.",
+        "{name}：残差流从嵌入到第 {depth} 层{change}；第 1 层的梯度是最后一层的 {survival} 倍：{verdict}。",
+    ),
+    "compare.change.grew": ("grew ×{ratio}", "增长为 {ratio} 倍"),
+    "compare.change.shrank": ("shrank to ×{ratio}", "缩小为 {ratio} 倍"),
+    "compare.change.flat": ("stayed within ×1.2 (×{ratio})", "保持在 1.2 倍以内（{ratio} 倍）"),
+    "compare.change.overflow": ("overflowed to inf/NaN", "溢出为 inf/NaN"),
+    "compare.change.underflow": ("shrank to exactly 0 (underflow)", "缩小为 0（下溢）"),
+    "caption.compare.cost": (
+        "{name}: {params} parameters, {macs} multiply-adds a forward pass.",
+        "{name}：{params} 个参数，每次前向 {macs} 次乘加。",
+    ),
+}
+
+
+def text(key: str, lang: str, **values: object) -> str:
+    return say(STRINGS, key, lang, **values)
+
+
+def name_of(variant: Json, lang: str) -> str:
+    """The column's title: the preset's name (or Custom) and the variant's own changes."""
+    key = variant["key"]
+    preset = PRESETS.get(key)
+    name = text("compare.custom_name", lang) if preset is None else preset["name_zh" if lang == "zh" else "name"]
+    return f"{name} + {variant['changes']}" if variant["changes"] else name
+
+
+def stream(trace: Json, field: str) -> list[float | None]:
+    return finite([trace["embedding"][field], *(layer[field] for layer in trace["layers"])])
+
+
+def pinned(trace: Json) -> bool:
+    cfg = trace["config"]
+    return cfg["norm_position"] == "post" and VARIANTS["norm"][cfg["norm"]].pins_token
+
+
+def figure(answer: Json, lang: str, theme: str, norm_log: bool) -> Json:
+    style = theme_of(theme)
+    variants = answer["variants"]
+    n = len(variants)
+    fig: Json = {"data": [], "layout": layout(theme, text("chart.compare.title", lang), "", "")}
+    lay = fig["layout"]
+    lay.update(grid={"rows": 2, "columns": n, "pattern": "independent", "xgap": 0.06, "ygap": 0.16},
+               hovermode="closest", showlegend=False)  # fmt: skip
+    lay["margin"]["t"] = style["title"] * 2 + style["font"] * 2.6  # room for the column titles under the title
+    del lay["xaxis"], lay["yaxis"]
+    rows = [(text("chart.compare.y_norm", lang), norm_log), (text("chart.compare.y_grad", lang), True)]
+
+    def axis_id(r: int, c: int) -> int:
+        return r * n + c + 1
+
+    def ref(letter: str, i: int) -> str:
+        return letter if i == 1 else f"{letter}{i}"
+
+    for r, (title, log) in enumerate(rows):
+        for c, variant in enumerate(variants):
+            i = axis_id(r, c)
+            suffix = "" if i == 1 else str(i)
+            x_axis = axis(style, say({}, "axis.layer", lang) if r == 1 else "")
+            y_axis = axis(style, title if c == 0 else "", log=log)
+            if i != 1:
+                x_axis["matches"] = "x"
+            if c != 0:
+                y_axis.update(matches=ref("y", axis_id(r, 0)), showticklabels=False)
+            lay[f"xaxis{suffix}"], lay[f"yaxis{suffix}"] = x_axis, y_axis
+            if r == 0:
+                lay["annotations"].append(
+                    {"name": "column-title", "xref": f"{ref('x', i)} domain", "x": 0.5, "yref": f"{ref('y', i)} domain",
+                     "y": 1.02, "yanchor": "bottom", "text": f"<b>{escape(name_of(variant, lang))}</b>", "showarrow": False,
+                     "font": {"size": style["font"] + 1, "color": SERIES[c]}}
+                )  # fmt: skip
+    for c, variant in enumerate(variants):
+        trace = variant["trace"]
+        x = list(range(trace["config"]["depth"] + 1))
+        name = name_of(variant, lang)
+        for r, (field, symbol, dash) in enumerate(
+            (("act_norm", "‖x_l‖", "solid"), ("grad_norm", "‖∂loss/∂x_l‖", "dash"))
+        ):
+            i = axis_id(r, c)
+            fig["data"].append(
+                line(theme, f"{name}: {symbol}", x, stream(trace, field), SERIES[c], dash=dash,
+                     xaxis=ref("x", i), yaxis=ref("y", i))
+            )  # fmt: skip
+    return fig
+
+
+def norm_log(answer: Json) -> bool:
+    """The norms row on a log axis when the variants' norms together span more than three decades."""
+    return wants_log(*(stream(v["trace"], "act_norm") for v in answer["variants"]))
+
+
+def sentence(variant: Json, lang: str) -> str:
+    trace = variant["trace"]
+    name, depth = name_of(variant, lang), trace["config"]["depth"]
+    gain = survival(trace)
+    shown = say({}, "mark.overflowed", lang) if gain is None else fmt(gain, lang)
+    word = say({}, f"verdict.{verdict(gain)}", lang)
+    act = stream(trace, "act_norm")
+    if pinned(trace) and all(v is not None for v in act[1:]):
+        root = math.sqrt(trace["config"]["d_model"])
+        worst = 100 * max(abs(v / root - 1) for v in act[1:] if v is not None)
+        return text("caption.compare.pinned", lang, name=name, root=fmt(root, lang), spread=fmt(worst, lang),
+                    survival=shown, verdict=word)  # fmt: skip
+    moved = direction(act)
+    grown = ratio(act)
+    change = text(f"compare.change.{moved}", lang, ratio="" if grown is None else fmt(grown, lang))
+    return text("caption.compare.variant", lang, name=name, change=change, depth=depth, survival=shown, verdict=word)
+
+
+def caption(answer: Json, lang: str) -> str:
+    variants = answer["variants"]
+    parts = [text("caption.compare", lang), *(sentence(v, lang) for v in variants)]
+    sizes = {v["trace"]["summary"]["parameters"] for v in variants}
+    if len(sizes) > 1:  # what each costs when the variants differ in size (DenseFormer's weights, highway gates)
+        from ..numbers import fmt as number
+
+        parts += [
+            text("caption.compare.cost", lang, name=name_of(v, lang),
+                 params=number(v["trace"]["summary"]["parameters"], digits=0, count=True, lang=lang),
+                 macs=number(v["trace"]["summary"]["forward_macs"], count=True, lang=lang))
+            for v in variants
+        ]  # fmt: skip
+    return sentences(parts, lang)
+
+
+def claim(answer: Json) -> Json:
+    """What the caption states, per variant: pinned or the stream's direction and ratio, the gradient's ratio and
+    verdict; and whether the norms row is logarithmic."""
+    out = []
+    for v in answer["variants"]:
+        act = stream(v["trace"], "act_norm")
+        gain = survival(v["trace"])
+        out.append({"key": v["key"], "pinned": pinned(v["trace"]) and None not in act, "direction": direction(act), "ratio": ratio(act),
+                    "survival": gain, "verdict": verdict(gain)})  # fmt: skip
+    return {"variants": out, "norm_log": norm_log(answer)}
+
+
+def rows(answer: Json) -> list[Json]:
+    """Every variant's layers as the trace gives them (layer 0 = the embedding), with the variant's key."""
+    out = []
+    for v in answer["variants"]:
+        trace = v["trace"]
+        out.append({"variant": v["key"], "changes": v["changes"], "layer": 0, **trace["embedding"]})
+        out += [{"variant": v["key"], "changes": v["changes"], **layer} for layer in trace["layers"]]
+    return out
+
+
+def scale_patch(answer: Json, row: int, log: bool) -> Json:
+    n = len(answer["variants"])
+    axes = [f"yaxis{'' if row * n + c + 1 == 1 else row * n + c + 1}" for c in range(n)]
+    return {"layout": {name: {"type": "log" if log else "linear"} for name in axes}}
+
+
+def build(answer: Json, lang: str = "en") -> Chart:
+    log = norm_log(answer)
+    normal, slide = figure(answer, lang, "normal", log), figure(answer, lang, "slide", log)
+    patches = {
+        "slide": diff(normal, slide),
+        "norm_log": scale_patch(answer, 0, True),
+        "norm_linear": scale_patch(answer, 0, False),
+        "grad_log": scale_patch(answer, 1, True),
+        "grad_linear": scale_patch(answer, 1, False),
+    }
+    return Chart("compare", normal, caption(answer, lang), claim(answer), rows(answer), patches)
+
+
+CHART = ChartKind("compare", "compare", build, STRINGS)
