@@ -86,12 +86,16 @@ test-fast: $(VENV)/.installed-test
 test-browser: $(VENV)/.installed-test $(AXE)
 	$(BIN)/python -m pytest tests/browser
 
-bench: $(VENV)/.installed
+# BENCH_BASE=<commit>: the page benchmark also serves that commit and prints new / base per page
+BENCH_BASE ?=
+bench: $(VENV)/.installed-test
 	$(BIN)/python -m tools.bench
 	$(BIN)/python -m tools.bench_train
 	$(BIN)/python -m tools.bench_norms
 	$(BIN)/python -m tools.bench_figures
 	$(BIN)/python -m tools.bench_real_models
+	$(BIN)/python -m tools.bench_lecture
+	$(BIN)/python -m tools.bench_pages $(if $(BENCH_BASE),--base $(BENCH_BASE))
 
 # A room of 200 (docs/workshop.md): make loadtest LOADTEST_ARGS="--students 200 --workers 2 --nice 10"
 loadtest: $(VENV)/.installed-test

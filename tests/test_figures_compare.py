@@ -62,3 +62,20 @@ def test_bad_variants_are_refused_by_name(client):
     assert (
         client.post("/api/figure/compare", json={"variants": [{"key": "custom", "colour": 1}] * 2}).status_code == 422
     )
+
+
+def test_the_tour_says_what_its_two_traces_measured(client):
+    """/'s thumbnail: Post-LN held at √d (its largest deviation given), Pre-LN's growth worked out from /api/trace."""
+    chart = client.post("/api/figure/tour?lang=en", json={"depth": 24}).json()
+    post = client.post("/api/trace", json={"depth": 24, "norm_position": "post"}).json()
+    pre = client.post("/api/trace", json={"depth": 24, "norm_position": "pre"}).json()
+    root = math.sqrt(post["config"]["d_model"])
+    worst = 100 * max(abs(layer["act_norm"] / root - 1) for layer in post["layers"])
+    assert f"length √64 = 8 (off by at most {fmt(worst)} %)" in chart["caption"]
+    growth = pre["layers"][-1]["act_norm"] / pre["embedding"]["act_norm"]
+    assert f"grew ×{fmt(growth)} from the embedding to layer 24" in chart["caption"]
+    assert "keeps getting longer" not in chart["caption"] and chart["claim"]["post_pinned"]
+    assert [t["name"] for t in chart["figure"]["data"]] == ["Post-LN: N(x + f(x))", "Pre-LN: x + f(N(x))"]
+    shallow = client.post("/api/figure/tour?lang=zh", json={"depth": 2}).json()
+    assert "2 块" in shallow["figure"]["layout"]["title"]["text"]
+    assert client.post("/api/figure/tour", json={"depth": 500}).json()["errors"][0]["field"] == "depth"

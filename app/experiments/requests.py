@@ -30,6 +30,9 @@ from .lessons.norm_speed import NormSpeedRequest, norm_speed_key, timed_norm_spe
 from .lessons.precision import PrecisionView, precision_view, precision_view_lesson
 from .lessons.softmax import SoftmaxRequest, softmax_lesson
 from .sweep import SweepRequest
+from .tour import TourRequest
+from .tour import combine as toured
+from .tour import parts as tour_parts
 from .trace import run_trace
 
 
@@ -113,6 +116,7 @@ REQUESTS: dict[str, RequestKind] = {
         RequestKind("laws", TraceConfig, parts=_laws_parts, combine=_laws),
         RequestKind("grad_profile", GradProfile, parts=grad_profile_parts, combine=grad_profile),
         RequestKind("compare", CompareRequest, parts=compare_parts, combine=compared),
+        RequestKind("tour", TourRequest, parts=tour_parts, combine=toured),
         RequestKind("depth_scan", DepthScan, parts=_depth_scan_parts, combine=depth_scan),
         _lesson("chain", ChainRequest, chain_lesson),
         _lesson("layernorm", LayerNormRequest, layernorm_lesson),

@@ -14,6 +14,7 @@ import plotly.graph_objects as go
 
 from .. import numbers
 from ..figures import build, gradients
+from ..figures import tour as toured
 from ..figures.style import OVERFLOW_FILL, overflow_runs
 from ..figures.style import PALETTE as PALETTE
 from ..figures.words import say
@@ -128,7 +129,8 @@ def gradients_figure(traces: Sequence[tuple[str, dict[str, Any]]], lang: str = "
 def compare_figure(traces: Sequence[tuple[str, dict[str, Any]]], lang: str = "en", log: bool = False) -> go.Figure:
     """The home page's tour: the stream's norm per layer for each variant, and √d_model where Post-LN pins it."""
     tour = [(tr["config"]["depth"], tr["config"]["norm_position"]) for _, tr in traces] == [(24, "post"), (24, "pre")]
-    title = t("chart.tour.title" if tour else "chart.norms.title", lang)  # the tour's title names its two variants
+    # the tour's title names its two variants
+    title = say(toured.STRINGS, "chart.tour.title", lang, depth=24) if tour else t("chart.norms.title", lang)
     fig = base_figure(title, t("axis.layer", lang), t("chart.norms.y", lang), ylog=log)
     for i, (name, trace) in enumerate(traces):
         x, act = stream(trace, "act_norm")

@@ -12,12 +12,10 @@ from ..config import PRESETS, REFERENCE_MODEL, TraceConfig, preset_config
 from ..experiments.grad_profile import BAND, GradProfile
 from ..experiments.requests import Part
 from ..experiments.sweep import SweepRequest
+from ..experiments.tour import TourRequest
 from .registry import Page, register_page
 
-HOME: dict[str, Any] = {
-    "depth": 24,
-    "positions": ["post", "pre"],
-}  # the tour's thumbnail: Post-LN vs Pre-LN at depth 24
+HOME: dict[str, Any] = {"depth": 24}  # the tour's thumbnail: Post-LN vs Pre-LN (app/experiments/tour.py) at depth 24
 # /gradients opens on the lecture's reference model (the shortcut keeps the gradient on every seed; without it the
 # verdict depends on the seed, and the caption says so: app/figures/gradients.py); the heatmap's
 # sweep_to 0 means "up to the model's depth".
@@ -60,24 +58,12 @@ STRINGS: dict[str, tuple[str, str]] = {
         "Pre-LN against Post-LN (or any 2 to 4 variants) in aligned panels.",
         "Pre-LN 对比 Post-LN（或任选 2 到 4 种变体），各面板坐标轴对齐。",
     ),
-    "chart.tour.title": (
-        "Stream norm per layer in a 24-block Transformer: Post-LN vs Pre-LN",
-        "24 块 Transformer 每层的残差流范数：Post-LN 对比 Pre-LN",
-    ),
-    "caption.tour": (
-        "Same sizes, initialisation and seed. Post-LN normalizes after every add, so each token vector has length √{d} = {value} at every layer. "
-        "Pre-LN adds each block's output to an unnormalized stream, which keeps getting longer.",
-        "尺寸、初始化和随机种子都相同。Post-LN 每次相加后都归一化，所以每层每个词元向量的长度都是 √{d} = {value}。"
-        "Pre-LN 把每个块的输出加到未归一化的残差流上，残差流越来越长。",
-    ),
     # /norms
     "norms.title": ("The snowball: activation norms along the residual stream", "滚雪球：残差流上的激活范数"),
     "norms.intro": (
         "The length of the token vectors after every block, averaged over tokens, for a freshly initialised model.",
         "刚初始化的模型中，每个块之后词元向量的长度（对词元取平均）。",
     ),
-    "series.post_ln": ("Post-LN: N(x + f(x))", "Post-LN：N(x + f(x))"),
-    "series.pre_ln": ("Pre-LN: x + f(N(x))", "Pre-LN：x + f(N(x))"),
     "enum.yscale.auto": ("Automatic", "自动"),  # /norms' axis: logarithmic when the values span > 3 decades
     # the /norms chart's own words are app/figures/norms.py's (registered below, with every chart's)
     # /gradients
@@ -137,7 +123,7 @@ i18n.register(figures.strings())  # every chart's words, for the pages' translat
 
 
 def home_requests() -> list[Part]:
-    return [("trace", TraceConfig(depth=HOME["depth"], norm_position=p)) for p in HOME["positions"]]
+    return [("tour", TourRequest(depth=HOME["depth"]))]
 
 
 def norms_requests() -> list[Part]:

@@ -173,11 +173,10 @@ def view_calls(page: str, state: dict[str, Any], langs: tuple[str, ...]) -> tupl
     return tuple(calls)
 
 
-def home_view() -> View:
+def home_view(langs: tuple[str, ...]) -> View:
     """The tour's thumbnail (static/js/pages/home.js): two traces, sent with only depth and position."""
-    depth, positions = PAGES["home"].defaults["depth"], PAGES["home"].defaults["positions"]
-    calls = tuple(Call("POST", "/api/trace", body={"depth": depth, "norm_position": p}) for p in positions)
-    return View("home", {}, calls)
+    depth = PAGES["home"].defaults["depth"]
+    return View("home", {}, tuple(Call("POST", "/api/figure/tour", {"lang": lang}, {"depth": depth}) for lang in langs))
 
 
 def lesson_state(page: str, schema_key: str = "schema") -> dict[str, Any]:
@@ -237,7 +236,7 @@ def model_views(page: str, depths: tuple[int, ...], langs: tuple[str, ...]) -> l
 
 
 def all_views(depths: tuple[int, ...], langs: tuple[str, ...]) -> dict[str, list[View]]:
-    views = {"home": [home_view()]}
+    views = {"home": [home_view(langs)]}
     for page in PRESET_PAGES:
         views[page] = model_views(page, depths, langs)
     return {**views, **lesson_views(), "models": models_view()}
