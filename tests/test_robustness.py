@@ -38,17 +38,21 @@ def json_endpoints() -> list[str]:
     """Every POST endpoint of the API (a new one is covered by itself)."""
     from app.main import app
 
-    return sorted(path for path, item in app.openapi()["paths"].items() if path.startswith("/api/") and "post" in item)
+    paths = [path for path, item in app.openapi()["paths"].items() if path.startswith("/api/") and "post" in item]
+    return sorted(path.replace("{slide_id}", "train-shortcut") for path in paths)  # a path parameter: a real value
 
 
 TEXT_ONLY = {"/api/real_trace", "/api/real_tokens"}  # a model and a sentence: junk checks in test_real_trace_api.py
+# numbers only inside nested objects: checked in test_booleans_are_not_numbers_in_nested_configs_either
+NESTED_ONLY = {"/api/figure/compare", "/api/lecture/slide/train-shortcut"}
 
 
 def number_fields(url: str) -> list[tuple[str, bool]]:
     """(name, is a list) of the top-level fields of an endpoint's body that hold numbers or lists of numbers."""
     from app.main import app
 
-    schema = app.openapi()["paths"][url]["post"]["requestBody"]["content"]["application/json"]["schema"]
+    path = url.replace("train-shortcut", "{slide_id}")
+    schema = app.openapi()["paths"][path]["post"]["requestBody"]["content"]["application/json"]["schema"]
     numeric = {"integer", "number"}
     out = []
     for name, prop in schema.get("properties", {}).items():
@@ -87,7 +91,7 @@ def test_a_body_that_is_json_but_not_an_object_is_422_about_the_body(client, url
 @pytest.mark.parametrize("url", json_endpoints())
 def test_a_boolean_or_a_string_where_a_number_belongs_is_422_naming_the_field(client, url):
     fields = number_fields(url)
-    assert fields or url in TEXT_ONLY, url  # every endpoint here takes at least one number, or is listed below
+    assert fields or url in TEXT_ONLY | NESTED_ONLY, url  # every endpoint takes a number, or is listed above
     for name, is_list in fields:
         for value in (True, False, "12"):
             response = client.post(url, json={name: [value, value] if is_list else value})
@@ -102,6 +106,16 @@ def test_booleans_are_not_numbers_in_nested_configs_either(client, body, field):
     assert_names_field(client.post("/api/trace", json=body), field)
     assert_names_field(client.post("/api/sweep", json={"config": body}), f"config.{field}")
     assert_names_field(client.post("/api/train", json={"runs": [body]}), f"runs.0.{field}")
+    variants = {"variants": [{"key": "custom", "config": body}] * 2}
+    assert_names_field(client.post("/api/figure/compare", json=variants), f"variants.0.config.{field}")
+    assert_names_field(client.post("/api/figure/gradients", json={"config": body}), f"config.{field}")
+
+
+@pytest.mark.parametrize("value", [True, "300", 1.5])
+def test_a_recording_sent_to_a_training_slide_refuses_junk_by_name(client, value):
+    recording = {"steps": value, "symbols": 15, "runs": []}
+    response = client.post("/api/lecture/slide/train-shortcut", json={"recordings": [recording]})
+    assert_names_field(response, "recordings.0.steps")
 
 
 @pytest.mark.parametrize("url", json_endpoints())
