@@ -16,9 +16,9 @@ __all__ = ["Chart", "ChartKind", "apply_patch", "build", "charts", "strings"]
 @cache
 def charts() -> dict[str, ChartKind]:
     """Every chart built in Python, by key (the /embed/{key} and POST /api/figure/{key} name)."""
-    from . import compare, gradients, norms, tour
+    from . import chain, compare, gradients, norms, tour
 
-    return {kind.key: kind for kind in (norms.CHART, gradients.CHART, compare.CHART, tour.CHART)}
+    return {kind.key: kind for kind in (norms.CHART, gradients.CHART, compare.CHART, tour.CHART, chain.CHART)}
 
 
 def strings() -> dict[str, tuple[str, str]]:

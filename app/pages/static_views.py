@@ -185,10 +185,10 @@ def lesson_state(page: str, schema_key: str = "schema") -> dict[str, Any]:
     return {name: PAGES[page].defaults.get(name, p.get("default")) for name, p in props.items()}
 
 
-def lesson_views() -> dict[str, list[View]]:
+def lesson_views(langs: tuple[str, ...]) -> dict[str, list[View]]:
     """Each lesson's default view, its requests as its page script sends them (static/js/pages/<lesson>.js)."""
-    text = {k: url_value(v) for k, v in lesson_state("chain").items() if k in ("derivative", "depth")}
-    chain = [Call("GET", "/api/chain", text)]
+    state = {k: v for k, v in lesson_state("chain").items() if k in ("derivative", "depth")}
+    chain = [Call("POST", "/api/figure/chain", {"lang": lang}, state) for lang in langs]
     numbers = {k: url_value(v) for k, v in lesson_state("precision").items() if k in ("big", "small")}
     stack = {k: url_value(v) for k, v in lesson_state("precision", "stack").items()}
     precision = [Call("GET", "/api/precision", {**numbers, **stack})]
@@ -239,7 +239,7 @@ def all_views(depths: tuple[int, ...], langs: tuple[str, ...]) -> dict[str, list
     views = {"home": [home_view(langs)]}
     for page in PRESET_PAGES:
         views[page] = model_views(page, depths, langs)
-    return {**views, **lesson_views(), "models": models_view()}
+    return {**views, **lesson_views(langs), "models": models_view()}
 
 
 def manifest(page: str, views: list[View]) -> dict[str, Any]:
