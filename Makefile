@@ -97,9 +97,20 @@ bench: $(VENV)/.installed-test
 	$(BIN)/python -m tools.bench_lecture
 	$(BIN)/python -m tools.bench_pages $(if $(BENCH_BASE),--base $(BENCH_BASE))
 
-# A room of 200 (docs/workshop.md): make loadtest LOADTEST_ARGS="--students 200 --workers 2 --nice 10"
+# The load test (docs/benchmarks.md#a-room-of-200); LOADTEST_ARGS are added to its options, e.g. --compute-nice 0.
+#   make loadtest                 60 students against one server (changed-trace p95 < 2 s)
+#   make loadtest ROOM=1          200 students, 2 workers: pages and health p95 < 0.5 s, 0 errors, busy only as 503
+#   make loadtest SITE=1          200 students reading the static site under nginx (SITE_DIR=built/site, else built)
+ROOM ?=
+SITE ?=
+SITE_DIR ?=
+ROOM_ARGS := --students 200 --duration 60 --workers 2 --page-p95-limit-ms 500 --health-p95-limit-ms 500 --p95-limit-ms 0
 loadtest: $(VENV)/.installed-test
-	$(BIN)/python -m tests.load.loadtest $(LOADTEST_ARGS)
+ifneq ($(SITE),)
+	$(BIN)/python -m tests.load.static_site $(if $(SITE_DIR),--site $(SITE_DIR)) $(LOADTEST_ARGS)
+else
+	$(BIN)/python -m tests.load.loadtest $(if $(ROOM),$(ROOM_ARGS)) $(LOADTEST_ARGS)
+endif
 
 # 200 phones following the deck: slide change to the last of them (tests/load/follow_load.py)
 loadtest-follow: $(VENV)/.installed-test

@@ -45,8 +45,9 @@ async def lifespan(app: FastAPI):
     if warming is not None:
         warming.cancel()
     await pool.flush()  # results computed last are still written to disk and Redis
-    if pool.processes is not None:
-        pool.processes.shutdown()
+    for runner in (pool.processes, pool.models_process):
+        if runner is not None:
+            runner.shutdown()
 
 
 def create_app() -> FastAPI:

@@ -87,7 +87,7 @@ class Settings(BaseSettings):
         ge=0,
         le=19,
         description="how much lower than the web process model runs are scheduled (nice; compute processes and "
-        "the real models' threads), so pages and scripts are answered while every slot computes (0 = same)",
+        "the pretrained models' process), so pages and scripts are answered while every slot computes (0 = same)",
     )
 
     # Pretrained models (/models, POST /api/real_trace; docs/models.md)

@@ -73,8 +73,11 @@ def test_without_the_extra_the_answer_says_what_to_install(client, monkeypatch):
 @needs_minilm
 def test_a_model_that_fails_to_load_is_one_clear_error(client, monkeypatch):
     """A damaged file, a missing package or too little memory: a 503 naming the model; other pages keep working."""
+    from app.services.compute import get_pool
+
     shelf = real_models.ModelShelf(10_000, real_models.get_shelf().models_dir, False)
     monkeypatch.setattr(real_models, "get_shelf", lambda: shelf)
+    monkeypatch.setattr(get_pool(), "models_process", None)  # the models in this process, where the fake is
 
     def broken(*args, **kwargs):
         raise OSError("safetensors header is damaged")
@@ -176,3 +179,15 @@ def test_too_many_tokens_is_refused_before_any_weights_load(client, monkeypatch,
     response = client.post("/api/real_trace", json={"model": app.name, "text": "the " * 300})
     assert response.status_code == 422 and strict(response)["errors"][0]["field"] == "text"
     assert app.shelf.loaded() == {}
+
+
+def test_errors_of_the_models_process_reach_the_worker_whole():
+    """A trace fails in the models process and its exception is pickled back: one that did not unpickle broke the
+    whole process pool instead of answering 422 or 503."""
+    import pickle
+
+    from app.experiments.real_trace import TooManyTokens
+
+    for error in (real_models.ModelUnavailable("minilm", "is damaged"), TooManyTokens(300, 256)):
+        back = pickle.loads(pickle.dumps(error))
+        assert type(back) is type(error) and str(back) == str(error) and vars(back) == vars(error)

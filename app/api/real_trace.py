@@ -9,7 +9,7 @@ from fastapi import APIRouter, Request
 
 from ..config.real import RealTraceRequest
 from ..jsonsafe import StrictJSONResponse
-from ..services.real_models import models_payload, real_trace_answer, token_count_answer
+from ..services.real_models import loaded_elsewhere, models_payload, real_trace_answer, token_count_answer
 from .body import body_doc, json_body
 from .trace import CACHE_HEADER
 
@@ -21,7 +21,8 @@ async def real_models() -> StrictJSONResponse:
     """The pretrained models this server can trace, and the commands that install the others."""
     import anyio
 
-    return StrictJSONResponse(await anyio.to_thread.run_sync(models_payload))  # a GGUF's digest reads its file
+    loaded = await loaded_elsewhere()
+    return StrictJSONResponse(await anyio.to_thread.run_sync(models_payload, True, loaded))  # a GGUF's digest: I/O
 
 
 @router.post("/api/real_tokens", response_class=StrictJSONResponse, openapi_extra=body_doc(RealTraceRequest))

@@ -35,6 +35,9 @@ class TooManyTokens(ValueError):
         super().__init__(f"the text is {count} tokens long; at most {limit}")
         self.count, self.limit = count, limit
 
+    def __reduce__(self) -> tuple[type, tuple[int, int]]:  # raised in the models process, re-raised in the worker
+        return type(self), (self.count, self.limit)
+
 
 def encode(tokenizer: Any, text: str, special_tokens: bool = False) -> dict[str, torch.Tensor]:
     """The tokenizer's ids and character spans; special-token text typed by the user stays text unless asked."""

@@ -40,10 +40,14 @@ class ComputePool:
         cache: ResultCache | None = None,
         processes: ProcessRunner | None = None,
         nice: int = 0,
+        models_process: ProcessRunner | None = None,
     ) -> None:
         self.slots = slots
         self.processes = processes
-        # Model runs in threads (the real models, or RESNORM_COMPUTE_PROCESSES=0) get threads of their own at a
+        # Pretrained models (/models) run in a child of their own that keeps them loaded: their Python (transformers'
+        # imports, loading, the hooks) would otherwise hold this process's GIL while the event loop answers pages.
+        self.models_process = models_process
+        # Model runs in threads (RESNORM_COMPUTE_PROCESSES=0, the pretrained models then too) get threads of their own at a
         # lower priority, so the event loop's thread, which answers pages, is scheduled first on a busy machine.
         self._threads = ThreadPoolExecutor(
             slots, thread_name_prefix="compute", initializer=lower_this_thread, initargs=(nice,)
@@ -96,6 +100,27 @@ class ComputePool:
             return await self.run(fn, *args)
         await self._acquire()
         return await self._start(lambda: processes.run(self.threads, fn, *args))
+
+    async def run_pretrained(self, fn: Callable[..., Any], *args: Any) -> Any:
+        """Like run, but in the pretrained models' process when there is one (it keeps the models loaded)."""
+        process = self.models_process
+        if process is None:
+            return await self.run(fn, *args)
+        await self._acquire()
+        return await self._start(lambda: process.run(self.threads, fn, *args))
+
+    async def ask_pretrained(self, fn: Callable[..., Any], *args: Any) -> Any:
+        """fn(*args) where the pretrained models live, without a compute slot (a look at what is loaded): in their
+        process, or in a thread of this one."""
+        if self.models_process is None:
+            return await anyio.to_thread.run_sync(fn, *args)
+        return await self.models_process.run(self.threads, fn, *args)
+
+    async def run_unslotted(self, fn: Callable[..., Any], *args: Any) -> Any:
+        """fn(*args) in one of this process's lowered-priority compute threads, without a slot: something short
+        that must not queue behind model runs (the token counter while a model loads)."""
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._threads, _with_threads, self.threads, fn, *args)
 
     async def _acquire(self) -> None:
         sem = self._sem()
@@ -261,6 +286,7 @@ def get_pool() -> ComputePool:
     if _POOL is None:
         s = get_settings()
         processes = ProcessRunner(s.compute_slots, nice=s.compute_nice) if s.compute_processes else None
+        models_process = ProcessRunner(1, nice=s.compute_nice) if s.compute_processes else None  # spawned on first use
         _POOL = ComputePool(
             s.compute_slots,
             s.cache_size,
@@ -269,5 +295,6 @@ def get_pool() -> ComputePool:
             cache=get_cache(),
             processes=processes,
             nice=s.compute_nice,
+            models_process=models_process,
         )
     return _POOL

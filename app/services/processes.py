@@ -145,6 +145,10 @@ class ProcessRunner:
         self._executor: ProcessPoolExecutor | None = None
         self.restarts = 0
 
+    @property
+    def started(self) -> bool:
+        return self._executor is not None
+
     def start(self) -> None:
         """Spawn every child now (each imports torch, ~3 s), so the first sweep does not wait for them."""
         executor = self._get()

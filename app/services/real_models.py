@@ -1,14 +1,17 @@
-"""Pretrained models kept loaded in this worker process (a shelf bounded by RESNORM_MODELS_MEMORY_MB, least
+"""Pretrained models kept loaded (a shelf in the worker's models process bounded by RESNORM_MODELS_MEMORY_MB, least
 recently used unloaded first) and their traces, cached and coalesced like every other request.
 
-Models run in threads of the worker, not in the compute processes: a model loaded once serves every request of
-its worker. Its weights are in the worker's own memory (loading.py), and it is kept under the digest of the files
-it was read from (weights.py): a stat check per request, a rehash when the stat changed, a reload when the
+Models run in one child process per worker (the compute pool's models process, at the compute processes' lowered
+priority; in threads of the worker without compute processes): a model loaded once there serves every request of
+its worker, and transformers' imports, loading and hooks, which are Python and hold a process's GIL, never hold the
+worker's while its event loop answers pages. A model is kept under the digest of the files it was read from
+(weights.py): a stat check per request, a rehash when the stat changed, a reload when the
 content did, and every answer cached under the digest of the weights that computed it.
 """
 
 from __future__ import annotations
 
+import asyncio
 import importlib.util
 import threading
 import time
@@ -35,6 +38,9 @@ class ModelUnavailable(Exception):
     def __init__(self, name: str, reason: str) -> None:
         super().__init__(f"{name}: {reason}")
         self.name, self.reason = name, reason
+
+    def __reduce__(self) -> tuple[type, tuple[str, str]]:  # raised in the models process, re-raised in the worker
+        return type(self), (self.name, self.reason)
 
 
 def missing_extra() -> list[str]:
@@ -156,12 +162,19 @@ def sources() -> dict[str, ModelSource]:
 CONVERSION_S = (20, 60)  # SmolLM2's one-off GGUF conversion on 2 cores (docs/models.md)
 
 
-def models_payload(with_conversion: bool = True) -> dict[str, Any]:
+def loaded_descriptions() -> dict[str, dict[str, Any]]:
+    """What this process has loaded, by name (run where the models live)."""
+    return {name: model.describe() for name, model in get_shelf().loaded().items()}
+
+
+def models_payload(with_conversion: bool = True, loaded: dict[str, dict[str, Any]] | None = None) -> dict[str, Any]:
     """GET /api/real_models: what can be traced here, whether a first trace waits for a one-off conversion (it
-    reads the GGUF file to know: not at import), and what to install for the rest."""
+    reads the GGUF file to know: not at import), and what to install for the rest. `loaded`: the models the
+    worker's models process holds (default: this process's own)."""
     missing = missing_extra()
     found = sources() if not missing else {}
-    loaded = get_shelf().loaded()
+    if loaded is None:
+        loaded = loaded_descriptions()
     return {
         "ready": not missing and bool(found),
         "missing_packages": missing,
@@ -174,7 +187,7 @@ def models_payload(with_conversion: bool = True) -> dict[str, Any]:
                 "quantised": source.quantised,
                 "loaded": name in loaded,
                 **(_conversion(source) if with_conversion else {}),
-                **({"info": loaded[name].describe()} if name in loaded else {}),
+                **({"info": loaded[name]} if name in loaded else {}),
             }
             for name, source in found.items()
         ],
@@ -264,15 +277,17 @@ def options_of(request: RealTraceRequest) -> TraceOptions:
 
 async def real_trace_answer(request: RealTraceRequest) -> tuple[dict[str, Any], str]:
     """(the trace, where it came from), cached and coalesced under (the digest of the model's files, the request),
-    computed in a thread of this worker (where the model stays loaded); a failure is a FieldError naming the field
-    at fault."""
+    computed where this worker's models stay loaded (ComputePool.run_pretrained), holding a compute slot; a failure
+    is a FieldError naming the field at fault."""
     import anyio
 
     from .compute import get_pool
 
+    pool = get_pool()
     try:
         source, digest = await anyio.to_thread.run_sync(resolve, request.model)
-        return await get_pool().run_sourced(request.cache_key(digest), compute_real_trace, source, digest, request)
+        key = request.cache_key(digest)
+        return await pool.run_sourced(key, compute_real_trace, source, digest, request, runner=pool.run_pretrained)
     except Exception as exc:
         error = as_field_error(exc)
         if error is None:
@@ -284,14 +299,36 @@ async def token_count_answer(request: RealTraceRequest) -> dict[str, Any]:
     """POST /api/real_tokens: the live token counter of /models (the tokenizer only, never the weights)."""
     import anyio
 
+    from .compute import get_pool
+
     try:
         source, digest = await anyio.to_thread.run_sync(resolve, request.model)
-        return await anyio.to_thread.run_sync(count_tokens, source, digest, request)
+        # The tokenizer alone, in this worker: in the models process the count would wait behind a model's load.
+        return await get_pool().run_unslotted(count_tokens, source, digest, request)
     except Exception as exc:
         error = as_field_error(exc)
         if error is None:
             raise
         raise error from None
+
+
+async def loaded_elsewhere() -> dict[str, dict[str, Any]] | None:
+    """What this worker's models process holds (None: there is none, so this process's own shelf counts); {} if it
+    has not started or is busy loading for longer than a look is worth."""
+    from .compute import get_pool
+
+    pool = get_pool()
+    if pool.models_process is None:
+        return None
+    if not pool.models_process.started:
+        return {}
+    try:
+        return await asyncio.wait_for(pool.ask_pretrained(loaded_descriptions), LOOK_S)
+    except asyncio.TimeoutError:
+        return {}
+
+
+LOOK_S = 0.25  # GET /api/real_models does not wait for a model's load to say what is loaded
 
 
 def as_field_error(exc: Exception) -> FieldError | Busy | None:
