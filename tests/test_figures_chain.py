@@ -12,7 +12,8 @@ def test_g_zero_names_the_zeros_not_an_overflow_and_keeps_a_readable_axis(client
     chart = client.post("/api/figure/chain?lang=en", json={"derivative": 0, "depth": 12}).json()
     assert chart["claim"]["zero"] and not chart["claim"]["overflow"]
     assert "exactly 0" in chart["caption"] and "float64 number" not in chart["caption"]
-    assert chart["figure"]["layout"]["yaxis"]["range"] == [-1.0, 1.0]  # a decade each side of the 1s, not one value
+    yaxis = chart["figure"]["layout"]["yaxis"]
+    assert yaxis["range"] == [-1.0, 1.0] and yaxis["dtick"] == 1  # a decade each side of the 1s, not one value
     assert chart["claim"]["plain_verdict"] == "underflowed" and chart["claim"]["residual_verdict"] == "kept"
     go.Figure(chart["figure"])
 

@@ -51,7 +51,7 @@ def figure(answer: Json, lang: str, theme: str) -> Json:
     low, high = (math.log10(min(shown)), math.log10(max(shown))) if shown else (0.0, 0.0)
     if high - low < 1:  # a log axis over less than a decade (g = 0: only the shortcut's 1s): a decade around the data
         middle = (low + high) / 2
-        fig["layout"]["yaxis"]["range"] = [middle - 1, middle + 1]
+        fig["layout"]["yaxis"].update(range=[middle - 1, middle + 1], dtick=1)
     return finish(fig)
 
 
@@ -106,7 +106,7 @@ def build(answer: Json, lang: str = "en") -> Chart:
     patches = {
         "slide": diff(normal, slide),
         "log": {"layout": {"yaxis": {"type": "log"}}},
-        "linear": {"layout": {"yaxis": {"type": "linear", "range": None, "autorange": True}}},
+        "linear": {"layout": {"yaxis": {"type": "linear", "range": None, "autorange": True, "dtick": None}}},
     }
     return Chart("chain", normal, caption(answer, lang, facts), facts, rows(answer), patches)
 

@@ -220,6 +220,8 @@ export function tidyLogAxes(figure) {
   }
   for (const { axes, values } of groups.values()) {
     const decades = values.length ? Math.log10(Math.max(...values) / Math.min(...values)) : 99;
+    // one value only (g = 0 on /chain: every drawn product is 1): Plotly's own ticks over the builder's range
+    if (decades === 0) continue;
     const ticks = decades < 0.7 ? roundTicks(Math.min(...values), Math.max(...values)) : null;
     for (const axisLayout of axes) {
       for (const key of ['dtick', 'tickformat', 'tickvals', 'ticktext']) delete axisLayout[key];
