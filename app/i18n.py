@@ -254,7 +254,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     "mark.overflow_at": ("overflow (inf/NaN) at layer {layer}", "第 {layer} 层溢出（inf/NaN）"),
     "mark.overflowed": ("inf/NaN (overflow)", "inf/NaN（溢出）"),
     "mark.underflowed": ("0 (underflow: too small for the number format)", "0（下溢：数值太小，当前数值格式无法表示）"),
-    # What a ratio of gradients (or a product of factors) did over many layers: static/js/verdict.js picks one
+    # What a ratio of gradients (or a product of factors) did over many layers: app/figures/gradients.verdict picks one
     "verdict.kept": ("kept (within ×10 of 1)", "基本保持（与 1 相差不到 10 倍）"),
     "verdict.faded": ("faded", "衰减"),
     "verdict.grew": ("grew", "增大"),

@@ -174,3 +174,11 @@ def test_the_profile_states_a_verdict_only_where_every_seed_gives_it(setting):
             assert "no verdict holds" in chart.caption, chart.caption
         else:
             assert stated == words.pop()
+
+
+def test_the_heatmap_row_counts_only_blocks_with_a_finite_gradient():
+    """The model's heatmap row says how many blocks get under a tenth of the last block's gradient: a block that
+    overflowed is counted in neither the faint blocks nor the blocks (the issue's 'counts layers over NaNs')."""
+    grads = [0.001, None, 0.05, 0.5, 1.0]
+    chart = build("gradients", answer([grads] * 4, [geometric(0.5, 5)] * 4))
+    assert chart.claim["with"]["faint"] == [2] * 4 and chart.claim["with"]["finite_blocks"] == [4] * 4

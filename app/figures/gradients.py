@@ -13,7 +13,7 @@ from .chart import Chart, ChartKind, Json, diff
 from .style import PALETTE, finish, finite, layout, line, mark_overflow
 from .words import fmt, say, sentences
 
-KEPT_WITHIN = 10.0  # a ratio within ×10 of 1 either way: the signal arrives at a usable size (static/js/verdict.js)
+KEPT_WITHIN = 10.0  # a ratio within ×10 of 1 either way: the signal arrives at a usable size
 EXPLODED_ABOVE = 1e3
 
 STRINGS: dict[str, tuple[str, str]] = {
@@ -205,12 +205,23 @@ def figure(answer: Json, lang: str, theme: str) -> Json:
 # ---- The caption ----------------------------------------------------------------------------------------------------
 
 
+def faint(trace: Json) -> tuple[int, int]:
+    """(blocks whose gradient is under a tenth of the last block's, blocks with a finite gradient): what the
+    heatmap's row of this model says; a block that overflowed is counted in neither."""
+    g = [v for v in finite([layer["grad_norm"] for layer in trace["layers"]]) if v is not None]
+    last = finite([trace["layers"][-1]["grad_norm"]])[0]
+    weak = sum(1 for v in g if last is not None and last > 0 and v / last < 0.1)
+    return weak, len(g)
+
+
 def side(traces: list[Json], depth: int) -> Json:
     ratios = [survival(t) for t in traces]
     verdicts = [verdict(r) for r in ratios]
     common = verdicts[0] if len(set(verdicts)) == 1 else None
     steps = [per_step(r, depth - 1) for r in ratios]
-    return {"ratios": ratios, "verdicts": verdicts, "verdict": common, "per_block": steps}
+    counts = [faint(t) for t in traces]
+    return {"ratios": ratios, "verdicts": verdicts, "verdict": common, "per_block": steps,
+            "faint": [c[0] for c in counts], "finite_blocks": [c[1] for c in counts]}  # fmt: skip
 
 
 def claim(answer: Json) -> Json:

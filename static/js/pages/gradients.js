@@ -4,7 +4,6 @@ import { runPage, scaleParam } from '../page.js';
 import { postJSON, streamSweep } from '../api.js';
 import { chartView, heatmapLayout, logHeatmap, t, fmt } from '../charts.js';
 import { lang, pageData, sentences } from '../i18n.js';
-import { verdict } from '../verdict.js';
 
 /** The profile, built in Python (app/figures/gradients.py, POST /api/figure/gradients): the chosen seed at once,
  *  then the next three seeds, on which a verdict must hold to be stated. */
@@ -18,7 +17,10 @@ async function loadProfile(state, ctx) {
   return postJSON(url, body(first.claim.band), { signal: ctx.signal });
 }
 
-const profileFigure = (chart, state) => chartView(chart, ...(state.theme === 'slide' ? ['slide'] : []), state.grad_scale);
+function profileFigure(chart, state) {
+  profileClaim = chart.claim;
+  return chartView(chart, ...(state.theme === 'slide' ? ['slide'] : []), state.grad_scale);
+}
 
 function ratioText(value) {
   if (value === 0) return t('mark.underflowed');   // a ratio of exactly 0 is a gradient rounded away, not a true zero
@@ -67,16 +69,18 @@ function heatmapFigure(data, state) {
   return fig;
 }
 
-/** What the row of the model shown above says, once the sweep has reached it: layer 1's share and how many of its
- *  layers get less than a tenth of the last layer's gradient. */
-function modelRowSentence(data, depth) {
-  const row = data.rows.find((r) => r.depth === depth);
-  if (!row || row.grad_norm.length < 2) return '';
-  const grads = row.grad_norm, last = grads[grads.length - 1];
-  const ratio = grads[0] === null || last === null || last === 0 ? null : grads[0] / last;
-  const faint = grads.filter((g) => g !== null && last !== null && last > 0 && g / last < 0.1).length;
-  return t('caption.grad_heatmap.model_row', { depth, ratio: ratioText(ratio), verdict: t(`verdict.${verdict(ratio)}`),
-    faint, layers: grads.length });
+/** What the row of the model shown above says, once the sweep has reached it: the profile's own numbers for the
+ *  chosen seed (app/figures/gradients.py: layer 1's share, its verdict and how many blocks get less than a tenth of
+ *  the last block's gradient, over the blocks with a finite gradient), the same model and seed as that row. */
+let profileClaim = null;
+
+function modelRowSentence(data, state) {
+  const reached = data.rows.some((r) => r.depth === state.depth);
+  const claim = profileClaim;
+  if (!reached || !claim || state.depth < 2) return '';
+  const here = claim[state.residual === 'none' ? 'without' : 'with'];
+  return t('caption.grad_heatmap.model_row', { depth: state.depth, ratio: ratioText(here.ratios[0]),
+    verdict: t(`verdict.${here.verdicts[0]}`), faint: here.faint[0], layers: here.finite_blocks[0] });
 }
 
 function heatmapTable(data) {
@@ -98,7 +102,7 @@ runPage({
       dataKey: (state, ctx) => ({ ...ctx.config(state), depth: null, sweep_to: sweepMax(state) }),
       load: loadSweep, figure: heatmapFigure, table: heatmapTable,
       caption: (data, state) => sentences(t('caption.grad_heatmap', { max: data.max }), t(`caption.grad_heatmap.${state.heat}`),
-        t('caption.grad_heatmap.grey'), modelRowSentence(data, state.depth),
+        t('caption.grad_heatmap.grey'), modelRowSentence(data, state),
         data.elapsed_ms && t('status.sweep_done', { total: data.rows.length, seconds: fmt(data.elapsed_ms / 1000) })),
     },
   ],
