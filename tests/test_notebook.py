@@ -365,20 +365,14 @@ def test_the_notebook_slide_figure_is_the_pages_json(client, slide_id):
     for lang in ("en", "zh"):
         page = client.get(f"/api/lecture/slide/{slide_id}?lang={lang}").json()
         slide = rx.lecture.slide(slide_id, lang=lang)
+        from tests.test_figures_norms import plain
+
         assert plain(slide.figure()) == page["figure"]
         projected = plain(slide.figure(theme="slide"))
         from app.figures import apply_patch
 
         assert projected == apply_patch(page["figure"], page["patches"]["slide"])
         assert page["caption"] == slide.statement() and page["claim"]["failed"] == [] and slide.holds
-
-
-def plain(figure) -> dict:
-    """A graph_objects figure as the JSON a page receives (no uid, which plotly adds per trace)."""
-    data = figure.to_plotly_json()
-    for trace in data["data"]:
-        trace.pop("uid", None)
-    return data
 
 
 def test_in_jupyter_training_draws_a_live_chart(monkeypatch):

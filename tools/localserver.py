@@ -18,6 +18,19 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
+def wait_for_port(process: subprocess.Popen, port: int, timeout_s: float) -> bool:
+    """Wait until something accepts connections on 127.0.0.1:port: False if `process` exits or time runs out first."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return True
+        except OSError:
+            if process.poll() is not None or time.monotonic() > deadline:
+                return False
+            time.sleep(0.05)
+
+
 @contextmanager
 def local_server(
     args: list[str],

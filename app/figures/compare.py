@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import math
 
-from ..config import PRESETS, VARIANTS
+from .. import numbers
+from ..config import PRESETS
+from . import norms
 from .chart import Chart, ChartKind, Json, diff
 from .gradients import survival, verdict
 from .style import SERIES, axis, escape, finite, layout, line, theme_of, wants_log
@@ -59,12 +61,13 @@ def name_of(variant: Json, lang: str) -> str:
 
 
 def stream(trace: Json, field: str) -> list[float | None]:
-    return finite([trace["embedding"][field], *(layer[field] for layer in trace["layers"])])
+    """Layer 0 (the embedding) and every block's value, overflows as gaps."""
+    return finite(norms.stream(trace, field))
 
 
 def pinned(trace: Json) -> bool:
-    cfg = trace["config"]
-    return cfg["norm_position"] == "post" and VARIANTS["norm"][cfg["norm"]].pins_token
+    """A norm after the add that pins every token at √d, with no length overflowed."""
+    return norms.is_pinned(trace["config"]) and norms.pin_deviation(trace) is not None
 
 
 def figure(answer: Json, lang: str, theme: str, norm_log: bool) -> Json:
@@ -129,10 +132,11 @@ def sentence(variant: Json, lang: str) -> str:
     shown = say({}, "mark.overflowed", lang) if gain is None else fmt(gain, lang)
     word = say({}, f"verdict.{verdict(gain)}", lang)
     act = stream(trace, "act_norm")
-    if pinned(trace) and all(v is not None for v in act[1:]):
+    worst = norms.pin_deviation(trace)
+    if norms.is_pinned(trace["config"]) and worst is not None:
         root = math.sqrt(trace["config"]["d_model"])
-        worst = 100 * max(abs(v / root - 1) for v in act[1:] if v is not None)
-        return text("caption.compare.pinned", lang, name=name, root=fmt(root, lang), spread=fmt(worst, lang),
+        spread = fmt(100 * worst, lang)
+        return text("caption.compare.pinned", lang, name=name, root=fmt(root, lang), spread=spread,
                     survival=shown, verdict=word)  # fmt: skip
     moved = direction(act)
     grown = ratio(act)
@@ -145,12 +149,10 @@ def caption(answer: Json, lang: str) -> str:
     parts = [text("caption.compare", lang), *(sentence(v, lang) for v in variants)]
     sizes = {v["trace"]["summary"]["parameters"] for v in variants}
     if len(sizes) > 1:  # what each costs when the variants differ in size (DenseFormer's weights, highway gates)
-        from ..numbers import fmt as number
-
         parts += [
             text("caption.compare.cost", lang, name=name_of(v, lang),
-                 params=number(v["trace"]["summary"]["parameters"], digits=0, count=True, lang=lang),
-                 macs=number(v["trace"]["summary"]["forward_macs"], count=True, lang=lang))
+                 params=numbers.fmt(v["trace"]["summary"]["parameters"], digits=0, count=True, lang=lang),
+                 macs=numbers.fmt(v["trace"]["summary"]["forward_macs"], count=True, lang=lang))
             for v in variants
         ]  # fmt: skip
     return sentences(parts, lang)
@@ -163,7 +165,7 @@ def claim(answer: Json) -> Json:
     for v in answer["variants"]:
         act = stream(v["trace"], "act_norm")
         gain = survival(v["trace"])
-        out.append({"key": v["key"], "pinned": pinned(v["trace"]) and None not in act, "direction": direction(act), "ratio": ratio(act),
+        out.append({"key": v["key"], "pinned": pinned(v["trace"]), "direction": direction(act), "ratio": ratio(act),
                     "survival": gain, "verdict": verdict(gain)})  # fmt: skip
     return {"variants": out, "norm_log": norm_log(answer)}
 

@@ -10,6 +10,7 @@ import math
 from ..config import VARIANTS
 from ..experiments.grad_profile import BAND
 from .chart import Chart, ChartKind, Json, diff
+from .norms import stream
 from .style import PALETTE, finish, finite, layout, line, mark_overflow
 from .words import fmt, say, sentences
 
@@ -110,7 +111,7 @@ def text(key: str, lang: str, **values: object) -> str:
 
 
 def gradients(trace: Json) -> list[float | None]:
-    return finite([trace["embedding"]["grad_norm"], *(layer["grad_norm"] for layer in trace["layers"])])
+    return finite(stream(trace, "grad_norm"))
 
 
 def survival(trace: Json) -> float | None:

@@ -249,12 +249,20 @@ def lead(cfg: Json, trace: Json, lang: str) -> list[str]:
     return plain or [text("caption.norms.other", lang)]
 
 
-def pinned(cfg: Json, trace: Json, lang: str) -> str:
-    target = math.sqrt(cfg["d_model"])
+def pin_deviation(trace: Json) -> float | None:
+    """The largest relative deviation of a block's stream length from √d_model (None: a length overflowed)."""
+    target = math.sqrt(trace["config"]["d_model"])
     lengths = finite([layer["act_norm"] for layer in trace["layers"]])
     if any(v is None for v in lengths):
+        return None
+    return max(abs(v / target - 1) for v in lengths if v is not None)
+
+
+def pinned(cfg: Json, trace: Json, lang: str) -> str:
+    target = math.sqrt(cfg["d_model"])
+    worst = pin_deviation(trace)
+    if worst is None:
         return ""
-    worst = max(abs(v / target - 1) for v in lengths if v is not None)
     percent = "0.01" if 100 * worst < 0.01 else fmt(100 * worst, lang)  # float32 rounding: never "within 0%"
     return text("caption.norms.pinned", lang, percent=percent, d=cfg["d_model"], value=fmt(target, lang))
 

@@ -7,7 +7,9 @@ import math
 
 from .chart import Chart, ChartKind, Json, diff
 from .compare import pinned
-from .style import SERIES, finish, finite, hline, layout, line
+from .compare import stream as compare_stream
+from .norms import is_pinned, pin_deviation
+from .style import SERIES, finish, hline, layout, line
 from .words import direction, fmt, ratio, say, sentences
 
 STRINGS: dict[str, tuple[str, str]] = {
@@ -42,7 +44,7 @@ def text(key: str, lang: str, **values: object) -> str:
 
 
 def stream(trace: Json) -> list[float | None]:
-    return finite([trace["embedding"]["act_norm"], *(layer["act_norm"] for layer in trace["layers"])])
+    return compare_stream(trace, "act_norm")
 
 
 def figure(answer: Json, lang: str, theme: str) -> Json:
@@ -64,10 +66,10 @@ def figure(answer: Json, lang: str, theme: str) -> Json:
 def caption(answer: Json, lang: str) -> str:
     post, pre = answer["traces"]
     parts = [text("caption.tour", lang)]
-    act = stream(post)
-    if pinned(post) and None not in act:
+    worst = pin_deviation(post)
+    if is_pinned(post["config"]) and worst is not None:
         d = post["config"]["d_model"]
-        spread = 100 * max(abs(v / math.sqrt(d) - 1) for v in act[1:] if v is not None)
+        spread = 100 * worst
         parts.append(text("caption.tour.pinned", lang, d=d, value=fmt(math.sqrt(d), lang), spread=fmt(spread, lang)))
     grown, moved = ratio(stream(pre)), direction(stream(pre))
     if moved == "grew" and grown is not None:

@@ -41,7 +41,7 @@ from urllib.parse import urlparse
 
 import httpx
 
-from tools.localserver import free_port, local_server
+from tools.localserver import free_port, local_server, wait_for_port
 
 POSITIONS = ("pre", "post", "sandwich", "mix")
 SWEEP_DEPTHS = [1, 2, 4, 8, 16, 32, 48]  # a small sweep: ~1 s of compute uncached
@@ -327,15 +327,8 @@ def redis_server() -> Iterator[str]:
         stdout=subprocess.DEVNULL,
     )
     try:
-        deadline = time.monotonic() + 20
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                if process.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError("redis-server did not start") from None
-                time.sleep(0.05)
+        if not wait_for_port(process, port, 20):
+            raise RuntimeError("redis-server did not start")
         yield f"redis://127.0.0.1:{port}/0"
     finally:
         process.terminate()

@@ -18,7 +18,6 @@ import re
 import resource
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -28,7 +27,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from tools.localserver import free_port
+from tools.localserver import free_port, wait_for_port
 
 from .loadtest import percentile
 
@@ -222,16 +221,9 @@ def nginx(root: Path, workers: int) -> Iterator[int]:
         conf.write_text(NGINX_CONF.format(workers=workers, tmp=tmp, port=port, root=root))
         process = subprocess.Popen([nginx_binary(), "-c", str(conf), "-p", tmp, "-e", f"{tmp}/error.log"])
         try:
-            deadline = time.monotonic() + 10
-            while True:
-                try:
-                    socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                    break
-                except OSError:
-                    if process.poll() is not None or time.monotonic() > deadline:
-                        log = Path(tmp, "error.log")
-                        raise SystemExit(f"nginx did not start: {log.read_text() if log.exists() else ''}") from None
-                    time.sleep(0.05)
+            if not wait_for_port(process, port, 10):
+                log = Path(tmp, "error.log")
+                raise SystemExit(f"nginx did not start: {log.read_text() if log.exists() else ''}")
             yield port
         finally:
             process.send_signal(signal.SIGQUIT)  # graceful stop of the master and its workers

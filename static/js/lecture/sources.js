@@ -25,7 +25,7 @@ function urlOf(slide) {
 export function viewFor(slide, runs = null) {
   if (baked) return Promise.resolve(baked.views[nameOf(slide)]);
   const sources = slide.chart?.sources || [];
-  const given = runs || sources.map((s) => (s.api === 'train' ? recordings.get(JSON.stringify(s.body)) ?? null : null));
+  const given = runs || (slide.chart ? recorded(slide) : []);
   const usable = given.map((r, i) => (sources[i].api === 'train' && r?.runs.length ? sent(r) : null));
   if (usable.some(Boolean)) {   // the client's recordings draw it (not cached: they change while training)
     return postJSON(urlOf(slide), { recordings: usable });
