@@ -12,6 +12,7 @@ __version__ = "0.1.0"
 # The notebook API's names (app/notebook/__init__.py's __all__; tests/test_notebook.py checks they agree).
 __all__ = [
     "Comparison",
+    "Lesson",
     "Sweep",
     "Trace",
     "TraceConfig",
@@ -20,6 +21,7 @@ __all__ = [
     "build",
     "compare",
     "lecture",
+    "lesson",
     "real_trace",
     "sweep",
     "trace",
@@ -29,6 +31,7 @@ __all__ = [
 if typing.TYPE_CHECKING:  # what a type checker and an editor see; at run time __getattr__ loads them on first use
     from .notebook import (
         Comparison,
+        Lesson,
         Sweep,
         Trace,
         TraceConfig,
@@ -37,6 +40,7 @@ if typing.TYPE_CHECKING:  # what a type checker and an editor see; at run time _
         build,
         compare,
         lecture,
+        lesson,
         real_trace,
         sweep,
         trace,

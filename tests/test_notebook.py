@@ -353,7 +353,6 @@ def test_the_figures_use_the_pages_palette_limits_and_theme():
     assert palette == figures.PALETTE
     order = found(r"export const SERIES = \[([^\]]*)\]")[1]
     assert [figures.PALETTE[name] for name in re.findall(r"PALETTE\.(\w+)", order)] == figures.SERIES
-    assert float(found(r"FLOAT16_MAX = (\d+)")[1]) == figures.FLOAT16_MAX
     normal = found(r"normal: \{ font: (\d+), title: \d+, line: ([\d.]+), marker: (\d+)")
     assert (int(normal[1]), float(normal[2]), int(normal[3])) == (figures.FONT, figures.LINE, figures.MARKER)
 

@@ -45,6 +45,7 @@ def json_endpoints() -> list[str]:
 TEXT_ONLY = {"/api/real_trace", "/api/real_tokens"}  # a model and a sentence: junk checks in test_real_trace_api.py
 # numbers only inside nested objects: checked in test_booleans_are_not_numbers_in_nested_configs_either
 NESTED_ONLY = {"/api/figure/compare", "/api/lecture/slide/train-shortcut"}
+NO_INPUT = {"/api/figure/norm-speed"}  # measured on this server once an hour: nothing to send (an unknown key is 422)
 
 
 def number_fields(url: str) -> list[tuple[str, bool]]:
@@ -91,7 +92,7 @@ def test_a_body_that_is_json_but_not_an_object_is_422_about_the_body(client, url
 @pytest.mark.parametrize("url", json_endpoints())
 def test_a_boolean_or_a_string_where_a_number_belongs_is_422_naming_the_field(client, url):
     fields = number_fields(url)
-    assert fields or url in TEXT_ONLY | NESTED_ONLY, url  # every endpoint takes a number, or is listed above
+    assert fields or url in TEXT_ONLY | NESTED_ONLY | NO_INPUT, url  # every endpoint takes a number, or is listed above
     for name, is_list in fields:
         for value in (True, False, "12"):
             response = client.post(url, json={name: [value, value] if is_list else value})

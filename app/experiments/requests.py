@@ -23,11 +23,11 @@ from .grad_profile import GradProfile
 from .grad_profile import combine as grad_profile
 from .grad_profile import parts as grad_profile_parts
 from .laws import stream_laws
-from .lessons.batch import BatchDependenceRequest, batch_dependence_lesson
+from .lessons.batch import BatchDependenceRequest, BatchNormsRequest, batch_dependence_lesson, norms_answer, norms_parts
 from .lessons.chain import ChainRequest, chain_lesson
-from .lessons.layernorm import LayerNormRequest, layernorm_lesson
+from .lessons.layernorm import LayerNormPage, LayerNormRequest, layernorm_lesson, page_answer, page_parts
 from .lessons.norm_speed import NormSpeedRequest, norm_speed_key, timed_norm_speed
-from .lessons.precision import PrecisionView, precision_view, precision_view_lesson
+from .lessons.precision import PrecisionPage, PrecisionView, page_view, precision_view, precision_view_lesson
 from .lessons.softmax import SoftmaxRequest, softmax_lesson
 from .sweep import SweepRequest
 from .tour import TourRequest
@@ -88,6 +88,14 @@ def _precision_parts(view: PrecisionView) -> list[Part]:
     return [("trace", cfg) for cfg in view.traces()]
 
 
+def _precision_page_parts(page: BaseModel) -> list[Part]:
+    return [("precision", page_view(page))]
+
+
+def _the_part(req: BaseModel, part: Any) -> Any:
+    return part
+
+
 def _laws_parts(cfg: TraceConfig) -> list[Part]:
     return [("trace", cfg)]
 
@@ -129,6 +137,9 @@ REQUESTS: dict[str, RequestKind] = {
             combine=precision_view_lesson,
             from_query=precision_view,
         ),
+        RequestKind("layernorm_page", LayerNormPage, parts=page_parts, combine=page_answer),
+        RequestKind("batch_norms", BatchNormsRequest, parts=norms_parts, combine=norms_answer),
+        RequestKind("precision_page", PrecisionPage, parts=_precision_page_parts, combine=_the_part),
         RequestKind("norm_speed", NormSpeedRequest, compute=timed_norm_speed, key=norm_speed_key, warm=False),
     )
 }

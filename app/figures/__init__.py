@@ -16,9 +16,11 @@ __all__ = ["Chart", "ChartKind", "apply_patch", "build", "charts", "strings"]
 @cache
 def charts() -> dict[str, ChartKind]:
     """Every chart built in Python, by key (the /embed/{key} and POST /api/figure/{key} name)."""
-    from . import chain, compare, gradients, norms, tour
+    from . import batchnorm, chain, compare, gradients, layernorm, norms, precision, softmax, tour
 
-    return {kind.key: kind for kind in (norms.CHART, gradients.CHART, compare.CHART, tour.CHART, chain.CHART)}
+    kinds = (norms.CHART, gradients.CHART, compare.CHART, tour.CHART, chain.CHART, softmax.PROBS, softmax.SWEEP,
+             precision.CHART, batchnorm.DEPENDENCE, batchnorm.PADDING, layernorm.NORMS, layernorm.SPEED)  # fmt: skip
+    return {kind.key: kind for kind in kinds}
 
 
 def strings() -> dict[str, tuple[str, str]]:

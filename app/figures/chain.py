@@ -7,18 +7,11 @@ from __future__ import annotations
 
 import math
 
-from .. import numbers
-from ..experiments.lessons import text as _lesson_words  # noqa: F401  (the lesson's words: chain.*)
 from .chart import Chart, ChartKind, Json, diff
 from .gradients import verdict
+from .lesson import precise, text
 from .style import PALETTE, finish, finite, hline, layout, line
-from .words import fmt, say, sentences
-
-STRINGS: dict[str, tuple[str, str]] = {}  # the lesson's words live with the lesson (app/experiments/lessons/text.py)
-
-
-def text(key: str, lang: str, **values: object) -> str:
-    return say(STRINGS, key, lang, **values)
+from .words import fmt, sentences
 
 
 def factor_of(g: float) -> float:
@@ -26,27 +19,20 @@ def factor_of(g: float) -> float:
     return float(f"{1 + g:.12g}")
 
 
-def precise(value: float | None, lang: str, digits: int = 6) -> str:
-    """A final product with six significant digits (the worked cases' exact values), or the word for an overflow."""
-    if value is None or not math.isfinite(value):
-        return say({}, "lesson.overflow", lang)
-    return numbers.fmt(value, digits=digits, lang=lang)
-
-
 def figure(answer: Json, lang: str, theme: str) -> Json:
     g, layers = answer["derivative"], answer["layers"]
     fig: Json = {
         "data": [],
-        "layout": layout(theme, say({}, "chart.chain.title", lang), say({}, "chain.axis.x", lang),
-                         say({}, "chain.axis.y", lang), ylog=True),
+        "layout": layout(theme, text("chart.chain.title", lang), text("chain.axis.x", lang),
+                         text("chain.axis.y", lang), ylog=True),
     }  # fmt: skip
     markers = answer["depth"] <= 128
     plain, residual = finite(answer["plain"]), finite(answer["residual"])
-    fig["data"].append(line(theme, say({}, "chain.series.plain", lang, g=fmt(g, lang)), layers, plain,
+    fig["data"].append(line(theme, text("chain.series.plain", lang, g=fmt(g, lang)), layers, plain,
                             PALETTE["vermillion"], markers=markers))  # fmt: skip
-    fig["data"].append(line(theme, say({}, "chain.series.residual", lang, factor=fmt(factor_of(g), lang)), layers,
+    fig["data"].append(line(theme, text("chain.series.residual", lang, factor=fmt(factor_of(g), lang)), layers,
                             residual, PALETTE["blue"], markers=markers))  # fmt: skip
-    hline(theme, fig, 1.0, say({}, "chain.mark.one", lang))
+    hline(theme, fig, 1.0, text("chain.mark.one", lang))
     shown = [v for v in (*plain, *residual) if v is not None and v > 0]
     low, high = (math.log10(min(shown)), math.log10(max(shown))) if shown else (0.0, 0.0)
     if high - low < 1:  # a log axis over less than a decade (g = 0: only the shortcut's 1s): a decade around the data
@@ -73,23 +59,23 @@ def caption(answer: Json, lang: str, facts: Json) -> str:
     values = {"depth": answer["depth"], "g": fmt(g, lang), "factor": fmt(factor_of(g), lang),
               "plain": precise(facts["plain"], lang), "residual": precise(facts["residual"], lang)}  # fmt: skip
     plain, residual = facts["plain_verdict"], facts["residual_verdict"]
-    words = {"plain": say({}, f"verdict.{plain}", lang), "residual": say({}, f"verdict.{residual}", lang)}
-    parts = [say({}, "chain.caption", lang, **values), say({}, "chain.verdicts", lang, **words)]
+    words = {"plain": text(f"verdict.{plain}", lang), "residual": text(f"verdict.{residual}", lang)}
+    parts = [text("chain.caption", lang, **values), text("chain.verdicts", lang, **words)]
     fades, grows = plain in ("faded", "underflowed"), ("grew", "exploded", "overflowed")
     if fades and residual == "kept":
-        parts.append(say({}, "chain.story.shortcut_keeps", lang))
+        parts.append(text("chain.story.shortcut_keeps", lang))
     elif fades:
-        parts.append(say({}, "chain.verdict.vanish", lang))
+        parts.append(text("chain.verdict.vanish", lang))
     elif plain in grows:
-        parts.append(say({}, "chain.verdict.explode", lang))
+        parts.append(text("chain.verdict.explode", lang))
     else:
-        parts.append(say({}, "chain.verdict.fine", lang))
+        parts.append(text("chain.verdict.fine", lang))
     if residual in grows:
-        parts.append(say({}, "chain.shortcut.grows", lang))
+        parts.append(text("chain.shortcut.grows", lang))
     if facts["overflow"]:  # what a gap on the log axis is: an overflow to infinity, or an exact 0
-        parts.append(say({}, "chain.verdict.overflow", lang))
+        parts.append(text("chain.verdict.overflow", lang))
     if facts["zero"]:
-        parts.append(say({}, "chain.verdict.zero", lang))
+        parts.append(text("chain.verdict.zero", lang))
     return sentences(parts, lang)
 
 
@@ -111,4 +97,4 @@ def build(answer: Json, lang: str = "en") -> Chart:
     return Chart("chain", normal, caption(answer, lang, facts), facts, rows(answer), patches)
 
 
-CHART = ChartKind("chain", "chain", build, STRINGS)
+CHART = ChartKind("chain", "chain", build, {})

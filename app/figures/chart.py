@@ -20,9 +20,12 @@ class Chart:
     claim: Json  # the values the caption states (ratios, the law and its errors, overflow layer), by name
     rows: list[Json]  # the chart's data as CSV rows
     patches: dict[str, Json] = field(default_factory=dict)  # view name -> patch: "slide", "log", "linear"
+    # Page elements built with the chart from the same answer (a lesson's table, its step lists), by name:
+    # {"caption": str, "rows": [[{"text": str, "header"?: bool, "lost"?: bool}, ...], ...]}; the page only renders them
+    tables: dict[str, Json] = field(default_factory=dict)
 
     def to_json(self) -> Json:
-        return {
+        out = {
             "chart": self.key,
             "figure": self.figure,
             "caption": self.caption,
@@ -30,6 +33,7 @@ class Chart:
             "rows": self.rows,
             "patches": self.patches,
         }
+        return {**out, "tables": self.tables} if self.tables else out
 
     def view(self, *names: str) -> Json:
         """The figure with the named patches applied, in order (what the page draws for those view settings)."""

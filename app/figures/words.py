@@ -45,6 +45,13 @@ def fmt(value: float | None, lang: str) -> str:
     return numbers.fmt(value, lang=lang)
 
 
+def precise(value: float | None, lang: str, digits: int, overflow: str) -> str:
+    """A lesson's value with `digits` significant digits, or the lesson's word for an overflow (inf, NaN, null)."""
+    if value is None or not math.isfinite(value):
+        return overflow
+    return numbers.fmt(value, digits=digits, lang=lang)
+
+
 def say(table: Mapping[str, tuple[str, str]], key: str, lang: str, **values: object) -> str:
     """A chart's own string (its table) or a shared one (app/i18n.py), with {placeholders} filled."""
     pair = table.get(key)

@@ -6,6 +6,7 @@
     rx.sweep(1, 96).figure()
     rx.train("post_vs_pre").figure()
     rx.lecture.slide("snowball").figure()
+    rx.lesson("softmax-sweep", logits=[5, 5, 5]).caption   # a lesson page's chart
     model = rx.build(depth=48)                     # the nn.Module rx.trace traces
 
 Every call computes under the server's torch settings and gives the caller's back (app/experiments/isolation.py).
@@ -16,6 +17,7 @@ traces   trace(), compare(), build(), batch(): Trace and Comparison objects, the
 sweeps   sweep(): depth sweeps with a progress bar
 training train(): a /train preset, live in Jupyter
 lecture  lecture.slide(id): a deck slide computed, its claim checked
+lessons  lesson(chart, ...): a lesson page's chart and caption
 figures  the pages' charts as plotly figures
 """
 
@@ -24,6 +26,8 @@ from __future__ import annotations
 # the names `rx` gives (app/__init__.py's __all__, the one list of them), re-exported
 from ..config import TraceConfig as TraceConfig
 from . import lecture as lecture
+from .lessons import Lesson as Lesson
+from .lessons import lesson as lesson
 from .real import real_trace as real_trace
 from .sweeps import Sweep as Sweep
 from .sweeps import sweep as sweep

@@ -16,19 +16,13 @@ from ..experiments.lessons.chain import PAGE_START as CHAIN_PAGE_START
 from ..experiments.lessons.chain import WORKED_CASES, ChainRequest
 from ..experiments.lessons.layernorm import LayerNormRequest
 from ..experiments.lessons.norm_speed import NormSpeedRequest
-from ..experiments.lessons.precision import PrecisionRequest, precision_view, stack_schema
+from ..experiments.lessons.precision import precision_view, stack_schema
 from ..experiments.lessons.softmax import SWEEP_SCALES, SoftmaxRequest
-from ..experiments.lessons.text import all_strings
+from ..experiments.lessons.text import lesson_models, lesson_strings
 from ..experiments.requests import Part
 from .registry import Page, register_page
 
-MODELS: dict[str, type[BaseModel]] = {
-    "chain": ChainRequest,
-    "layernorm": LayerNormRequest,
-    "softmax": SoftmaxRequest,
-    "precision": PrecisionRequest,
-    "batchnorm": BatchDependenceRequest,
-}
+MODELS: dict[str, type[BaseModel]] = lesson_models()
 
 # Where a page opens somewhere else than its request model's default (its default requests below use them).
 PAGE_DEFAULTS = {"chain": CHAIN_PAGE_START}
@@ -86,7 +80,7 @@ def _widths(model: type[BaseModel]) -> range:
 
 def _register_pages() -> None:
     """The four lesson pages (see docs/adding-a-page.md): controls are derived from each request model's schema."""
-    i18n.register(all_strings(MODELS))
+    i18n.register(lesson_strings())
     i18n.register(FOOTERS)
     extras: dict[str, dict[str, Any]] = {
         "chain": {"cases": [{k: c[k] for k in ("key", "derivative", "depth", "product")} for c in WORKED_CASES]},

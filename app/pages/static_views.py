@@ -189,20 +189,31 @@ def lesson_views(langs: tuple[str, ...]) -> dict[str, list[View]]:
     """Each lesson's default view, its requests as its page script sends them (static/js/pages/<lesson>.js)."""
     state = {k: v for k, v in lesson_state("chain").items() if k in ("derivative", "depth")}
     chain = [Call("POST", "/api/figure/chain", {"lang": lang}, state) for lang in langs]
-    numbers = {k: url_value(v) for k, v in lesson_state("precision").items() if k in ("big", "small")}
-    stack = {k: url_value(v) for k, v in lesson_state("precision", "stack").items()}
-    precision = [Call("GET", "/api/precision", {**numbers, **stack})]
+    numbers = {k: v for k, v in lesson_state("precision").items() if k in ("big", "small")}
+    stack = lesson_state("precision", "stack")
+    precision = [Call("POST", "/api/figure/precision-overflow", {"lang": lang}, {**numbers, **stack}) for lang in langs]
     soft = lesson_state("softmax")
     scales = PAGES["softmax"].extra["sweep_scales"]
-    softmax = [Call("POST", "/api/softmax", body={"logits": soft["logits"], "scale": soft["scale"], "scales": scales})]
-    norm = lesson_state("layernorm")  # γ = 1 and β = 0 are not sent (the page's sliders start there)
+    soft_body = {"logits": soft["logits"], "scale": soft["scale"], "scales": scales}
+    softmax = [
+        Call("POST", f"/api/figure/{chart}", {"lang": lang}, soft_body)
+        for chart in ("softmax-probs", "softmax-sweep")
+        for lang in langs
+    ]
+    norm = lesson_state("layernorm")  # the page sends γ = 1 and β = 0 (its sliders start there)
     layernorm = [
-        Call("POST", "/api/layernorm", body={"x": norm["x"], "kind": kind, "eps": norm["eps"]})
-        for kind in ("layernorm", "rmsnorm")
-    ] + [Call("GET", "/api/norm_speed")]
+        Call("POST", f"/api/figure/{chart}", {"lang": lang}, body)
+        for chart, body in (
+            ("layernorm", {"x": norm["x"], "gamma": 1, "beta": 0, "eps": norm["eps"]}),
+            ("norm-speed", {}),
+        )
+        for lang in langs
+    ]
     sizes = {k: v for k, v in lesson_state("batchnorm").items() if k != "norm"}
     batch = [
-        Call("POST", "/api/batch_dependence", body={"norm": n, **sizes}) for n in PAGES["batchnorm"].extra["norms"]
+        Call("POST", f"/api/figure/{chart}", {"lang": lang}, sizes)
+        for chart in ("batch-dependence", "batch-padding")
+        for lang in langs
     ]
     found = {"chain": chain, "precision": precision, "softmax": softmax, "layernorm": layernorm, "batchnorm": batch}
     return {page: [View(page, {}, tuple(calls))] for page, calls in found.items()}

@@ -10,7 +10,6 @@ export const PALETTE = {
   orange: '#E69F00', sky: '#56B4E9', yellow: '#F0E442', black: '#000000',
 };
 export const SERIES = [PALETTE.blue, PALETTE.vermillion, PALETTE.green, PALETTE.purple, PALETTE.orange, PALETTE.sky, PALETTE.black];
-export const FLOAT16_MAX = 65504;
 
 export const THEMES = {
   normal: { font: 14, title: 17, line: 2.5, marker: 6, grid: '#e2e5e9', axis: '#444', margin: 62 },
@@ -77,46 +76,6 @@ export function hline(themeName, fig, value, text, { color = PALETTE.black, dash
   const logAxis = fig.layout[axisName]?.type === 'log';  // annotations on a log axis are placed in log10 units
   fig.layout.annotations.push({ xref: domain, x: 1, yref, y: logAxis ? Math.log10(value) : value, text, showarrow: false, xanchor: 'right',
     yanchor: below ? 'top' : 'bottom', font: { size: theme.font - 1, color }, bgcolor: 'rgba(255,255,255,0.8)' });
-}
-
-/** The first x whose value is null (strict JSON's inf/NaN) in any of the series, or null. */
-export function firstOverflow(x, ...series) {
-  const i = x.findIndex((_, k) => series.some((ys) => ys[k] === null || ys[k] === undefined));
-  return i < 0 ? null : x[i];
-}
-
-/** Runs of consecutive x where a series is null (inf/NaN), as [from, to] pairs: forward overflow ends a chart,
- *  backward (gradient) overflow starts it, so both ends occur. */
-export function overflowRuns(x, ys) {
-  const runs = [];
-  x.forEach((value, k) => {
-    if (ys[k] !== null && ys[k] !== undefined) return;
-    const last = runs[runs.length - 1];
-    if (last && last[1] === x[k - 1]) last[1] = value;
-    else runs.push([value, value]);
-  });
-  return runs;
-}
-
-/** Shade every overflowed run of a series and label it with its layers (and its name, when a chart has several). */
-export function markOverflow(themeName, fig, x, ys, { series = '' } = {}) {
-  const middle = (x[0] + x[x.length - 1]) / 2;
-  for (const [from, to] of overflowRuns(x, ys)) {
-    const where = from === to ? t('mark.overflow_at', { layer: from }) : t('mark.overflow_range', { from, to });
-    overflowBand(themeName, fig, from, to, series ? `${series}: ${where}` : where, { anchorRight: from > middle });
-  }
-}
-
-/** Shade the layers from `from` on, where values overflowed to inf/NaN, and say so. */
-export function overflowBand(themeName, fig, from, to, text, { anchorRight = false, low = false } = {}) {
-  const theme = themeOf(themeName);
-  fig.layout.shapes.push({ type: 'rect', xref: 'x', x0: from - 0.5, x1: to + 0.5, yref: 'paper', y0: 0, y1: 1,
-    fillcolor: 'rgba(213,94,0,0.16)', line: { color: PALETTE.vermillion, width: 2, dash: 'dot' } });
-  // The label reads into the band; near the right edge it ends there instead (so it never widens the x range).
-  // `low`: near the bottom, for charts whose band still holds a reference series climbing through the middle.
-  fig.layout.annotations.push({ xref: 'x', x: anchorRight ? to + 0.5 : from - 0.5, yref: 'paper', y: low ? 0.03 : 0.5,
-    yanchor: low ? 'bottom' : 'middle', xanchor: anchorRight ? 'right' : 'left', text: `✕ ${text}`,
-    showarrow: false, font: { size: theme.font, color: PALETTE.vermillion }, bgcolor: 'rgba(255,255,255,0.9)' });
 }
 
 /** Log10 colour heatmap (Plotly has no log colour scale): z holds log10 values, hover shows the real ones. */

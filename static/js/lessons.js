@@ -120,16 +120,14 @@ export function el(tag, attributes = {}, children = []) {
   return node;
 }
 
-/** Query string of the given state keys, for GET endpoints. */
-export function queryOf(state, names) {
-  const params = new URLSearchParams();
-  names.forEach((name) => params.set(name, String(state[name])));
-  return params.toString();
-}
-
-/** hline() on a log y axis: Plotly places annotations in log10 units there (shapes use data units), so the
- *  label of a line at 65504 must sit at y = log10(65504). Setting it (not transforming it) stays right if
- *  charts.js learns this itself. */
-export function labelOnLogAxis(fig, value) {
-  if (fig.layout.yaxis?.type === 'log') fig.layout.annotations[fig.layout.annotations.length - 1].y = Math.log10(value);
+/** Render a table the chart's builder made (chart.tables[name], app/figures/chart.py): its caption into
+ *  #<id>-caption and its rows of text cells into #<id>-body (a header cell is <th scope="row">, a `lost` cell is
+ *  marked). Embeds, which show the chart only, have no such table. */
+export function renderTable(id, table) {
+  const body = document.getElementById(`${id}-body`);
+  if (!body || !table) return;
+  document.getElementById(`${id}-caption`).textContent = table.caption;
+  body.replaceChildren(...table.rows.map((cells) => el('tr', {}, cells.map((cell) => (cell.header
+    ? el('th', { scope: 'row' }, cell.text)
+    : el('td', cell.lost ? { class: 'lost' } : {}, cell.text))))));
 }

@@ -14,11 +14,11 @@ token = channel mean mu + sequence offset m_b + token noise, each N(0, 1) per ch
 from __future__ import annotations
 
 from types import SimpleNamespace
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 import torch
 import torch.nn.functional as F
-from pydantic import BaseModel, ConfigDict, model_validator
+from pydantic import BaseModel, ConfigDict, create_model, model_validator
 
 from ...config import group_counts
 from ...models.norms import norm_from_config
@@ -28,6 +28,18 @@ BATCH_SWEEP = (2, 4, 8, 16, 32, 64)
 PAD_FRACTIONS = (0.0, 0.125, 0.25, 0.375, 0.5, 0.625, 0.75, 0.875)  # of each other sequence's positions
 WARMUP_BATCHES = 50  # training batches that fill BatchNorm's running averages (momentum 0.1: 0.9^50 < 1%)
 BatchNormName = Literal["batchnorm", "layernorm", "rmsnorm", "groupnorm"]
+
+
+def _groups_rule(req: Any) -> Any:
+    """GroupNorm's groups must divide the width with at least 2 channels a group (also when another norm is asked:
+    the page's four norms share one set of sizes)."""
+    allowed = group_counts(req.d_model)
+    if req.groups not in allowed:
+        raise ValueError(
+            f"groups: must divide d_model ({req.d_model}) with at least 2 channels a group; "
+            f"got {req.groups} | allowed: {', '.join(map(str, allowed))}"
+        )
+    return req
 
 
 class BatchDependenceRequest(BaseModel):
@@ -77,15 +89,37 @@ class BatchDependenceRequest(BaseModel):
         0, "Seed", "随机种子", "Seed of the synthetic tokens.", "合成词元的随机种子。", ge=0, le=2**31 - 1
     )
 
+    _check_groups = model_validator(mode="after")(_groups_rule)
+
+
+class _SharedSizes(BaseModel):
+    """The four norms' shared sizes, under the same groups rule (BatchNormsRequest's fields come from the lesson's)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
     @model_validator(mode="after")
-    def _check_groups(self) -> BatchDependenceRequest:
-        allowed = group_counts(self.d_model)
-        if self.groups not in allowed:
-            raise ValueError(
-                f"groups: must divide d_model ({self.d_model}) with at least 2 channels a group; "
-                f"got {self.groups} | allowed: {', '.join(map(str, allowed))}"
-            )
-        return self
+    def _check_groups(self) -> Any:
+        return _groups_rule(self)
+
+
+BatchNormsRequest = create_model(  # type: ignore[call-overload]
+    "BatchNormsRequest",
+    __base__=_SharedSizes,
+    __doc__="The /batchnorm page's sizes, shared by its four norms (one batch_dependence answer each).",
+    **{n: (f.annotation, f) for n, f in BatchDependenceRequest.model_fields.items() if n != "norm"},
+)
+
+
+def norms_parts(req: BaseModel) -> list[tuple[str, BaseModel]]:
+    """One batch_dependence request per norm, on the same sizes (each cached under its own key)."""
+    return [
+        ("batch_dependence", BatchDependenceRequest(norm=norm, **req.model_dump())) for norm in get_args(BatchNormName)
+    ]
+
+
+def norms_answer(req: BaseModel, *answers: dict[str, Any]) -> dict[str, Any]:
+    """The four answers by norm name."""
+    return {answer["norm"]: answer for answer in answers}
 
 
 class TokenSource:

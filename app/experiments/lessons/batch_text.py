@@ -56,11 +56,21 @@ BATCH_STRINGS: dict[str, tuple[str, str]] = {
     "batchnorm.caption.dependence": (
         "At batch size {batch}, replacing the other sequences changed the fixed sequence's BatchNorm "
         "output by {same} of its size on average (up to {max}), and its training-mode output differed "
-        "from its eval-mode output by {gap}. With B = {big} sequences the change is still {big_same}: "
-        "a bigger batch shrinks it, but never to 0. LayerNorm, RMSNorm and GroupNorm: {zero}.",
+        "from its eval-mode output by {gap}.",
         "批大小为 {batch} 时，换掉其他序列后，固定序列的 BatchNorm 输出平均变化了自身大小的 {same}"
-        "（最多 {max}），其训练模式输出与评估模式输出相差 {gap}。B = {big} 时变化仍有 {big_same}："
-        "批越大变化越小，但永远不为 0。LayerNorm、RMSNorm 和 GroupNorm：{zero}。",
+        "（最多 {max}），其训练模式输出与评估模式输出相差 {gap}。",
+    ),
+    "batchnorm.caption.bigger.shrinks": (
+        "With B = {big} sequences the change is still {big_same}: a bigger batch shrinks it, but not to 0.",
+        "B = {big} 时变化仍有 {big_same}：批越大变化越小，但不为 0。",
+    ),
+    "batchnorm.caption.bigger.not": (
+        "With B = {big} sequences the change is {big_same}: no smaller than at B = {batch}.",
+        "B = {big} 时变化为 {big_same}：并不比 B = {batch} 时小。",
+    ),
+    "batchnorm.caption.per_token": (
+        "LayerNorm, RMSNorm and GroupNorm: {zero}.",
+        "LayerNorm、RMSNorm 和 GroupNorm：{zero}。",
     ),
     "chart.batch_padding.title": (
         "Padding the other sequences: the unpadded sequence's output changes",

@@ -242,3 +242,33 @@ def _sum_text(terms: list[float], n: int, result: torch.Tensor) -> str:
 
 def _number(value: float) -> str:
     return fmt(value, digits=6)  # the site's one number style (app/numbers.py, twin of static/js/format.js)
+
+
+class LayerNormPage(BaseModel):
+    """The /layernorm page's settings: one vector through both norms, with one gain γ and one shift β for every
+    coordinate (RMSNorm has no β)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    x: list[Finite] = LayerNormRequest.model_fields["x"]  # type: ignore[assignment]
+    gamma: Finite = 1.0
+    beta: Finite = 0.0
+    eps: float = LayerNormRequest.model_fields["eps"]  # type: ignore[assignment]
+
+    def requests(self) -> list[LayerNormRequest]:
+        """LayerNorm's and RMSNorm's requests (γ = 1 and β = 0 are the defaults, not sent: the cache keys of the
+        lesson endpoint's own default requests)."""
+        gamma = None if self.gamma == 1 else [self.gamma] * len(self.x)
+        beta = None if self.beta == 0 else [self.beta] * len(self.x)
+        return [
+            LayerNormRequest(x=self.x, kind="layernorm", gamma=gamma, beta=beta, eps=self.eps),
+            LayerNormRequest(x=self.x, kind="rmsnorm", gamma=gamma, eps=self.eps),
+        ]
+
+
+def page_parts(page: LayerNormPage) -> list[tuple[str, BaseModel]]:
+    return [("layernorm", req) for req in page.requests()]
+
+
+def page_answer(page: LayerNormPage, layernorm: dict[str, Any], rmsnorm: dict[str, Any]) -> dict[str, Any]:
+    return {"layernorm": layernorm, "rmsnorm": rmsnorm, "x": page.x, "gamma": page.gamma, "beta": page.beta}

@@ -12,7 +12,8 @@ from collections.abc import Mapping
 from typing import Any
 
 import torch
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, create_model, model_validator
+from pydantic.fields import FieldInfo
 
 from ...config import TraceConfig
 from ...models.stack import DTYPES
@@ -158,3 +159,37 @@ def precision_view(query: Mapping[str, Any]) -> PrecisionView:
 
 def precision_view_lesson(view: PrecisionView, trace16: dict[str, Any], trace32: dict[str, Any]) -> dict[str, Any]:
     return precision_lesson(view.numbers, trace16, trace32)
+
+
+def _stack_field(name: str) -> tuple[Any, Any]:
+    info = TraceConfig.model_fields[name]
+    return info.annotation, FieldInfo.merge_field_infos(info, default=SNOWBALL_DEFAULTS.get(name, info.default))
+
+
+class _Stack(BaseModel):
+    """The /precision page's body, under the stack's own cross-field rules (TraceConfig's validators)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    @model_validator(mode="after")
+    def _check_stack(self) -> Any:
+        page_view(self)
+        return self
+
+
+PrecisionPage = create_model(  # type: ignore[call-overload]
+    "PrecisionPage",
+    __base__=_Stack,
+    __doc__="The /precision page's settings in one flat body, as GET /api/precision takes them in its query: the "
+    "two numbers to add and the float16 stack's fields (its defaults are the snowballing stack's).",
+    big=(float, PrecisionRequest.model_fields["big"]),
+    small=(float, PrecisionRequest.model_fields["small"]),
+    **{name: _stack_field(name) for name in STACK_FIELDS},
+)
+
+
+def page_view(page: BaseModel) -> PrecisionView:
+    """The view a page body asks for: its numbers, and its stack in float16."""
+    values = page.model_dump()
+    numbers = PrecisionRequest(big=values.pop("big"), small=values.pop("small"))
+    return PrecisionView(numbers=numbers, stack=TraceConfig(**{**SNOWBALL_DEFAULTS, **values, "dtype": "float16"}))

@@ -6,6 +6,8 @@ TraceConfig for the float16 stack), so a label lives in exactly one place.
 
 from __future__ import annotations
 
+from functools import cache
+
 from pydantic import BaseModel
 
 from ...config import TraceConfig
@@ -250,3 +252,26 @@ def all_strings(models: dict[str, type[BaseModel]]) -> dict[str, tuple[str, str]
     for page, model in models.items():
         table.update(field_strings(f"{page}.field", model))
     return table
+
+
+def lesson_models() -> dict[str, type[BaseModel]]:
+    """Each lesson page's request model, by page key: its controls, labels and field words come from it."""
+    from .batch import BatchDependenceRequest
+    from .chain import ChainRequest
+    from .layernorm import LayerNormRequest
+    from .precision import PrecisionRequest
+    from .softmax import SoftmaxRequest
+
+    return {
+        "chain": ChainRequest,
+        "layernorm": LayerNormRequest,
+        "softmax": SoftmaxRequest,
+        "precision": PrecisionRequest,
+        "batchnorm": BatchDependenceRequest,
+    }
+
+
+@cache
+def lesson_strings() -> dict[str, tuple[str, str]]:
+    """Every lesson word, read by the lessons' chart builders directly (a notebook needs no page imported first)."""
+    return all_strings(lesson_models())
