@@ -20,7 +20,7 @@ from pydantic import BaseModel
 from typing_extensions import TypedDict
 
 from ..config import Activation, Arch, Block, DType, Init, Norm, NormPosition, Residual, TraceConfig
-from .limits import Budget, check_machine
+from .limits import Budget, check_budget, check_machine
 
 F = TypeVar("F", bound=Callable[..., Any])
 LANGS = ("en", "zh")
@@ -108,6 +108,7 @@ def trace_config(fields: Mapping[str, Any], budget: Budget, call: str = "trace")
     """TraceConfig from keyword arguments, validated as the HTTP body; the budget is this machine's memory by
     default ("server": the server's compute budget; None: no limit)."""
     refuse_unknown(fields, TraceConfig, call)
+    check_budget(budget)
     cfg = TraceConfig.model_validate(dict(fields), strict=True, context={"budget": budget == "server"})
     check_machine(cfg, budget)
     return cfg

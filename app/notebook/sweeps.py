@@ -22,7 +22,7 @@ from . import figures
 from . import strings as _strings  # noqa: F401  (registers the API's words)
 from .export import Saves
 from .fields import Language, check_lang, keyword_signature, refuse_unknown, trace_config
-from .limits import Budget, check_machine
+from .limits import Budget, check_budget, check_machine
 
 
 @dataclass(repr=False)
@@ -74,6 +74,7 @@ def sweep(
 ) -> Sweep:
     """Trace depths start..stop (or the list `depths`) of the model TraceConfig's other fields describe."""
     check_lang(lang)
+    check_budget(budget)
     refuse_unknown(fields, TraceConfig, "sweep", skip=("depth",))  # the sweep sets the depth
     depths = list(range(start, stop + 1)) if depths is None else list(depths) if isinstance(depths, range) else depths
     # the base model at depth 1 (each depth replaces it; SweepRequest checks the deepest and, with
@@ -82,7 +83,8 @@ def sweep(
     request = SweepRequest.model_validate(
         {"config": base, "depths": depths}, strict=True, context={"budget": budget == "server"}
     )
-    check_machine(request.config.with_depth(request.depths[-1]), budget)
+    deepest = request.config.with_depth(request.depths[-1])
+    check_machine(deepest, budget, "depths", f"its deepest model (depth {deepest.depth}) needs")
     result = Sweep(request.config.with_depth(request.depths[0]), request.depths, lang=lang)  # at the shallowest
     bar = _progress(len(request.depths), t("nb.sweep_progress", lang), progress)
     try:
