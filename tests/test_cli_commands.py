@@ -136,7 +136,7 @@ def test_lecture_writes_the_offline_deck_without_a_server(monkeypatch, tmp_path,
 
     from app.pages import lecture_offline
 
-    async def no_answers(lang: str) -> dict:
+    async def no_answers(lang: str, progress=None) -> dict:
         return {"views": {}}
 
     monkeypatch.setattr(lecture_offline, "bake", no_answers)
@@ -256,3 +256,24 @@ def test_lecture_checks_its_output_before_computing(output, says, monkeypatch, c
     monkeypatch.setattr(lecture_offline, "offline_html", lambda *args, **kwargs: never())
     code, _, err = run(["lecture", "-o", output], capsys)
     assert code == 1 and err.count("\n") == 1 and says in err, err
+
+
+def test_lecture_says_which_slide_it_computes_while_it_computes(monkeypatch, tmp_path, capsys):
+    """One stderr line per slide view as it starts ("k of n: id" or "id#option"), read while that view computes:
+    the views are stubbed (every slide computed and trained takes minutes), the deck's order and names are real."""
+    from app.services import deck
+
+    names = [deck.view_name(*name) for name in deck.view_names()]
+    seen: list[str] = []
+
+    async def view(slide_id, option, lang, recordings=None):
+        seen.append(capsys.readouterr().err)  # what stderr said since the previous view began
+        return {}
+
+    monkeypatch.setattr(deck, "slide_view", view)
+    monkeypatch.setattr(deck.slides, "is_training", lambda slide: False)
+    out_file = tmp_path / "deck.html"
+    code, _, err = run(["lecture", "-o", str(out_file)], capsys)
+    assert code == 0 and err.startswith(f"{out_file}: ") and out_file.stat().st_size > 0
+    assert len(names) > 20 and "chain#12" in names  # the slides and their "try it" options
+    assert seen == [f"resnorm-explorer lecture: {k} of {len(names)}: {name}\n" for k, name in enumerate(names, 1)]

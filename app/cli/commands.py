@@ -161,7 +161,10 @@ def lecture(argv: list[str], prog: str) -> int:
 
     from ..pages.lecture_offline import offline_html
 
-    html = asyncio.run(offline_html(args.lang, origin=args.origin.rstrip("/")))
+    def report(started: int, total: int, name: str) -> None:  # minutes of computing: say where it is
+        print(f"{prog}: {started} of {total}: {name}", file=sys.stderr, flush=True)
+
+    html = asyncio.run(offline_html(args.lang, origin=args.origin.rstrip("/"), progress=report))
     if args.output == "-":
         sys.stdout.write(html)
     else:
