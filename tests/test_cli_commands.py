@@ -200,7 +200,7 @@ def test_trace_runs_what_the_server_refuses_unless_budget_server(client, capsys)
 
 def test_trace_over_half_of_this_machines_memory_is_refused_before_computing(monkeypatch, capsys):
     from app.cli import commands
-    from app.notebook import limits
+    from app.config import machine as limits
 
     need = limits.trace_bytes(TraceConfig(depth=3))
     monkeypatch.setattr(limits, "physical_memory", lambda: int(2 * need) - 1)

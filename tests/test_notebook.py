@@ -59,7 +59,8 @@ def test_bad_fields_raise_the_http_apis_validation_error(fields, field, words, c
 
 def test_a_model_too_large_for_the_machine_says_why_before_computing(monkeypatch):
     """In-process calls are bounded by this machine's memory; budget="server" applies the server's budget."""
-    from app.notebook import limits, traces
+    from app.config import machine as limits
+    from app.notebook import traces
 
     monkeypatch.setattr(traces, "run_trace", lambda cfg: pytest.fail("computed a model over the budget"))
     huge: dict[str, Any] = {"depth": 128, "d_model": 512, "seq_len": 256, "batch": 64}

@@ -40,7 +40,7 @@ def main(argv: list[str] | None = None, prog: str = "python -m app") -> None:
 
         serve(args, prog)  # its own errors and exit codes, unchanged
         return
-    from ..notebook.limits import TooLargeForMachine
+    from ..config.machine import TooLargeForMachine
     from . import commands
     from .options import too_large_line, validation_line
 

@@ -3,7 +3,7 @@ app/cli/__init__.py turns a refused value into exit 2, Ctrl-C into 130 and any f
 
 trace and sweep compute in this process under the server's torch settings (app/experiments/isolation.py) with
 --threads torch threads (default RESNORM_TORCH_THREADS, else one: the server's answer bit for bit), bounded by this
-machine's memory as `rx` calls are (app/notebook/limits.py; --budget server: the server's compute budget); lecture
+machine's memory as `rx` calls are (app/config/machine.py; --budget server: the server's compute budget); lecture
 and warm go through the compute pool, whose processes pin the same settings."""
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from ..settings import env_name, load_settings
 from .options import OneLineParser, add_model_options, given_fields
 
 LANGS = ("en", "zh")
-# --budget's words and the Python API's budget= values they stand for (app/notebook/limits.py)
+# --budget's words and the Python API's budget= values they stand for (app/config/machine.py)
 BUDGETS: dict[str, Literal["machine", "server"] | None] = {"machine": "machine", "server": "server", "none": None}
 
 
@@ -68,7 +68,7 @@ def _threads(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
 def _config(args: argparse.Namespace) -> TraceConfig:
     """The model the options describe, validated as GET /api/trace validates its query; the server's compute budget
     only with --budget server, this machine's memory by default."""
-    from ..notebook.limits import check_machine
+    from ..config.machine import check_machine
 
     budget = BUDGETS[args.budget]
     cfg = TraceConfig.model_validate_strings(given_fields(args, TraceConfig), context={"budget": budget == "server"})

@@ -15,7 +15,7 @@ from pydantic import BaseModel, ValidationError
 from pydantic.fields import FieldInfo
 
 from ..config import field_bounds
-from ..notebook.limits import TooLargeForMachine
+from ..config.machine import TooLargeForMachine
 
 
 class OneLineParser(argparse.ArgumentParser):

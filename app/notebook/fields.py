@@ -20,7 +20,7 @@ from pydantic import BaseModel
 from typing_extensions import TypedDict
 
 from ..config import Activation, Arch, Block, DType, Init, Norm, NormPosition, Residual, TraceConfig
-from .limits import Budget, check_budget, check_machine
+from ..config.machine import Budget, check_budget, check_machine
 
 F = TypeVar("F", bound=Callable[..., Any])
 LANGS = ("en", "zh")

@@ -1,7 +1,7 @@
 """`rx.sweep(1, 96)`: one stack traced at every depth, with a progress bar; Ctrl-C keeps the depths already done.
 
 Validated by SweepRequest (the body of POST /api/sweep, strictly, as the HTTP body) before the first depth runs,
-against this machine's memory rather than the server's budget (app/notebook/limits.py); each row is
+against this machine's memory rather than the server's budget (app/config/machine.py); each row is
 depth_row(run_trace(...)), the line the HTTP API streams for that depth, computed under the server's torch settings.
 """
 
@@ -14,6 +14,7 @@ from typing import Any
 import plotly.graph_objects as go
 
 from ..config import TraceConfig
+from ..config.machine import Budget, check_budget, check_machine
 from ..experiments.isolation import SERVER_THREADS, as_server
 from ..experiments.sweep import SweepRequest, depth_row
 from ..experiments.trace import run_trace
@@ -22,7 +23,6 @@ from . import figures
 from . import strings as _strings  # noqa: F401  (registers the API's words)
 from .export import Saves
 from .fields import Language, check_lang, keyword_signature, refuse_unknown, trace_config
-from .limits import Budget, check_budget, check_machine
 
 
 @dataclass(repr=False)

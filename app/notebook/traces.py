@@ -18,6 +18,7 @@ import plotly.graph_objects as go
 from typing_extensions import Unpack
 
 from ..config import TraceConfig
+from ..config.machine import Budget
 from ..experiments.isolation import SERVER_THREADS, as_server
 from ..experiments.lecture.slides_norm import POST_SERIES, PRE_SERIES
 from ..experiments.trace import run_trace
@@ -27,7 +28,6 @@ from . import figures
 from . import strings as _strings  # noqa: F401  (registers the API's words)
 from .export import Saves
 from .fields import Language, TraceFields, check_lang, keyword_signature, trace_config
-from .limits import Budget
 
 if TYPE_CHECKING:
     from torch import Tensor

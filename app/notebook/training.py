@@ -3,7 +3,7 @@
 In Jupyter with plotly's FigureWidget available the loss chart draws itself while the runs train; elsewhere a
 progress bar counts the steps (live=False: neither). Ctrl-C stops between two steps and keeps what was recorded.
 The request is validated strictly, as the HTTP body, and trained under the server's torch settings. The budget is
-this machine's memory (app/notebook/limits.py), not the server's training budget, unless budget="server".
+this machine's memory (app/config/machine.py), not the server's training budget, unless budget="server".
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from typing import Any
 
 import plotly.graph_objects as go
 
+from ..config.machine import Budget, check_budget, check_machine_training
 from ..experiments.isolation import SERVER_THREADS, as_server
 from ..experiments.train import TrainRequest, train_events
 from ..experiments.train_presets import RUN_KINDS, TRAIN_PRESETS, preset_request
@@ -25,7 +26,6 @@ from . import figures
 from . import strings as _strings  # noqa: F401  (registers the API's words)
 from .export import Saves
 from .fields import Language, check_lang, refuse_unknown
-from .limits import Budget, check_budget, check_machine_training
 from .traces import _frame
 
 REDRAW_EVERY = 10  # steps between two redraws of a live chart

@@ -1,4 +1,5 @@
-"""What a call in the researcher's own process may cost: this machine's memory, not the server's budget.
+"""What a call in the researcher's own process (`rx`, the command line) may cost: this machine's memory, not the
+server's budget.
 
 The server refuses models over its compute budget (app/config/budget.py) and training requests over its training
 budget (app/experiments/train.py) so a room of students keeps getting answers; in a notebook or a shell the only
@@ -11,9 +12,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-from ..config import TraceConfig, activation_floats, parameter_count
+from .budget import activation_floats, parameter_count
+
+if TYPE_CHECKING:
+    from .request import TraceConfig
 
 Budget = Literal["machine", "server"] | None
 BUDGETS: tuple[Budget, ...] = ("machine", "server", None)

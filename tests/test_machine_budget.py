@@ -1,4 +1,4 @@
-"""This machine's memory as the budget of a call in the caller's own process (app/notebook/limits.py): what the server
+"""This machine's memory as the budget of a call in the caller's own process (app/config/machine.py): what the server
 refuses to train runs here, budget="server" refuses it with the server's own words, and a request over half of the
 machine's memory is refused before anything is built."""
 
@@ -11,8 +11,9 @@ from pydantic import ValidationError
 
 import app as rx
 from app.config import TraceConfig, parameter_count
+from app.config import machine as limits
 from app.experiments import train as train_module
-from app.notebook import limits, training
+from app.notebook import training
 
 loose: Any = rx  # called as a careless caller would, past the type checker
 
