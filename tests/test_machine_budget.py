@@ -14,13 +14,14 @@ from app.config import TraceConfig, parameter_count
 from app.config import machine as limits
 from app.experiments import train as train_module
 from app.notebook import training
+from app.notebook.fields import TraceFields
 
 loose: Any = rx  # called as a careless caller would, past the type checker
 
 # One block, but the logits of 32 × 256 tokens over 4096 symbols: saved activations over the server's per-model
 # budget, yet two steps train in about a second
-WIDE_VOCABULARY = {"depth": 1, "d_model": 8, "n_heads": 1, "seq_len": 256, "batch": 32, "vocab_size": 4096}
-SMALL = {"depth": 2, "seq_len": 16, "vocab_size": 16}
+WIDE_VOCABULARY: TraceFields = {"depth": 1, "d_model": 8, "n_heads": 1, "seq_len": 256, "batch": 32, "vocab_size": 4096}
+SMALL: TraceFields = {"depth": 2, "seq_len": 16, "vocab_size": 16}
 
 
 def server_error(client, body: dict[str, Any]) -> str:
@@ -64,7 +65,7 @@ def test_a_request_over_the_servers_training_budget_trains_here(client, monkeypa
 
 def test_training_over_half_of_this_machines_memory_is_refused_before_building(monkeypatch):
     monkeypatch.setattr(training, "train_events", lambda *args: pytest.fail("trained a request over the budget"))
-    runs = [SMALL, {**SMALL, "depth": 3}]
+    runs: list[TraceFields] = [SMALL, {**SMALL, "depth": 3}]
     need = limits.training_bytes([TraceConfig(**run) for run in runs], "adam")
     monkeypatch.setattr(limits, "physical_memory", lambda: int(2 * need) - 1)
     with pytest.raises(limits.TooLargeForMachine, match="budget=None") as caught:

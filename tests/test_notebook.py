@@ -17,6 +17,7 @@ import app as rx
 from app.experiments.lecture import DECK
 from app.i18n import t
 from app.notebook import figures
+from app.notebook.fields import TraceFields
 from app.numbers import fmt
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -195,13 +196,13 @@ def test_importing_the_package_does_not_load_torch():
     assert float(seconds) < 0.5  # measured 0.3 ms warm, 30 ms cold; torch alone takes about 3 s
 
 
-SMALL = {"depth": 2, "d_model": 32, "n_heads": 2, "seq_len": 8, "vocab_size": 8, "batch": 16}
+SMALL: TraceFields = {"depth": 2, "d_model": 32, "n_heads": 2, "seq_len": 8, "vocab_size": 8, "batch": 16}
 
 
 def test_train_records_what_post_api_train_streams(client):
     from tests.conftest import strict_lines
 
-    runs = [{**SMALL, "norm_position": "post"}, {**SMALL, "norm_position": "pre"}]
+    runs: list[TraceFields] = [{**SMALL, "norm_position": "post"}, {**SMALL, "norm_position": "pre"}]
     ours = rx.train(None, runs=runs, steps=3, live=False)
     http = strict_lines(client.post("/api/train", json={"runs": runs, "steps": 3}).text)
     steps = [(e["run"], e["step"], e["loss"]) for e in ours.events if e["type"] == "step"]

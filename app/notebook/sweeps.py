@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import plotly.graph_objects as go
+from typing_extensions import Unpack
 
 from ..config import TraceConfig
 from ..config.machine import Budget, check_budget, check_machine
@@ -22,7 +23,7 @@ from ..i18n import t
 from . import figures
 from . import strings as _strings  # noqa: F401  (registers the API's words)
 from .export import Saves
-from .fields import Language, check_lang, keyword_signature, refuse_unknown, trace_config
+from .fields import Language, ModelFields, check_lang, keyword_signature, refuse_unknown, trace_config
 
 
 @dataclass(repr=False)
@@ -70,7 +71,7 @@ def sweep(
     progress: bool = True,
     threads: int = SERVER_THREADS,
     budget: Budget = "machine",
-    **fields: Any,
+    **fields: Unpack[ModelFields],
 ) -> Sweep:
     """Trace depths start..stop (or the list `depths`) of the model TraceConfig's other fields describe."""
     check_lang(lang)

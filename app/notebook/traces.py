@@ -27,7 +27,7 @@ from ..jsonsafe import strict_dumps
 from . import figures
 from . import strings as _strings  # noqa: F401  (registers the API's words)
 from .export import Saves
-from .fields import Language, TraceFields, check_lang, keyword_signature, trace_config
+from .fields import CompareFields, Language, TraceFields, check_lang, keyword_signature, trace_config
 
 if TYPE_CHECKING:
     from torch import Tensor
@@ -140,7 +140,11 @@ def trace(
 
 @keyword_signature(lists=True)
 def compare(
-    *, lang: Language = "en", threads: int = SERVER_THREADS, budget: Budget = "machine", **fields: Any
+    *,
+    lang: Language = "en",
+    threads: int = SERVER_THREADS,
+    budget: Budget = "machine",
+    **fields: Unpack[CompareFields],
 ) -> Comparison:
     """Trace every combination of the fields given as lists, e.g. compare(depth=24, norm_position=["post", "pre"])."""
     check_lang(lang)

@@ -11,10 +11,12 @@ from __future__ import annotations
 import math
 import sys
 import threading
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import plotly.graph_objects as go
+from typing_extensions import Unpack
 
 from ..config.machine import Budget, check_budget, check_machine_training
 from ..experiments.isolation import SERVER_THREADS, as_server
@@ -25,7 +27,7 @@ from ..pages import train as _train_strings  # noqa: F401  (registers the loss c
 from . import figures
 from . import strings as _strings  # noqa: F401  (registers the API's words)
 from .export import Saves
-from .fields import Language, check_lang, refuse_unknown
+from .fields import Language, TrainFields, check_lang, refuse_unknown
 from .traces import _frame
 
 REDRAW_EVERY = 10  # steps between two redraws of a live chart
@@ -106,7 +108,7 @@ def train(
     live: bool = True,
     threads: int = SERVER_THREADS,
     budget: Budget = "machine",
-    **fields: Any,
+    **fields: Unpack[TrainFields],
 ) -> Training:
     """Train a /train preset (post_vs_pre, warmup, ...), its settings overridden by TrainRequest's fields
     (steps=100, lr=3e-4, ...), or with preset=None your own runs=[dict of TraceConfig's fields, ...]. live=True: a
@@ -133,7 +135,7 @@ def train(
     return result
 
 
-def train_request(preset: str | None, lang: object, budget: Budget, fields: dict[str, Any]) -> TrainRequest:
+def train_request(preset: str | None, lang: object, budget: Budget, fields: Mapping[str, Any]) -> TrainRequest:
     """The request POST /api/train would validate, strictly; the server's budgets only with budget="server"."""
     check_lang(lang)
     check_budget(budget)
