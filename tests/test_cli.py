@@ -222,3 +222,12 @@ def test_make_in_a_read_only_folder_is_one_line_before_anything_is_made(read_onl
     assert result.stderr.count("\n") == 1, result.stderr
     assert f"cannot create .venv: {read_only_project} is read-only" in result.stderr
     assert not (read_only_project / ".venv").exists()
+
+
+def test_the_command_and_serves_options_load_no_torch():
+    """Serving starts without torch in the web process (compute runs in processes of their own), and the options
+    shared with trace and sweep (app/cli/options.py, their machine budget) must not bring it in."""
+    code = "import sys, app.cli, app.cli.options, app.cli.serve; print(sorted({'torch', 'app.notebook'} & set(sys.modules)))"
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, env=env, timeout=60)
+    assert out.stdout.strip() == "[]", out.stderr

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 import os
 import subprocess
 import sys
@@ -81,7 +82,8 @@ def test_every_field_of_the_request_model_is_an_option(capsys):
         (["trace", "--depth", "500"], "--depth: Input should be less than or equal to 128"),
         (["trace", "--norm", "weird"], "--norm: Input should be"),
         (["trace", "--n-heads", "3"], "--n-heads: must divide d_model (64)"),
-        (["trace", "--depth", "12", "--d-model", "512", "--seq-len", "256", "--batch", "64"], "too large"),
+        (["trace", "--d-model", "512", "--seq-len", "256", "--batch", "64", "--budget", "server"], "for this server"),
+        (["trace", "--budget", "room"], "--budget: invalid choice: 'room'"),
         (["trace", "--json", "--csv"], "not allowed with argument"),
         (["trace", "--depht", "4"], "unrecognized arguments: --depht"),
         (["sweep", "--to", "130"], "--from/--to"),
@@ -134,7 +136,7 @@ def test_lecture_writes_the_offline_deck_without_a_server(monkeypatch, tmp_path,
 
     from app.pages import lecture_offline
 
-    async def no_answers(lang: str) -> dict:
+    async def no_answers(lang: str, progress=None) -> dict:
         return {"views": {}}
 
     monkeypatch.setattr(lecture_offline, "bake", no_answers)
@@ -156,15 +158,61 @@ def test_the_top_level_help_is_serves_and_names_the_other_commands(capsys):
     assert "resnorm-explorer trace | sweep | lecture | warm" in " ".join(out.split())
 
 
-def test_sweep_checks_the_budget_at_its_own_depths(capsys):
-    """A model too big at the default depth 12 may still be swept at shallow depths; too deep, it is refused."""
-    wide = ["--d-model", "512", "--seq-len", "64", "--batch", "8"]
+def test_sweep_checks_the_servers_budget_at_its_own_depths_when_asked(monkeypatch, capsys):
+    """With --budget server, a model too big at the default depth 12 may still be swept at shallow depths; too deep,
+    it is refused. On this machine's budget (the default) the same sweep starts."""
+    from app.notebook import sweeps
+
+    wide = ["--d-model", "512", "--seq-len", "64", "--batch", "8", "--budget", "server"]
     code, out, err = run(["sweep", "--from", "1", "--to", "1", *wide, "--csv"], capsys)
     assert code == 0 and [row["depth"] for row in csv.DictReader(io.StringIO(out))] == ["1"], err
     code, _, err = run(["sweep", "--from", "1", "--to", "40", *wide], capsys)
     # the size to blame and the largest value that fits (app/config/limits.py), at the sweep's own deepest depth
     assert code == 2 and "--from/--to: depth 40 with this config: d_model: 512 is too large" in err, err
     assert "allowed: d_model <= 104" in err, err
+
+    def stop(cfg):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(sweeps, "run_trace", stop)
+    code, out, err = run(["sweep", "--from", "1", "--to", "40", *wide[:-2], "--json"], capsys)
+    assert code == 130 and strict_json(out)["depths"] == list(range(1, 41)), err
+
+
+# One block, but the logits of 32 x 256 tokens over 4096 symbols: saved activations over the server's per-model
+# budget, traced in well under a second
+WIDE_VOCABULARY = {"depth": 1, "d_model": 8, "n_heads": 1, "seq_len": 256, "batch": 32, "vocab_size": 4096}
+
+
+def test_trace_runs_what_the_server_refuses_unless_budget_server(client, capsys):
+    options = [f"--{name.replace('_', '-')}={value}" for name, value in WIDE_VOCABULARY.items()]
+    served = client.get("/api/trace", params=WIDE_VOCABULARY)
+    assert served.status_code == 422
+    message = served.json()["errors"][0]["message"]
+    code, _, err = run(["trace", *options, "--budget", "server"], capsys)
+    assert code == 2 and f"--seq-len: {message}" in err, err
+    code, out, err = run(["trace", *options, "--json"], capsys)
+    assert code == 0 and err == ""
+    printed = strict_json(out)
+    assert {name: printed["config"][name] for name in WIDE_VOCABULARY} == WIDE_VOCABULARY
+    assert len(printed["layers"]) == 1 and math.isfinite(printed["loss"])
+
+
+def test_trace_over_half_of_this_machines_memory_is_refused_before_computing(monkeypatch, capsys):
+    from app.cli import commands
+    from app.config import machine as limits
+
+    need = limits.trace_bytes(TraceConfig(depth=3))
+    monkeypatch.setattr(limits, "physical_memory", lambda: int(2 * need) - 1)
+    monkeypatch.setattr(commands, "_run_trace", lambda cfg: pytest.fail("computed a model over the budget"))
+    code, _, err = run(["trace", "--depth", "3"], capsys)
+    assert code == 2 and err.count("\n") == 1, err
+    assert err.startswith("resnorm-explorer trace: error: --depth: this model needs about"), err
+    assert "or add --budget none to run it anyway (see --help)" in err
+    monkeypatch.undo()
+    monkeypatch.setattr(limits, "physical_memory", lambda: int(2 * need) - 1)
+    code, out, err = run(["trace", "--depth", "3", "--budget", "none", "--json"], capsys)
+    assert code == 0 and len(strict_json(out)["layers"]) == 3, err
 
 
 def test_options_are_never_abbreviated(capsys):
@@ -208,3 +256,24 @@ def test_lecture_checks_its_output_before_computing(output, says, monkeypatch, c
     monkeypatch.setattr(lecture_offline, "offline_html", lambda *args, **kwargs: never())
     code, _, err = run(["lecture", "-o", output], capsys)
     assert code == 1 and err.count("\n") == 1 and says in err, err
+
+
+def test_lecture_says_which_slide_it_computes_while_it_computes(monkeypatch, tmp_path, capsys):
+    """One stderr line per slide view as it starts ("k of n: id" or "id#option"), read while that view computes:
+    the views are stubbed (every slide computed and trained takes minutes), the deck's order and names are real."""
+    from app.services import deck
+
+    names = [deck.view_name(*name) for name in deck.view_names()]
+    seen: list[str] = []
+
+    async def view(slide_id, option, lang, recordings=None):
+        seen.append(capsys.readouterr().err)  # what stderr said since the previous view began
+        return {}
+
+    monkeypatch.setattr(deck, "slide_view", view)
+    monkeypatch.setattr(deck.slides, "is_training", lambda slide: False)
+    out_file = tmp_path / "deck.html"
+    code, _, err = run(["lecture", "-o", str(out_file)], capsys)
+    assert code == 0 and err.startswith(f"{out_file}: ") and out_file.stat().st_size > 0
+    assert len(names) > 20 and "chain#12" in names  # the slides and their "try it" options
+    assert seen == [f"resnorm-explorer lecture: {k} of {len(names)}: {name}\n" for k, name in enumerate(names, 1)]

@@ -17,6 +17,7 @@ import app as rx
 from app.experiments.lecture import DECK
 from app.i18n import t
 from app.notebook import figures
+from app.notebook.fields import TraceFields
 from app.numbers import fmt
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -59,7 +60,8 @@ def test_bad_fields_raise_the_http_apis_validation_error(fields, field, words, c
 
 def test_a_model_too_large_for_the_machine_says_why_before_computing(monkeypatch):
     """In-process calls are bounded by this machine's memory; budget="server" applies the server's budget."""
-    from app.notebook import limits, traces
+    from app.config import machine as limits
+    from app.notebook import traces
 
     monkeypatch.setattr(traces, "run_trace", lambda cfg: pytest.fail("computed a model over the budget"))
     huge: dict[str, Any] = {"depth": 128, "d_model": 512, "seq_len": 256, "batch": 64}
@@ -194,13 +196,13 @@ def test_importing_the_package_does_not_load_torch():
     assert float(seconds) < 0.5  # measured 0.3 ms warm, 30 ms cold; torch alone takes about 3 s
 
 
-SMALL = {"depth": 2, "d_model": 32, "n_heads": 2, "seq_len": 8, "vocab_size": 8, "batch": 16}
+SMALL: TraceFields = {"depth": 2, "d_model": 32, "n_heads": 2, "seq_len": 8, "vocab_size": 8, "batch": 16}
 
 
 def test_train_records_what_post_api_train_streams(client):
     from tests.conftest import strict_lines
 
-    runs = [{**SMALL, "norm_position": "post"}, {**SMALL, "norm_position": "pre"}]
+    runs: list[TraceFields] = [{**SMALL, "norm_position": "post"}, {**SMALL, "norm_position": "pre"}]
     ours = rx.train(None, runs=runs, steps=3, live=False)
     http = strict_lines(client.post("/api/train", json={"runs": runs, "steps": 3}).text)
     steps = [(e["run"], e["step"], e["loss"]) for e in ours.events if e["type"] == "step"]

@@ -5,6 +5,7 @@ short reprs, `dir(rx)` the API only, the traced module itself, and this machine'
 from __future__ import annotations
 
 import inspect
+import types
 import typing
 from pathlib import Path
 from typing import Any
@@ -16,7 +17,8 @@ from pydantic import ValidationError
 import app as rx
 from app import notebook
 from app.config import TraceConfig
-from app.notebook.fields import TraceFields
+from app.experiments.train import TrainRequest
+from app.notebook.fields import CompareFields, ModelFields, TraceFields, TrainFields
 
 ROOT = Path(__file__).resolve().parents[1]
 loose: Any = rx  # called as a careless caller would, past the type checker
@@ -38,12 +40,37 @@ def test_every_field_is_a_typed_keyword_only_parameter_with_its_default(name):
     assert "depth: int = 12" in str(inspect.signature(rx.trace))
 
 
-def test_the_typed_dict_type_checkers_read_is_traceconfig():
-    hints = typing.get_type_hints(TraceFields)
-    assert list(hints) == list(TraceConfig.model_fields)
-    for field, info in TraceConfig.model_fields.items():
-        expected = typing.get_args(info.annotation) or (info.annotation,)
-        assert (typing.get_args(hints[field]) or (hints[field],)) == expected or hints[field] is str, field
+def alternatives(annotation: Any) -> set[Any]:
+    """The types a union allows (a Literal's values, a single type itself)."""
+    return (
+        set(typing.get_args(annotation))
+        if typing.get_origin(annotation) in (typing.Union, types.UnionType)
+        else {annotation}
+    )
+
+
+@pytest.mark.parametrize(
+    "typed, model, absent, lists",
+    [
+        (TraceFields, TraceConfig, (), False),  # rx.trace, rx.build, rx.batch
+        (ModelFields, TraceConfig, ("depth",), False),  # rx.sweep: the sweep sets the depth
+        (CompareFields, TraceConfig, (), True),  # rx.compare: each field, or a list of values to vary
+        (TrainFields, TrainRequest, (), False),  # rx.train (its runs: the next test)
+    ],
+)
+def test_the_typed_dicts_type_checkers_read_are_the_request_models(typed, model, absent, lists):
+    hints = typing.get_type_hints(typed)
+    assert set(hints) == set(model.model_fields) - set(absent)
+    for field, info in model.model_fields.items():
+        if field in absent or field == "runs":
+            continue
+        expected = {info.annotation, list[info.annotation]} if lists else alternatives(info.annotation)  # type: ignore[name-defined]
+        assert alternatives(hints[field]) == expected, field
+
+
+def test_a_training_run_is_typed_as_a_trace():
+    runs = typing.get_type_hints(TrainFields)["runs"]
+    assert typing.get_args(runs) == (TraceFields | TraceConfig,)
 
 
 def test_help_lists_the_fields():

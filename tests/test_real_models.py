@@ -555,3 +555,53 @@ def test_real_trace_by_name_is_the_api_answer_and_leaves_the_environment_alone(c
         and served.json()["massive"]["top_index"] == mine["massive"]["top_index"]
     )
     assert after == before
+
+
+@pytest.mark.parametrize("mine", [False, True])
+def test_a_load_switches_huggingface_hub_offline_and_gives_the_callers_switch_back(mine, monkeypatch):
+    """huggingface_hub keeps HF_HUB_OFFLINE in a constant read once at import: the environment alone would switch
+    nothing in a process that imported it already, and a constant read during a load would stay switched."""
+    import os
+
+    import huggingface_hub.constants as hub
+
+    from app.models.pretrained.loading import offline
+
+    monkeypatch.setattr(hub, "HF_HUB_OFFLINE", mine)
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    with offline(allow_downloads=False):
+        assert hub.is_offline_mode() and transformers.utils.hub.is_offline_mode()
+        assert os.environ["HF_HUB_OFFLINE"] == os.environ["TRANSFORMERS_OFFLINE"] == "1"
+    assert hub.HF_HUB_OFFLINE is mine and "HF_HUB_OFFLINE" not in os.environ
+    with pytest.raises(OSError), offline(allow_downloads=False):  # a failed load gives them back too
+        raise OSError("no such model")
+    assert hub.HF_HUB_OFFLINE is mine
+    with offline(allow_downloads=True):  # the operator allowed downloads: the caller's switch, untouched
+        assert hub.is_offline_mode() is mine
+
+
+def test_a_real_model_leaves_a_fresh_processs_huggingface_hub_online():
+    """In a process that had not imported huggingface_hub, the first load imports it: the constant it keeps must be
+    the process's own (online), so the researcher's later from_pretrained can still download."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    if packaged_source("minilm") is None:
+        pytest.skip("minilm is not installed")
+    script = (
+        "import json, os, sys\n"
+        "import app as rx\n"
+        "assert 'huggingface_hub' not in sys.modules\n"
+        "rx.real_trace('minilm', 'Residual connections let gradients flow.')\n"
+        "import huggingface_hub.constants as hub, transformers.utils.hub as th\n"
+        "print(json.dumps([hub.HF_HUB_OFFLINE, th.is_offline_mode(), os.environ.get('HF_HUB_OFFLINE')]))\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k not in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")}
+    root = Path(__file__).resolve().parents[1]
+    done = subprocess.run(
+        [sys.executable, "-c", script], cwd=root, env=env, capture_output=True, text=True, timeout=120, check=False
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert json.loads(done.stdout.strip().splitlines()[-1]) == [False, False, None]

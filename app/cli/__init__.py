@@ -40,7 +40,9 @@ def main(argv: list[str] | None = None, prog: str = "python -m app") -> None:
 
         serve(args, prog)  # its own errors and exit codes, unchanged
         return
+    from ..config.machine import TooLargeForMachine
     from . import commands
+    from .options import too_large_line, validation_line
 
     full = f"{prog} {command}"
     try:
@@ -51,9 +53,10 @@ def main(argv: list[str] | None = None, prog: str = "python -m app") -> None:
         else:
             code = getattr(commands, command)(args, full)
     except ValidationError as exc:
-        from .options import validation_line
-
         print(f"{full}: error: {validation_line(exc)} (see --help)", file=sys.stderr)
+        code = 2
+    except TooLargeForMachine as exc:  # refused before computing, as a value the model refuses is
+        print(f"{full}: error: {too_large_line(exc)} (see --help)", file=sys.stderr)
         code = 2
     except KeyboardInterrupt:
         print(f"{full}: interrupted", file=sys.stderr)

@@ -2,8 +2,9 @@
 app/cli/__init__.py turns a refused value into exit 2, Ctrl-C into 130 and any failure into one line and 1.
 
 trace and sweep compute in this process under the server's torch settings (app/experiments/isolation.py) with
---threads torch threads (default RESNORM_TORCH_THREADS, else one: the server's answer bit for bit); lecture and
-warm go through the compute pool, whose processes pin the same settings."""
+--threads torch threads (default RESNORM_TORCH_THREADS, else one: the server's answer bit for bit), bounded by this
+machine's memory as `rx` calls are (app/config/machine.py; --budget server: the server's compute budget); lecture
+and warm go through the compute pool, whose processes pin the same settings."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import io
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from ..config import TraceConfig
 from ..experiments.isolation import SERVER_THREADS, as_server
@@ -22,6 +23,8 @@ from ..settings import env_name, load_settings
 from .options import OneLineParser, add_model_options, given_fields
 
 LANGS = ("en", "zh")
+# --budget's words and the Python API's budget= values they stand for (app/config/machine.py)
+BUDGETS: dict[str, Literal["machine", "server"] | None] = {"machine": "machine", "server": "server", "none": None}
 
 
 def _parser(prog: str, description: str) -> OneLineParser:
@@ -41,6 +44,13 @@ def _format_options(parser: argparse.ArgumentParser) -> None:
         help=f"torch threads [env {env_name('torch_threads')}, default {SERVER_THREADS}: the server's numbers bit for "
         "bit; more agree within 1e-6 relative in float32]",
     )
+    parser.add_argument(
+        "--budget",
+        choices=list(BUDGETS),
+        default="machine",
+        help="machine: refuse a model needing over half of this machine's memory; server: the server's compute "
+        "budget; none: no limit [default machine]",
+    )
 
 
 def _threads(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
@@ -56,8 +66,14 @@ def _threads(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
 
 
 def _config(args: argparse.Namespace) -> TraceConfig:
-    """The model the options describe, validated as GET /api/trace validates its query."""
-    return TraceConfig.model_validate_strings(given_fields(args, TraceConfig))
+    """The model the options describe, validated as GET /api/trace validates its query; the server's compute budget
+    only with --budget server, this machine's memory by default."""
+    from ..config.machine import check_machine
+
+    budget = BUDGETS[args.budget]
+    cfg = TraceConfig.model_validate_strings(given_fields(args, TraceConfig), context={"budget": budget == "server"})
+    check_machine(cfg, budget)
+    return cfg
 
 
 def trace(argv: list[str], prog: str) -> int:
@@ -97,11 +113,14 @@ def sweep(argv: list[str], prog: str) -> int:
     threads = _threads(args, parser)
     from ..notebook import sweep as run_sweep
 
-    # parsed as GET /api/trace parses a query, at depth 1; SweepRequest then checks the deepest depth and the total
-    fields = TraceConfig.model_validate_strings({**given_fields(args, TraceConfig), "depth": "1"}).model_dump()
+    # parsed as GET /api/trace parses a query, at depth 1 (without the server's budget: a model too large at depth 1
+    # is too large at every depth, and the sweep says so in its own words); the sweep then checks its deepest depth
+    given = {**given_fields(args, TraceConfig), "depth": "1"}
+    fields = TraceConfig.model_validate_strings(given, context={"budget": False}).model_dump()
     fields.pop("depth")
+    budget = BUDGETS[args.budget]
     result = run_sweep(
-        args.start, args.stop, lang=args.lang, progress=sys.stderr.isatty(), threads=threads, budget="server", **fields
+        args.start, args.stop, lang=args.lang, progress=sys.stderr.isatty(), threads=threads, budget=budget, **fields
     )
     if args.json:  # interrupted: the depths done so far, and a flag saying the rest are missing
         from ..jsonsafe import strict_dumps
@@ -142,7 +161,10 @@ def lecture(argv: list[str], prog: str) -> int:
 
     from ..pages.lecture_offline import offline_html
 
-    html = asyncio.run(offline_html(args.lang, origin=args.origin.rstrip("/")))
+    def report(started: int, total: int, name: str) -> None:  # minutes of computing: say where it is
+        print(f"{prog}: {started} of {total}: {name}", file=sys.stderr, flush=True)
+
+    html = asyncio.run(offline_html(args.lang, origin=args.origin.rstrip("/"), progress=report))
     if args.output == "-":
         sys.stdout.write(html)
     else:

@@ -15,6 +15,7 @@ from pydantic import BaseModel, ValidationError
 from pydantic.fields import FieldInfo
 
 from ..config import field_bounds
+from ..config.machine import TooLargeForMachine
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -78,6 +79,14 @@ def validation_line(exc: ValidationError) -> str:
     if message.startswith(f"{field}: "):  # the model's own checks already name the field
         message = message[len(field) + 2 :]
     return f"{OPTION_OF.get(field, option_name(field))}: {message}" if field else message
+
+
+ANYWAY = "add --budget none to run it anyway"
+
+
+def too_large_line(exc: TooLargeForMachine) -> str:
+    """This machine's refusal as one line naming the option: '--depth: this model needs about 30 GB, ...'."""
+    return f"{OPTION_OF.get(exc.field, option_name(exc.field))}: {exc.reason(ANYWAY)}"
 
 
 def fail(prog: str, message: str, code: int = 1) -> NoReturn:

@@ -6,7 +6,7 @@ retyped in JavaScript (pages read the bounds from the schema they are handed).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal, TypeAlias
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationInfo, model_validator
 
@@ -15,11 +15,8 @@ from .fields import labelled_field
 from .variants import keys, listed_help
 
 Arch = Literal["transformer", "mlp"]
-if TYPE_CHECKING:  # a type checker sees the names; pydantic validates against the variant table's keys
-    Norm: TypeAlias = str
-    NormPosition: TypeAlias = str
-    Block: TypeAlias = str
-    Residual: TypeAlias = str
+if TYPE_CHECKING:  # a type checker sees the table's keys, written out; pydantic validates against the table itself
+    from .variant_types import Block, Norm, NormPosition, Residual
 else:
     Norm = Literal[keys("norm")]
     NormPosition = Literal[keys("norm_position")]

@@ -1,8 +1,9 @@
 """The API's keyword arguments: TraceConfig's fields, typed for tools, validated exactly as the HTTP body is.
 
-`TraceFields` lists the fields with their types for mypy, pyright and editors (`**fields: Unpack[TraceFields]`);
+`TraceFields` lists the fields with their types for mypy, pyright and editors (`**fields: Unpack[TraceFields]`;
+`ModelFields` without depth for rx.sweep, `CompareFields` with lists for rx.compare, `TrainFields` for rx.train);
 `keyword_signature` writes the same fields, with TraceConfig's own defaults, into each function's runtime signature,
-so `help(rx.trace)`, `inspect.signature` and Jupyter's completion show them. tests/test_notebook.py checks both
+so `help(rx.trace)`, `inspect.signature` and Jupyter's completion show them. tests/test_notebook_api.py checks both
 against TraceConfig, so a new field cannot be missing from either.
 
 Values are validated in pydantic's strict mode, as POST /api/trace validates its JSON body (app/api/body.py):
@@ -13,25 +14,25 @@ from __future__ import annotations
 
 import difflib
 import inspect
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel
 from typing_extensions import TypedDict
 
 from ..config import Activation, Arch, Block, DType, Init, Norm, NormPosition, Residual, TraceConfig
-from .limits import Budget, check_machine
+from ..config.machine import Budget, check_budget, check_machine
+from ..experiments.train import OptimizerName, TaskName
 
 F = TypeVar("F", bound=Callable[..., Any])
 LANGS = ("en", "zh")
 Language = Literal["en", "zh"]
 
 
-class TraceFields(TypedDict, total=False):
-    """TraceConfig's fields (every one optional, its default TraceConfig's)."""
+class ModelFields(TypedDict, total=False):
+    """TraceConfig's fields but depth (rx.sweep sets the depth), every one optional, its default TraceConfig's."""
 
     arch: Arch
-    depth: int
     block: Block
     norm: Norm
     norm_groups: int
@@ -48,6 +49,49 @@ class TraceFields(TypedDict, total=False):
     seq_len: int
     batch: int
     vocab_size: int
+    seed: int
+
+
+class TraceFields(ModelFields, total=False):
+    """TraceConfig's fields (every one optional, its default TraceConfig's)."""
+
+    depth: int
+
+
+class CompareFields(TypedDict, total=False):
+    """rx.compare's: each of TraceConfig's fields, or a list of values of it to vary."""
+
+    arch: Arch | list[Arch]
+    depth: int | list[int]
+    block: Block | list[Block]
+    norm: Norm | list[Norm]
+    norm_groups: int | list[int]
+    norm_position: NormPosition | list[NormPosition]
+    final_norm: bool | list[bool]
+    depth_scaled_norm: bool | list[bool]
+    residual: Residual | list[Residual]
+    residual_scale: float | list[float]
+    activation: Activation | list[Activation]
+    init: Init | list[Init]
+    dtype: DType | list[DType]
+    d_model: int | list[int]
+    n_heads: int | list[int]
+    seq_len: int | list[int]
+    batch: int | list[int]
+    vocab_size: int | list[int]
+    seed: int | list[int]
+
+
+class TrainFields(TypedDict, total=False):
+    """TrainRequest's fields, the body of POST /api/train (each run: TraceConfig's fields, or a TraceConfig)."""
+
+    runs: Sequence[TraceFields | TraceConfig]
+    task: TaskName
+    steps: int
+    lr: float
+    warmup_steps: int
+    optimizer: OptimizerName
+    clip: float | None
     seed: int
 
 
@@ -108,6 +152,7 @@ def trace_config(fields: Mapping[str, Any], budget: Budget, call: str = "trace")
     """TraceConfig from keyword arguments, validated as the HTTP body; the budget is this machine's memory by
     default ("server": the server's compute budget; None: no limit)."""
     refuse_unknown(fields, TraceConfig, call)
+    check_budget(budget)
     cfg = TraceConfig.model_validate(dict(fields), strict=True, context={"budget": budget == "server"})
     check_machine(cfg, budget)
     return cfg

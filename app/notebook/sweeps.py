@@ -1,7 +1,7 @@
 """`rx.sweep(1, 96)`: one stack traced at every depth, with a progress bar; Ctrl-C keeps the depths already done.
 
 Validated by SweepRequest (the body of POST /api/sweep, strictly, as the HTTP body) before the first depth runs,
-against this machine's memory rather than the server's budget (app/notebook/limits.py); each row is
+against this machine's memory rather than the server's budget (app/config/machine.py); each row is
 depth_row(run_trace(...)), the line the HTTP API streams for that depth, computed under the server's torch settings.
 """
 
@@ -12,8 +12,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import plotly.graph_objects as go
+from typing_extensions import Unpack
 
 from ..config import TraceConfig
+from ..config.machine import Budget, check_budget, check_machine
 from ..experiments.isolation import SERVER_THREADS, as_server
 from ..experiments.sweep import SweepRequest, depth_row
 from ..experiments.trace import run_trace
@@ -21,8 +23,7 @@ from ..i18n import t
 from . import figures
 from . import strings as _strings  # noqa: F401  (registers the API's words)
 from .export import Saves
-from .fields import Language, check_lang, keyword_signature, refuse_unknown, trace_config
-from .limits import Budget, check_machine
+from .fields import Language, ModelFields, check_lang, keyword_signature, refuse_unknown, trace_config
 
 
 @dataclass(repr=False)
@@ -70,10 +71,11 @@ def sweep(
     progress: bool = True,
     threads: int = SERVER_THREADS,
     budget: Budget = "machine",
-    **fields: Any,
+    **fields: Unpack[ModelFields],
 ) -> Sweep:
     """Trace depths start..stop (or the list `depths`) of the model TraceConfig's other fields describe."""
     check_lang(lang)
+    check_budget(budget)
     refuse_unknown(fields, TraceConfig, "sweep", skip=("depth",))  # the sweep sets the depth
     depths = list(range(start, stop + 1)) if depths is None else list(depths) if isinstance(depths, range) else depths
     # the base model at depth 1 (each depth replaces it; SweepRequest checks the deepest and, with
@@ -82,7 +84,8 @@ def sweep(
     request = SweepRequest.model_validate(
         {"config": base, "depths": depths}, strict=True, context={"budget": budget == "server"}
     )
-    check_machine(request.config.with_depth(request.depths[-1]), budget)
+    deepest = request.config.with_depth(request.depths[-1])
+    check_machine(deepest, budget, "depths", f"its deepest model (depth {deepest.depth}) needs")
     result = Sweep(request.config.with_depth(request.depths[0]), request.depths, lang=lang)  # at the shallowest
     bar = _progress(len(request.depths), t("nb.sweep_progress", lang), progress)
     try:

@@ -18,6 +18,7 @@ import plotly.graph_objects as go
 from typing_extensions import Unpack
 
 from ..config import TraceConfig
+from ..config.machine import Budget
 from ..experiments.isolation import SERVER_THREADS, as_server
 from ..experiments.lecture.slides_norm import POST_SERIES, PRE_SERIES
 from ..experiments.trace import run_trace
@@ -26,8 +27,7 @@ from ..jsonsafe import strict_dumps
 from . import figures
 from . import strings as _strings  # noqa: F401  (registers the API's words)
 from .export import Saves
-from .fields import Language, TraceFields, check_lang, keyword_signature, trace_config
-from .limits import Budget
+from .fields import CompareFields, Language, TraceFields, check_lang, keyword_signature, trace_config
 
 if TYPE_CHECKING:
     from torch import Tensor
@@ -140,7 +140,11 @@ def trace(
 
 @keyword_signature(lists=True)
 def compare(
-    *, lang: Language = "en", threads: int = SERVER_THREADS, budget: Budget = "machine", **fields: Any
+    *,
+    lang: Language = "en",
+    threads: int = SERVER_THREADS,
+    budget: Budget = "machine",
+    **fields: Unpack[CompareFields],
 ) -> Comparison:
     """Trace every combination of the fields given as lists, e.g. compare(depth=24, norm_position=["post", "pre"])."""
     check_lang(lang)

@@ -2,7 +2,8 @@
 
 In Jupyter with plotly's FigureWidget available the loss chart draws itself while the runs train; elsewhere a
 progress bar counts the steps (live=False: neither). Ctrl-C stops between two steps and keeps what was recorded.
-The request is validated strictly, as the HTTP body, and trained under the server's torch settings.
+The request is validated strictly, as the HTTP body, and trained under the server's torch settings. The budget is
+this machine's memory (app/config/machine.py), not the server's training budget, unless budget="server".
 """
 
 from __future__ import annotations
@@ -10,11 +11,14 @@ from __future__ import annotations
 import math
 import sys
 import threading
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import plotly.graph_objects as go
+from typing_extensions import Unpack
 
+from ..config.machine import Budget, check_budget, check_machine_training
 from ..experiments.isolation import SERVER_THREADS, as_server
 from ..experiments.train import TrainRequest, train_events
 from ..experiments.train_presets import RUN_KINDS, TRAIN_PRESETS, preset_request
@@ -23,7 +27,7 @@ from ..pages import train as _train_strings  # noqa: F401  (registers the loss c
 from . import figures
 from . import strings as _strings  # noqa: F401  (registers the API's words)
 from .export import Saves
-from .fields import Language, check_lang, refuse_unknown
+from .fields import Language, TrainFields, check_lang, refuse_unknown
 from .traces import _frame
 
 REDRAW_EVERY = 10  # steps between two redraws of a live chart
@@ -103,17 +107,14 @@ def train(
     lang: Language = "en",
     live: bool = True,
     threads: int = SERVER_THREADS,
-    **fields: Any,
+    budget: Budget = "machine",
+    **fields: Unpack[TrainFields],
 ) -> Training:
     """Train a /train preset (post_vs_pre, warmup, ...), its settings overridden by TrainRequest's fields
-    (steps=100, lr=3e-4, ...), or with preset=None your own runs=[TraceConfig or dict, ...]. live=True: a live
-    chart in Jupyter, else a progress bar; live=False: neither."""
-    check_lang(lang)
-    if preset is not None and preset not in TRAIN_PRESETS:
-        raise ValueError(f"preset: one of {', '.join(TRAIN_PRESETS)}; got {preset!r}")
-    refuse_unknown(fields, TrainRequest, "train")
-    base = preset_request(preset).model_dump() if preset else {}
-    request = TrainRequest.model_validate({**base, **fields}, strict=True)
+    (steps=100, lr=3e-4, ...), or with preset=None your own runs=[dict of TraceConfig's fields, ...]. live=True: a
+    live chart in Jupyter, else a progress bar; live=False: neither. `budget`: "machine" refuses runs needing over
+    half of this machine's memory, "server" applies the server's training and model budgets, None neither."""
+    request = train_request(preset, lang, budget, fields)
     labels = _labels(preset, request, lang)
     result = Training(request, labels, lang=lang)
     cancel = threading.Event()
@@ -132,6 +133,21 @@ def train(
     if widget is not None:
         _redraw(widget, result)
     return result
+
+
+def train_request(preset: str | None, lang: object, budget: Budget, fields: Mapping[str, Any]) -> TrainRequest:
+    """The request POST /api/train would validate, strictly; the server's budgets only with budget="server"."""
+    check_lang(lang)
+    check_budget(budget)
+    if preset is not None and preset not in TRAIN_PRESETS:
+        raise ValueError(f"preset: one of {', '.join(TRAIN_PRESETS)}; got {preset!r}")
+    refuse_unknown(fields, TrainRequest, "train")
+    base = preset_request(preset).model_dump() if preset else {}
+    # budget (each run's model) and train_budget (the whole request) are the server's validators' switches
+    context = {} if budget == "server" else {"budget": False, "train_budget": False}
+    request = TrainRequest.model_validate({**base, **fields}, strict=True, context=context)
+    check_machine_training(request.runs, request.optimizer, budget)
+    return request
 
 
 def _record(result: Training, events: Any, bar: Any, widget: Any) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 from typing import Any
 
 import anyio.to_thread
@@ -116,10 +117,17 @@ def view_names() -> list[tuple[str, str | None]]:
     return names
 
 
-async def bake(lang: str) -> dict[str, Any]:
-    """Every slide's view in lang, its training recorded, for the offline file: {"views": {"id" or "id#key": view}}."""
+Progress = Callable[[int, int, str], None]  # (views started, views in all, the view's name)
+
+
+async def bake(lang: str, progress: Progress | None = None) -> dict[str, Any]:
+    """Every slide's view in lang, its training recorded, for the offline file: {"views": {"id" or "id#key": view}}.
+    `progress` is told of each view as it starts (the whole deck takes minutes: its training runs)."""
     views: dict[str, Any] = {}
-    for slide_id, option in view_names():
+    names = view_names()
+    for started, (slide_id, option) in enumerate(names, start=1):
+        if progress is not None:
+            progress(started, len(names), view_name(slide_id, option))
         slide = shown(slide_id, option)
         recordings = None
         if slides.is_training(slide):  # the file shows the runs as recorded, training them here when missing

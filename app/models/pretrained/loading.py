@@ -12,6 +12,7 @@ the next forward pass. The price is that processes no longer share the weights' 
 from __future__ import annotations
 
 import os
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -65,26 +66,39 @@ class LoadedModel:
         }
 
 
+_switching = threading.RLock()  # one load at a time changes the switches, so each gives back what it found
+
+
 @contextmanager
 def offline(allow_downloads: bool) -> Iterator[None]:
     """Nothing may wait on a network that is not there: the Hugging Face offline switches for the duration of a
-    load, put back as they were afterwards (a notebook's later downloads must still work)."""
-    import transformers  # noqa: F401  (imported first: huggingface_hub reads the switches once, at import)
+    load, put back as they were afterwards (a notebook's later downloads must still work).
+
+    huggingface_hub reads HF_HUB_OFFLINE / TRANSFORMERS_OFFLINE once, when it is imported, into
+    `huggingface_hub.constants.HF_HUB_OFFLINE`, which `is_offline_mode()` (and transformers 5 through it) consults
+    on every request: so both are switched, huggingface_hub imported first with the caller's environment, so the
+    value it keeps is the caller's own and not this load's."""
+    import huggingface_hub.constants as hub
+    import transformers  # noqa: F401  (imported, with huggingface_hub, before any switch is changed)
     from transformers.utils import logging as hf_logging
 
     hf_logging.disable_progress_bar()
     hf_logging.set_verbosity_error()
-    before = {name: os.environ.get(name) for name in OFFLINE_VARIABLES}
-    if not allow_downloads:
-        os.environ.update(dict.fromkeys(OFFLINE_VARIABLES, "1"))
-    try:
-        yield
-    finally:
-        for name, value in before.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
+    with _switching:
+        before = {name: os.environ.get(name) for name in OFFLINE_VARIABLES}
+        hub_before = hub.HF_HUB_OFFLINE
+        if not allow_downloads:
+            os.environ.update(dict.fromkeys(OFFLINE_VARIABLES, "1"))
+            hub.HF_HUB_OFFLINE = True
+        try:
+            yield
+        finally:
+            hub.HF_HUB_OFFLINE = hub_before
+            for name, value in before.items():
+                if value is None:
+                    os.environ.pop(name, None)
+                else:
+                    os.environ[name] = value
 
 
 DECODER_TYPES = ("gpt2", "llama", "mistral", "qwen2", "qwen3", "gemma", "gemma2", "phi3", "olmo", "smollm3")
