@@ -6,14 +6,16 @@ from __future__ import annotations
 import copy
 import json
 import math
+from typing import Any
 
 import plotly.graph_objects as go
 import pytest
 
+import app as rx
 from app.experiments.lessons.softmax import SWEEP_SCALES
 from app.figures import build
-from app.figures.chart import apply_patch
 from app.figures import layernorm as layernorm_chart
+from app.figures.chart import apply_patch
 from app.figures.precision import exact
 from app.jsonsafe import strict_dumps
 
@@ -97,7 +99,9 @@ def test_a_stack_that_stays_finite_says_so_with_its_peak(client):
     peak = max(out["figure"]["data"][1]["y"])
     assert out["claim"]["overflow_layer"] is None and out["claim"]["float16_peak"] == peak
     assert "stays finite through all 12 blocks" in out["caption"]
-    assert "shapes" not in out["figure"]["layout"] or all(s["type"] != "rect" for s in out["figure"]["layout"]["shapes"])
+    assert "shapes" not in out["figure"]["layout"] or all(
+        s["type"] != "rect" for s in out["figure"]["layout"]["shapes"]
+    )
 
 
 def test_precision_refuses_another_dtype_and_out_of_range_fields(client):
@@ -124,9 +128,13 @@ def test_batchnorm_captions_and_table_read_the_four_answers(client, lang):
     by_batch = [r for r in dependence["rows"] if r["norm"] == "batchnorm"]
     assert facts["same"] == next(r["same_sequence_change"] for r in by_batch if r["batch"] == 8)
     assert facts["big_same"] == by_batch[-1]["same_sequence_change"] and facts["shrinks"]
-    assert facts["per_token_max"] == 0 == max(r["same_sequence_change"] for r in dependence["rows"] if r["norm"] != "batchnorm")
+    assert (
+        facts["per_token_max"]
+        == 0
+        == max(r["same_sequence_change"] for r in dependence["rows"] if r["norm"] != "batchnorm")
+    )
     table = dependence["tables"]["batch-table"]["rows"]
-    assert [row[0]["text"] for row in table][0] == "BatchNorm" and len(table) == 4
+    assert table[0][0]["text"] == "BatchNorm" and table[0][0]["header"] and len(table) == 4
     assert [row[1].get("lost", False) for row in table] == [True, False, False, False]
     padding = chart(client, "batch-padding", {}, lang)
     assert abs(padding["claim"]["pad_fraction"] - 0.5) <= min(abs(r["pad_fraction"] - 0.5) for r in padding["rows"])
@@ -134,7 +142,11 @@ def test_batchnorm_captions_and_table_read_the_four_answers(client, lang):
 
 def test_no_bigger_batch_sentence_at_the_largest_batch(client):
     out = chart(client, "batch-dependence", {"batch": 64})
-    assert not out["claim"]["shrinks"] and "bigger batch" not in out["caption"] and "B = 64 sequences" not in out["caption"]
+    assert (
+        not out["claim"]["shrinks"]
+        and "bigger batch" not in out["caption"]
+        and "B = 64 sequences" not in out["caption"]
+    )
 
 
 def test_a_bigger_batch_that_does_not_shrink_the_change_is_not_said_to(client):
@@ -210,7 +222,7 @@ def test_the_speed_verdict_follows_the_measured_ratios(ratios, ops, verdict, why
 
 # --- the notebook: rx.lesson(...) shows what the page receives ---
 
-PAGE_BODIES = {
+PAGE_BODIES: dict[str, dict[str, Any]] = {
     "chain": {"derivative": 0.9, "depth": 96},
     "softmax-probs": {"logits": [5, 5, 5], "scale": 3, "scales": list(SWEEP_SCALES)},
     "softmax-sweep": {"logits": [2, 1, 0.5, 0, -1], "scale": 316, "scales": list(SWEEP_SCALES)},
@@ -224,8 +236,6 @@ PAGE_BODIES = {
 @pytest.mark.parametrize("key", PAGE_BODIES)
 @pytest.mark.parametrize("theme", ["normal", "slide"])
 def test_the_notebooks_lesson_figure_is_the_pages_json(client, key, theme):
-    import resnorm_explorer as rx
-
     page = client.post(f"/api/figure/{key}?lang=zh", json=PAGE_BODIES[key]).json()
     lesson = rx.lesson(key, lang="zh", **PAGE_BODIES[key])
     shown = apply_patch(copy.deepcopy(page["figure"]), page["patches"]["slide"]) if theme == "slide" else page["figure"]
@@ -237,8 +247,6 @@ def test_the_notebooks_lesson_figure_is_the_pages_json(client, key, theme):
 
 
 def test_rx_lesson_refuses_what_the_endpoint_refuses():
-    import resnorm_explorer as rx
-
     with pytest.raises(ValueError, match="chart: one of"):
         rx.lesson("norms")
     with pytest.raises(TypeError, match="did you mean 'depth'"):

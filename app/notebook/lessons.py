@@ -16,8 +16,8 @@ import plotly.graph_objects as go
 
 from .. import figures
 from ..experiments.isolation import as_server
-from ..experiments.requests import REQUESTS, answer_in_process
 from ..experiments.lessons.softmax import SWEEP_SCALES
+from ..experiments.requests import REQUESTS, answer_in_process
 from .export import Saves
 from .fields import Language, check_lang, refuse_unknown
 
