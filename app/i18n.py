@@ -223,10 +223,6 @@ STRINGS: dict[str, tuple[str, str]] = {
         "服务器不接受这个请求（HTTP {status}{detail}）。",
     ),
     "status.sweep": ("Sweep: depth {done} of {total}", "扫描：第 {done} / {total} 个深度"),
-    "status.sweep_done": (
-        "Sweep of {total} depths done in {seconds} s.",
-        "{total} 个深度的扫描在 {seconds} 秒内完成。",
-    ),
     "export.label": ("Export this chart", "导出此图"),
     "export.png": ("PNG", "PNG"),
     "export.png_title": ("Download a 1920×1080 PNG for slides", "下载 1920×1080 的 PNG（用于幻灯片）"),

@@ -107,7 +107,8 @@ def test_sweep_rows_are_the_http_sweeps_rows(client):
     heatmap = ours.figure().data[0]
     last = ours.rows[-1]  # relative: each row ÷ its last layer, on a log10 colour scale
     assert heatmap.z[-1][-1] == pytest.approx(0.0)
-    assert heatmap.z[-1][1] == pytest.approx(math.log10(last["grad_norm"][0] / last["grad_norm"][-1]))
+    # colours are log10 to 4 significant digits (app/figures/heatmap.py); the exact values are the chart's rows
+    assert heatmap.z[-1][1] == pytest.approx(math.log10(last["grad_norm"][0] / last["grad_norm"][-1]), rel=1e-3)
 
 
 def test_the_servers_sweep_budget_applies_only_when_asked(monkeypatch):

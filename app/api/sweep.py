@@ -48,7 +48,10 @@ async def _rows(request: SweepRequest) -> AsyncIterator[dict]:
             task.cancel()
 
 
-async def _ndjson(request: SweepRequest) -> AsyncIterator[str]:
+PROGRESS_KEYS = ("depth", "cached", "source")  # what a depth line keeps with ?rows=false
+
+
+async def _ndjson(request: SweepRequest, rows: bool = True) -> AsyncIterator[str]:
     started = time.perf_counter()
     total = len(request.depths)
     yield (
@@ -59,7 +62,8 @@ async def _ndjson(request: SweepRequest) -> AsyncIterator[str]:
     try:
         async for row in _rows(request):
             done += 1
-            yield strict_dumps({"type": "depth", "index": done, "total": total, **row}) + "\n"
+            shown = row if rows else {k: row[k] for k in PROGRESS_KEYS}
+            yield strict_dumps({"type": "depth", "index": done, "total": total, **shown}) + "\n"
     except Busy as exc:  # the 200 is already sent: say "busy" in the stream, as a 503 would
         yield (
             json.dumps(
@@ -98,7 +102,13 @@ async def _ndjson(request: SweepRequest) -> AsyncIterator[str]:
 
 @router.post("/api/sweep", openapi_extra=body_doc(SweepRequest))
 async def sweep(
-    http: Request, stream: bool = Query(True, description="NDJSON lines with progress (default) or one JSON answer")
+    http: Request,
+    stream: bool = Query(True, description="NDJSON lines with progress (default) or one JSON answer"),
+    rows: bool = Query(
+        True,
+        description="false: each streamed depth line carries only its depth and cache source "
+        "(a page that draws POST /api/figure/grad-heatmap needs the progress only)",
+    ),
 ):
     """Per depth: per-layer grad_norm and act_norm lists. Streams `start`, one `depth` line per depth, `done`."""
     from fastapi.responses import StreamingResponse
@@ -106,17 +116,17 @@ async def sweep(
     request = await json_body(http, SweepRequest)
     if stream:
         return StreamingResponse(
-            _ndjson(request),
+            _ndjson(request, rows),
             media_type="application/x-ndjson",
             headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
         )
     started = time.perf_counter()
-    rows = sorted([row async for row in _rows(request)], key=lambda row: row["depth"])
+    results = sorted([row async for row in _rows(request)], key=lambda row: row["depth"])
     return StrictJSONResponse(
         {
             "config": request.config.model_dump(),
             "depths": request.depths,
-            "results": rows,
+            "results": results,
             "elapsed_ms": round((time.perf_counter() - started) * 1000, 1),
         }
     )

@@ -29,7 +29,7 @@ from .lessons.layernorm import LayerNormPage, LayerNormRequest, layernorm_lesson
 from .lessons.norm_speed import NormSpeedRequest, norm_speed_key, timed_norm_speed
 from .lessons.precision import PrecisionPage, PrecisionView, page_view, precision_view, precision_view_lesson
 from .lessons.softmax import SoftmaxRequest, softmax_lesson
-from .sweep import SweepRequest
+from .sweep import HeatmapRequest, SweepRequest, heatmap_answer, heatmap_parts
 from .tour import TourRequest
 from .tour import combine as toured
 from .tour import parts as tour_parts
@@ -121,6 +121,7 @@ REQUESTS: dict[str, RequestKind] = {
     for kind in (
         RequestKind("trace", TraceConfig, compute=run_trace, key=_trace_key),
         RequestKind("sweep", SweepRequest, parts=_sweep_parts),
+        RequestKind("grad_heatmap", HeatmapRequest, parts=heatmap_parts, combine=heatmap_answer),
         RequestKind("laws", TraceConfig, parts=_laws_parts, combine=_laws),
         RequestKind("grad_profile", GradProfile, parts=grad_profile_parts, combine=grad_profile),
         RequestKind("compare", CompareRequest, parts=compare_parts, combine=compared),

@@ -70,3 +70,31 @@ def depth_row(trace: dict[str, Any]) -> dict[str, Any]:
         "nonfinite": trace["summary"]["nonfinite"],
         "loss": trace["loss"],
     }
+
+
+class HeatmapRequest(SweepRequest):
+    """The /gradients heatmap of a sweep: `depths` are the rows to draw (while a sweep streams, those done so far),
+    `upto` the deepest depth the whole sweep reaches (the axes' extent), `relative` each row ÷ its last layer."""
+
+    upto: int | None = Field(None, ge=1, le=128, description="The axes' deepest depth (default: the deepest row).")
+    relative: bool = Field(True, description="Divide each row by its last layer's gradient.")
+
+    @model_validator(mode="after")
+    def _upto_holds_the_rows(self) -> HeatmapRequest:
+        if self.upto is not None and self.upto < max(self.depths):
+            raise ValueError(f"upto: {self.upto} is below the deepest row {max(self.depths)} | allowed: >= max(depths)")
+        return self
+
+
+def heatmap_parts(req: HeatmapRequest) -> list[tuple[str, BaseModel]]:
+    return [("trace", req.config.with_depth(depth)) for depth in req.depths]
+
+
+def heatmap_answer(req: HeatmapRequest, *traces: dict[str, Any]) -> dict[str, Any]:
+    """The rows the heatmap draws (depth_row of each trace), with the sweep's model and the axes' extent."""
+    return {
+        "config": req.config.model_dump(),
+        "upto": req.upto or max(req.depths),
+        "relative": req.relative,
+        "rows": [depth_row(trace) for trace in traces],
+    }

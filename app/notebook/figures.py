@@ -13,7 +13,7 @@ from typing import Any
 import plotly.graph_objects as go
 
 from .. import numbers
-from ..figures import build, gradients
+from ..figures import Chart, build, gradients
 from ..figures import tour as toured
 from ..figures.style import OVERFLOW_FILL, overflow_runs
 from ..figures.style import PALETTE as PALETTE
@@ -24,7 +24,6 @@ from ..pages import explorer as _page_strings  # noqa: F401  (registers the char
 SERIES = [PALETTE[c] for c in ("blue", "vermillion", "green", "purple", "orange", "sky", "black")]
 FLOAT16_MAX = 65504.0
 LINE, MARKER, FONT = 2.5, 6, 14  # charts.js's "normal" theme
-DIVERGING = [[0, "#b2182b"], [0.25, "#ef8a62"], [0.5, "#f7f7f7"], [0.75, "#67a9cf"], [1, "#2166ac"]]
 
 
 def finite(values: Sequence[float | None]) -> list[float | None]:
@@ -108,9 +107,7 @@ def norms_figure(trace: dict[str, Any], lang: str = "en", log: bool | None = Non
     """The /norms chart: its builder's figure (app/figures/norms.py), on the scale it chose unless `log` says,
     with the slide theme's patch when theme="slide" (what the page applies for those view settings)."""
     views = [*(["slide"] if theme == "slide" else []), *([] if log is None else ["log" if log else "linear"])]
-    figure = go.Figure(build("norms", trace, lang).view(*views))
-    figure.layout.template = None  # the page draws with no template: plotly.py's default would restyle the chart
-    return figure
+    return plotly_figure(build("norms", trace, lang).view(*views))
 
 
 def gradients_figure(traces: Sequence[tuple[str, dict[str, Any]]], lang: str = "en", log: bool = True) -> go.Figure:
@@ -143,35 +140,16 @@ def compare_figure(traces: Sequence[tuple[str, dict[str, Any]]], lang: str = "en
     return fig
 
 
-def heatmap_figure(rows: Sequence[dict[str, Any]], lang: str = "en", relative: bool = True) -> go.Figure:
-    """The /gradients heatmap: log10 of the gradient reaching each layer at each depth (relative: ÷ the last layer's)."""
-    deepest = max((row["depth"] for row in rows), default=1)
-    layers = list(range(deepest + 1))
-    by_depth = {row["depth"]: row for row in rows}
-    depths = sorted(by_depth)
-    values: list[list[float | None]] = []
-    for depth in depths:
-        row = by_depth[depth]
-        grads = finite([row["embedding_grad_norm"], *row["grad_norm"]])
-        scale = (grads[-1] or math.nan) if relative else 1.0
-        values.append([g / scale if g is not None and l < len(grads) else None for l, g in _padded(grads, layers)])
-    z = [[math.log10(v) if v is not None and v > 0 and math.isfinite(v) else None for v in row] for row in values]
-    colorbar = "chart.grad_heatmap.colorbar_rel" if relative else "chart.grad_heatmap.colorbar"
-    fig = base_figure(t("chart.grad_heatmap.title", lang), t("axis.layer", lang), t("axis.depth", lang))
-    fig.add_heatmap(
-        x=layers,
-        y=depths,
-        z=z,
-        customdata=values,
-        colorscale=DIVERGING if relative else "Viridis",
-        zmid=0 if relative else None,
-        hoverongaps=False,
-        hovertemplate="l=%{x}, L=%{y}: %{customdata:.3g}<extra></extra>",
-        colorbar={"title": {"text": t(colorbar, lang), "side": "right"}},
-    )
-    fig.update_layout(plot_bgcolor="#bdbdbd", hovermode="closest")
+def chart_figure(chart: Chart, theme: str = "normal") -> go.Figure:
+    """A built chart as the page draws it, in the normal theme or (theme="slide") with the projector's sizes."""
+    if theme not in ("normal", "slide"):
+        raise ValueError(f"theme: normal or slide; got {theme!r}")
+    return plotly_figure(chart.view(*(["slide"] if theme == "slide" else [])))
+
+
+def plotly_figure(figure: dict[str, Any]) -> go.Figure:
+    """A builder's figure (app/figures/) as graph_objects, to the key what the page draws: no template (plotly.py's
+    default one would restyle it)."""
+    fig = go.Figure(figure)
+    fig.layout.template = None
     return fig
-
-
-def _padded(grads: list[float | None], layers: list[int]) -> list[tuple[int, float | None]]:
-    return [(l, grads[l] if l < len(grads) else None) for l in layers]

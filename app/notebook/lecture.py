@@ -32,6 +32,7 @@ from ..services.real_models import compute_real_trace, resolve
 from . import strings as _strings  # noqa: F401  (registers the API's words)
 from .export import Saves
 from .fields import Language, check_lang
+from .figures import chart_figure
 
 SLIDES = {slide["id"]: slide for slide in DECK}
 
@@ -62,12 +63,7 @@ class Slide(Saves):
         theme or (theme="slide") with the projector's sizes."""
         if not self.data["chart"]:
             raise ValueError(f"slide {self.data['id']!r} has no chart (a title or text slide)")
-        if theme not in ("normal", "slide"):
-            raise ValueError(f"theme: normal or slide; got {theme!r}")
-        chart = slides.build(self.data, self.answers, lang or self.lang)
-        figure = go.Figure(chart.view(*(["slide"] if theme == "slide" else [])))
-        figure.layout.template = None  # the page draws with no template: plotly.py's default would restyle the chart
-        return figure
+        return chart_figure(slides.build(self.data, self.answers, lang or self.lang), theme)
 
     def _repr_html_(self) -> str:
         verdict = t("nb.claim_holds" if self.holds else "nb.claim_fails", self.lang, why="; ".join(self.failed))

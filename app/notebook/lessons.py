@@ -20,6 +20,7 @@ from ..experiments.lessons.softmax import SWEEP_SCALES
 from ..experiments.requests import REQUESTS, answer_in_process
 from .export import Saves
 from .fields import Language, check_lang, refuse_unknown
+from .figures import chart_figure
 
 # The lesson pages' charts, by key, with what a page sends beside the reader's fields (the softmax page's sweep).
 LESSON_CHARTS: dict[str, dict[str, Any]] = {
@@ -61,11 +62,7 @@ class Lesson(Saves):
 
     def figure(self, lang: str | None = None, theme: str = "normal") -> go.Figure:
         """The page's figure, in the normal theme or (theme="slide") with the projector's sizes."""
-        if theme not in ("normal", "slide"):
-            raise ValueError(f"theme: normal or slide; got {theme!r}")
-        figure = go.Figure(self.chart(lang).view(*(["slide"] if theme == "slide" else [])))
-        figure.layout.template = None  # the page draws with no template: plotly.py's default would restyle the chart
-        return figure
+        return chart_figure(self.chart(lang), theme)
 
     def to_pandas(self) -> Any:
         import pandas as pd

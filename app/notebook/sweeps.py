@@ -19,11 +19,13 @@ from ..config.machine import Budget, check_budget, check_machine
 from ..experiments.isolation import SERVER_THREADS, as_server
 from ..experiments.sweep import SweepRequest, depth_row
 from ..experiments.trace import run_trace
+from ..figures import build as build_chart
 from ..i18n import t
 from . import figures
 from . import strings as _strings  # noqa: F401  (registers the API's words)
 from .export import Saves
 from .fields import Language, ModelFields, check_lang, keyword_signature, refuse_unknown, trace_config
+from .figures import chart_figure
 
 
 @dataclass(repr=False)
@@ -34,9 +36,16 @@ class Sweep(Saves):
     interrupted: bool = False
     lang: str = "en"
 
-    def figure(self, relative: bool = True, lang: str | None = None) -> go.Figure:
-        """The /gradients heatmap: depth × layer, log colour; relative divides each row by its last layer."""
-        return figures.heatmap_figure(self.rows, lang or self.lang, relative=relative)
+    def figure(self, relative: bool = True, lang: str | None = None, theme: str = "normal") -> go.Figure:
+        """The /gradients heatmap (app/figures/heatmap.py, the page's builder): depth × layer, log colour; relative
+        divides each row by its last layer; theme="slide" applies the projector's sizes."""
+        answer = {  # no "model above" in a notebook: depth 0 names no row
+            "config": {**self.config.model_dump(), "depth": 0},
+            "upto": max((row["depth"] for row in self.rows), default=1),
+            "relative": relative,
+            "rows": self.rows,
+        }
+        return chart_figure(build_chart("grad-heatmap", answer, lang or self.lang), theme)
 
     def to_pandas(self) -> Any:
         from .traces import _frame

@@ -80,33 +80,6 @@ STRINGS: dict[str, tuple[str, str]] = {
         "The measured ratios appear here once the model has run.",
         "模型运行完成后，这里显示实测的比值。",
     ),
-    "chart.grad_heatmap.title": ("Gradient reaching each layer, for every depth", "每个深度下到达各层的梯度"),
-    "chart.grad_heatmap.colorbar": ("‖∂loss/∂x_l‖ (log)", "‖∂loss/∂x_l‖（对数）"),
-    "chart.grad_heatmap.colorbar_rel": ("÷ last layer (log)", "÷ 最后一层（对数）"),
-    "caption.grad_heatmap": (
-        "One row per network depth L (this stack built with 1 to {max} blocks), one column per layer; log colour scale.",
-        "每一行是一个深度 L（同一结构分别用 1 到 {max} 个块构建），每一列是一层；颜色为对数刻度。",
-    ),
-    "caption.grad_heatmap.relative": (
-        "Each cell is that layer's gradient divided by the last layer's: white = the signal arrives intact, "
-        "red = it faded on the way back (those layers would barely learn), blue = it grew.",
-        "每格是该层梯度除以最后一层梯度：白色 = 信号完整到达，红色 = 回传途中衰减（这些层几乎学不到东西），蓝色 = 被放大。",
-    ),
-    "caption.grad_heatmap.grey": (
-        "Grey = that network has no such layer, or the value is not finite (inf/NaN).",
-        "灰色 = 该网络没有这一层，或数值不是有限数（inf/NaN）。",
-    ),
-    "caption.grad_heatmap.model_row": (
-        "Row {depth}, the model above: layer 1 gets {ratio} × the last layer's gradient, {verdict}; {faint} of its "
-        "{layers} layers get less than a tenth of it.",
-        "第 {depth} 行即上图的模型：第 1 层的梯度是最后一层的 {ratio} 倍，{verdict}；{layers} 层中有 {faint} 层"
-        "收到的梯度不到最后一层的十分之一。",
-    ),
-    "caption.grad_heatmap.absolute": (
-        "Each cell is the gradient's size itself: dark cells on the left of a row mean the first layers of that "
-        "network get almost no signal.",
-        "每格是梯度本身的大小：某一行左侧的深色格子表示该网络的前几层几乎收不到信号。",
-    ),
     # /compare
     "compare.title": ("Side by side: Pre-LN vs Post-LN and friends", "并排对比：Pre-LN、Post-LN 及其他"),
     "compare.intro": (

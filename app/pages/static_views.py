@@ -159,7 +159,12 @@ def view_calls(page: str, state: dict[str, Any], langs: tuple[str, ...]) -> tupl
             for lang in langs
             for seeds in (1, BAND)
         ]
-        calls.append(Call("POST", "/api/sweep", body=sweep, stream=True))
+        calls.append(Call("POST", "/api/sweep", {"rows": "false"}, sweep, stream=True))
+        calls += [
+            Call("POST", "/api/figure/grad-heatmap", {"lang": lang}, {**sweep, "upto": sweep_to, "relative": heat})
+            for lang in langs
+            for heat in (True, False)
+        ]
     elif page == "compare":  # static/js/pages/compare.js: each variant a preset on the state's sizes, one chart
         variants = [
             {

@@ -109,12 +109,13 @@ export async function readNDJSON(response, onLine) {
 }
 
 /** POST /api/sweep and read its NDJSON lines as they arrive; onLine gets each parsed line. */
-export async function streamSweep(body, onLine, { signal } = {}) {
+export async function streamSweep(body, onLine, { signal, rows = true } = {}) {
+  const url = rows ? '/api/sweep' : '/api/sweep?rows=false';   // false: progress lines only
   if (isStaticSite) {
-    (await baked('POST', '/api/sweep', body)).forEach(onLine);
+    (await baked('POST', url, body)).forEach(onLine);
     return;
   }
-  const response = await fetch('/api/sweep', {
+  const response = await fetch(url, {
     method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body), signal,
   });
   if (!response.ok) throw await readError(response);
