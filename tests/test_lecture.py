@@ -758,7 +758,7 @@ def test_block_diagram_is_in_the_live_deck_and_the_offline_file(client, lang, mo
 
     from app.pages import lecture_offline
 
-    async def nothing_baked(lang: str):  # the chart slides' views are tested above; the picture needs none
+    async def nothing_baked(lang: str, progress: object = None):  # the picture needs no chart answers
         return {"views": {}}
 
     monkeypatch.setattr(lecture_offline, "bake", nothing_baked)

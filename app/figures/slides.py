@@ -15,6 +15,7 @@ from typing import Any
 
 from ..experiments.lecture.claims import OVERFLOW, evaluate, failed_values, format_number, read_path, statement
 from ..i18n import t
+from . import batchnorm
 from .chart import Chart, diff
 from .style import (
     FLOAT16_MAX,
@@ -470,6 +471,18 @@ def table_figure(chart: Json, answers: Answers, theme: str, lang: str, slide: Sl
     return fig
 
 
+def batch_figure(chart: Json, answers: Answers, theme: str, lang: str, slide: Slide) -> Json:
+    """The /batchnorm lesson's chart (app/figures/batchnorm.py) of the slide's four norms, under the slide's title."""
+    fig = batchnorm.dependence_figure({a["norm"]: a for a in answers}, lang, theme)
+    base = layout(theme, tr(chart["title"], lang), "", "")
+    # on a slide: the legend in rows above the plot (below it, six entries leave the plot a strip) and a short y title
+    fig["layout"].update(title=base["title"], legend=base["legend"])
+    fig["layout"]["yaxis"]["title"]["text"] = "‖Δy‖ / ‖y‖"
+    fig["layout"].setdefault("shapes", [])
+    fig["layout"].setdefault("annotations", [])
+    return fig
+
+
 KINDS: dict[str, Callable[[Json, Answers, str, str, Slide], Json]] = {
     "layers": layers_figure,
     "chain": chain_figure,
@@ -479,6 +492,7 @@ KINDS: dict[str, Callable[[Json, Answers, str, str, Slide], Json]] = {
     "train": train_figure,
     "bars": bars_figure,
     "table": table_figure,
+    "batch": batch_figure,
 }
 
 

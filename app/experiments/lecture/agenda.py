@@ -3,7 +3,7 @@
 The order follows the argument: the problem (the chain product) → the first stabilizer (the shortcut) → what the
 unchecked stream runs into (the explosion, float16, softmax) → the second stabilizer (LayerNorm: three steps, γ and β,
 and why a norm alone is not enough) → where it sits (the block diagram, Post-LN against Pre-LN) → the snowball and
-why it is not exactly √l → training (the shortcut, Post-LN's stall, warm-up) → RMSNorm → the alternatives → real
+why it is not exactly √l → training (the shortcut, Post-LN's stall, warm-up) → RMSNorm and BatchNorm → the alternatives → real
 models → the summary. build_deck lays the slides out in this order, so a slide is placed by naming it here; a term a
 slide uses must be defined on or before it (terms.py, tests/test_lecture_order.py).
 
@@ -63,7 +63,13 @@ SECTIONS: tuple[Section, ...] = (
         8,
         ("train-shortcut", "post-vs-pre-train"),
     ),
-    Section("rmsnorm", ("RMSNorm", "RMSNorm"), 3, ("rmsnorm",)),
+    Section(
+        "rmsnorm",
+        ("RMSNorm and BatchNorm", "RMSNorm 与 BatchNorm"),
+        5,
+        ("rmsnorm", "batchnorm"),
+        optional=("batchnorm",),
+    ),
     Section("alternatives", ("The alternatives", "其他方案"), 4, ("alternatives",)),
     Section(
         "real",

@@ -8,6 +8,7 @@ from typing import Any
 from ... import i18n
 from ...config import TraceConfig
 from ..depth_scan import DepthScan
+from ..lessons.batch import BatchDependenceRequest
 from ..lessons.precision import snowball_config
 from ..tasks import TASKS
 from .build import pair
@@ -37,7 +38,20 @@ def settings_text(chart: dict[str, Any]) -> dict[str, str]:
         parts = ["Computed in float64 by torch", "由 torch 以 float64 计算"]
     if "precision" in kinds:
         parts = [f"{text} · {_dtype_note(lang)}" for text, lang in zip(parts, ("en", "zh"), strict=True)]
+    if kinds == {"batch_dependence"}:
+        parts = _batch_sizes(chart["sources"][0]["body"])
     return pair(*parts)
+
+
+def _batch_sizes(body: dict[str, Any]) -> list[str]:
+    """The /batchnorm lesson's sizes, read from the request (its defaults where the slide sends none)."""
+    req = BatchDependenceRequest(**body)
+    return [
+        f"Synthetic tokens, float64 · width {req.d_model} · {req.seq_len} tokens a sentence · batch {req.batch} · "
+        f"{req.trials} sets of new batch mates · seed {req.seed}",
+        f"合成词元，float64 · 宽度 {req.d_model} · 每句 {req.seq_len} 个词元 · 批大小 {req.batch} · "
+        f"换 {req.trials} 次同批句子 · 随机种子 {req.seed}",
+    ]
 
 
 def _describe(configs: list[TraceConfig], lang: str) -> str:

@@ -27,6 +27,8 @@ PAPERS: dict[str, str] = {
     "Reducing Internal Covariate Shift. ICML 2015.",
     "Liu et al. 2020": "L. Liu, X. Liu, J. Gao, W. Chen, J. Han (2020). Understanding the Difficulty of Training "
     "Transformers. EMNLP 2020.",
+    "Shen et al. 2020": "S. Shen, Z. Yao, A. Gholami, M. W. Mahoney, K. Keutzer (2020). PowerNorm: Rethinking "
+    "Batch Normalization in Transformers. ICML 2020.",
     "Srivastava et al. 2015": "R. K. Srivastava, K. Greff, J. Schmidhuber (2015). Training Very Deep Networks. "
     "NeurIPS 2015.",
     "Sun et al. 2024": "M. Sun, X. Chen, J. Z. Kolter, Z. Liu (2024). Massive Activations in Large Language Models. "

@@ -408,6 +408,65 @@ RMSNORM = slide(
     ),
 )
 
+PER_TOKEN = ("layernorm", "rmsnorm", "groupnorm")
+BATCHNORM = slide(
+    "batchnorm",
+    ("BatchNorm: a sentence's output depends on its batch", "BatchNorm：一个句子的输出取决于同批的句子"),
+    (
+        "LayerNorm normalizes each token over its own d channels. BatchNorm normalizes each channel over the whole "
+        "batch, so the same sentence comes out differently beside other sentences, and training and eval mode "
+        "disagree. That is why Transformers use LayerNorm or RMSNorm.",
+        "LayerNorm 在每个词元自己的 d 个通道上归一化。BatchNorm 则在整个批上对每个通道归一化，所以同一个句子放在不同的句子"
+        "旁边，输出就不一样，训练模式和评估模式也不一致。所以 Transformer 用 LayerNorm 或 RMSNorm。",
+    ),
+    (
+        "Ioffe & Szegedy 2015 (their Algorithm 1: the mean and variance of each channel over the mini-batch); Shen et "
+        "al. 2020 measured what batch statistics do to Transformers. Here the engine's own norm layers, in float64, on "
+        "synthetic tokens (a channel mean, a per-sentence offset and noise; d = 16, 16 tokens a sentence): one fixed "
+        "sentence among 8 sets of new batch mates. The per-token norms read one token's numbers only, so their change "
+        "is exactly 0. Padding is worse still: zero vectors enter BatchNorm's means (the /batchnorm page).",
+        "Ioffe 与 Szegedy 2015（其算法 1：每个通道在小批上的均值和方差）；Shen 等 2020 测量了批统计量对 Transformer 的影响。"
+        "这里用本引擎自己的归一化层（float64），在合成词元上（通道均值、每个句子的偏移和噪声；d = 16，每句 16 个词元）："
+        "一个固定的句子，换 8 次同批句子。逐词元的归一化只读一个词元自己的数，所以变化正好是 0。填充更糟：零向量会混进"
+        " BatchNorm 的均值（见 /batchnorm 页面）。",
+    ),
+    chart(
+        "batch",
+        ("Same sentence, new batch mates: how much its output changes", "同一个句子、换同批句子：输出变化多少"),
+        [src.batch(norm=norm) for norm in ("batchnorm", *PER_TOKEN)],
+        "/batchnorm",
+    ),
+    claim(
+        (
+            "In a batch of {batch|0}, new batch mates changed one sentence's BatchNorm output by {same|3} of its size "
+            "on average (up to {max|3}); with 64 sentences still by {big|3}. Training and eval mode differ by "
+            "{gap|3}. LayerNorm, RMSNorm and GroupNorm: {per_token|2}.",
+            "批大小为 {batch|0} 时，换掉同批句子后，一个句子的 BatchNorm 输出平均变化了自身大小的 {same|3}（最多 "
+            "{max|3}）；批大小为 64 时仍有 {big|3}。训练模式与评估模式相差 {gap|3}。LayerNorm、RMSNorm 和 GroupNorm："
+            "{per_token|2}。",
+        ),
+        {
+            "batch": read(0, "batch"),
+            "same": read(0, "same_sequence_change"),
+            "max": read(0, "same_sequence_change_max"),
+            "big": read(0, "by_batch[-1].same_sequence_change"),
+            "largest": read(0, "by_batch[-1].batch"),
+            "gap": read(0, "train_eval_change"),
+            "each": {"sources": [1, 2, 3], "path": "by_batch[*].same_sequence_change"},
+            "per_token": op("max", "each"),
+            "shrunk": op("ratio", ["big", "same"]),
+        },
+        [
+            check("largest", "==", 64),
+            check("same", ">", 0.1),
+            check("shrunk", "between", [0.05, 0.9]),  # a bigger batch shrinks the change, and not to 0
+            check("gap", ">", 0.05),
+            check("per_token", "==", 0),
+        ],
+    ),
+    equation="BatchNorm: μ over the batch · LayerNorm: μ over the d channels",
+)
+
 XIONG_Y = ("‖∂loss/∂θ‖, last FFN (log)", "‖∂loss/∂θ‖，最后的前馈（对数）")
 XIONG = slide(
     "xiong",
@@ -477,4 +536,4 @@ XIONG = slide(
     ),
 )
 
-SLIDES = [LAYERNORM, GAMMA_BETA, DIAGRAM, POSITION, POSITION_GRAD, XIONG, POSITION_TRAIN, RMSNORM]
+SLIDES = [LAYERNORM, GAMMA_BETA, DIAGRAM, POSITION, POSITION_GRAD, XIONG, POSITION_TRAIN, RMSNORM, BATCHNORM]

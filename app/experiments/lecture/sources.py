@@ -1,7 +1,7 @@
 """What a slide asks the API for: one "source" per request, written the way the browser sends it.
 
 A source is {"api": name, "body"/"query": ...} for one of POST /api/trace, POST /api/laws, GET /api/chain, POST /api/layernorm,
-POST /api/softmax, GET /api/precision or POST /api/train. Every config is validated here, when the deck is built,
+POST /api/softmax, GET /api/precision, POST /api/batch_dependence or POST /api/train. Every config is validated here, when the deck is built,
 by the same request models the API uses, so a slide cannot ask for something the API would refuse.
 """
 
@@ -13,6 +13,7 @@ from urllib.parse import urlencode
 from ...config import PRESETS, TraceConfig, preset_config
 from ...config.presets import ARCH_FIELDS
 from ..depth_scan import DepthScan
+from ..lessons.batch import BatchDependenceRequest
 from ..lessons.chain import ChainRequest
 from ..lessons.layernorm import LayerNormRequest
 from ..lessons.precision import PrecisionRequest
@@ -57,6 +58,12 @@ def layernorm(**fields: Any) -> dict[str, Any]:
 def softmax(**fields: Any) -> dict[str, Any]:
     SoftmaxRequest(**fields)
     return {"api": "softmax", "body": fields}
+
+
+def batch(**fields: Any) -> dict[str, Any]:
+    """POST /api/batch_dependence: one fixed sequence among new batch mates, for one norm (the /batchnorm lesson)."""
+    BatchDependenceRequest(**fields)
+    return {"api": "batch_dependence", "body": fields}
 
 
 def precision(**fields: Any) -> dict[str, Any]:

@@ -27,6 +27,7 @@ TERMS: dict[str, tuple[str, str]] = {
     "increment (a block's update)": (r"\bincrements?\b", r"增量"),
     "warm-up (learning rate)": (r"warm-?up", r"预热"),
     "RMSNorm": (r"RMSNorm", r"RMSNorm"),
+    "BatchNorm (batch normalization)": (r"BatchNorm", r"BatchNorm|批归一化"),
     "massive activation": (r"massive activation", r"巨大激活"),
 }
 
@@ -45,6 +46,7 @@ DEFINED_ON: dict[str, tuple[str, ...]] = {
     "increments": ("increment (a block's update)",),
     "post-vs-pre-train": ("warm-up (learning rate)",),
     "rmsnorm": ("RMSNorm",),
+    "batchnorm": ("BatchNorm (batch normalization)",),
     "real-sink": ("massive activation",),
 }
 PREVIEW = ("title", "agenda")  # they name what is to come
