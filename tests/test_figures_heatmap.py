@@ -46,6 +46,7 @@ def test_rows_not_swept_yet_are_empty_and_the_axes_already_reach_upto(client):
     assert len(z) == 6 and all(v is None for v in z[1]) and z[2][0] is not None
     assert out["figure"]["layout"]["yaxis"]["range"] == [0.5, 6.5] and out["claim"]["rows_drawn"] == 2
     assert out["claim"]["model_row"] is None and "Row" not in out["caption"]  # the model (depth 4) not swept yet
+    assert out["rows"] and heatmap(client, [1, 3], upto=6, partial=True)["rows"] == []  # a redraw: rows come last
     refused = client.post("/api/figure/grad-heatmap", json={"config": SMALL, "depths": [1, 5], "upto": 3})
     assert refused.status_code == 422 and refused.json()["errors"][0]["field"] == "upto"
 

@@ -78,6 +78,7 @@ class HeatmapRequest(SweepRequest):
 
     upto: int | None = Field(None, ge=1, le=128, description="The axes' deepest depth (default: the deepest row).")
     relative: bool = Field(True, description="Divide each row by its last layer's gradient.")
+    partial: bool = Field(False, description="A redraw while the sweep streams: the chart without its CSV rows.")
 
     @model_validator(mode="after")
     def _upto_holds_the_rows(self) -> HeatmapRequest:
@@ -96,5 +97,6 @@ def heatmap_answer(req: HeatmapRequest, *traces: dict[str, Any]) -> dict[str, An
         "config": req.config.model_dump(),
         "upto": req.upto or max(req.depths),
         "relative": req.relative,
+        "partial": req.partial,
         "rows": [depth_row(trace) for trace in traces],
     }

@@ -170,7 +170,8 @@ def rows(answer: Json) -> list[Json]:
 
 def build(answer: Json, lang: str = "en") -> Chart:
     facts, normal = claim(answer), figure(answer, lang, "normal")
-    return Chart("grad-heatmap", normal, caption(facts, lang), facts, rows(answer),
+    table = [] if answer.get("partial") else rows(answer)  # a redraw on the way: the exact rows come with the last
+    return Chart("grad-heatmap", normal, caption(facts, lang), facts, table,
                  {"slide": diff(normal, figure(answer, lang, "slide"))})  # fmt: skip
 
 

@@ -26,18 +26,19 @@ function drawn(chart, state) {
 /** The deepest network of the sweep: sweep_to, or (0, the default) the model's own depth, so the heatmap always
  *  holds the row of the model the profile above shows. */
 const sweepMax = (state) => state.sweep_to || state.depth;
-const PARTIAL_AT = [0.25, 0.5, 0.75];   // of the depths done: the growing heatmap redrawn three times on the way
+const PARTIAL_AT = [1 / 3, 2 / 3];   // of the depths done: the growing heatmap redrawn twice on the way
 const swept = new Set();                 // sweeps this page already streamed to the end: their depths are cached
 
 /** The heatmap, built in Python (app/figures/heatmap.py, POST /api/figure/grad-heatmap) from the sweep's cached
  *  traces. The sweep streams first (progress only; each depth is cached as it finishes); the depths done so far
- *  are drawn at a quarter, a half and three quarters, then all of them. */
+ *  are drawn at a third and two thirds (without the CSV rows, which come with the last), then all of them. */
 async function loadSweep(state, ctx) {
   const max = sweepMax(state);
   const depths = Array.from({ length: max }, (_, i) => i + 1);
   const config = ctx.config(state);
-  const chart = (done) => postJSON(`/api/figure/grad-heatmap?lang=${lang}`,
-    { config, depths: done, upto: max, relative: state.heat === 'relative' }, { signal: ctx.signal });
+  const chart = (done, partial = false) => postJSON(`/api/figure/grad-heatmap?lang=${lang}`,
+    { config, depths: done, upto: max, relative: state.heat === 'relative', ...(partial ? { partial } : {}) },
+    { signal: ctx.signal });
   const key = JSON.stringify({ ...config, depth: null, max });
   if (swept.has(key)) return chart(depths);
   const done = [];
@@ -50,7 +51,7 @@ async function loadSweep(state, ctx) {
     if (!isStaticSite && next < PARTIAL_AT.length && msg.index >= PARTIAL_AT[next] * total && msg.index < total) {
       next += 1;
       // drawn unless the whole sweep got there first; a failed partial costs nothing, the full chart follows
-      chart([...done].sort((a, b) => a - b)).then((c) => streamed || ctx.partial(c)).catch(() => {});
+      chart([...done].sort((a, b) => a - b), true).then((c) => streamed || ctx.partial(c)).catch(() => {});
     }
   }, { signal: ctx.signal, rows: false });
   streamed = true;
