@@ -6,6 +6,7 @@ show: the stream held at √d, flat, grown or shrunk, and the gradient's verdict
 from __future__ import annotations
 
 import math
+import re
 
 from .. import numbers
 from ..config import PRESETS
@@ -60,6 +61,14 @@ def name_of(variant: Json, lang: str) -> str:
     return f"{name} + {variant['changes']}" if variant["changes"] else name
 
 
+def short_name(variant: Json, lang: str) -> str:
+    """A narrow column's title (a phone, four columns): the name in brackets where a preset has one ("Original
+    Transformer (Post-LN)" -> "Post-LN"), else the whole title."""
+    full = name_of(variant, lang)
+    inner = re.search(r"[（(]([^（()）]+)[)）]$", full)
+    return inner[1] if inner and not variant["changes"] else full
+
+
 def stream(trace: Json, field: str) -> list[float | None]:
     """Layer 0 (the embedding) and every block's value, overflows as gaps."""
     return finite(norms.stream(trace, field))
@@ -105,6 +114,8 @@ def figure(answer: Json, lang: str, theme: str, norm_log: bool) -> Json:
                      "y": 1.02, "yanchor": "bottom", "text": f"<b>{escape(name_of(variant, lang))}</b>", "showarrow": False,
                      "font": {"size": style["font"] + 1, "color": SERIES[c]}}
                 )  # fmt: skip
+    # what the page shows in a column too narrow for its title (static/js/fit.js); Plotly ignores `meta`
+    lay["meta"] = {"column_short": [short_name(v, lang) for v in variants]}
     for c, variant in enumerate(variants):
         trace = variant["trace"]
         x = list(range(trace["config"]["depth"] + 1))

@@ -475,9 +475,13 @@ def batch_figure(chart: Json, answers: Answers, theme: str, lang: str, slide: Sl
     """The /batchnorm lesson's chart (app/figures/batchnorm.py) of the slide's four norms, under the slide's title."""
     fig = batchnorm.dependence_figure({a["norm"]: a for a in answers}, lang, theme)
     base = layout(theme, tr(chart["title"], lang), "", "")
-    # on a slide: the legend in rows above the plot (below it, six entries leave the plot a strip) and a short y title
-    fig["layout"].update(title=base["title"], legend=base["legend"])
+    # on a slide: the legend above the plot in three columns (below it, or one entry a row, the plot is a strip), and
+    # a short y title
+    fig["layout"].update(
+        title=base["title"], legend={**base["legend"], "entrywidthmode": "fraction", "entrywidth": 0.33}
+    )
     fig["layout"]["yaxis"]["title"]["text"] = "‖Δy‖ / ‖y‖"
+    fig["data"][-1]["showlegend"] = False  # the chosen batch's marker: the caption names it; five entries fit above
     fig["layout"].setdefault("shapes", [])
     fig["layout"].setdefault("annotations", [])
     return fig

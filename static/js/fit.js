@@ -50,6 +50,7 @@ const NARROW_CHART = 600;  // px: below this, notes inside the plot are wrapped 
 const MIN_PLOT_HEIGHT = 160;
 const FULL_FRAME = { width: 960, height: 600 };
 const SMALLEST_FONT = 14;
+const SMALLEST_TITLE = 11;  // px: a narrow column's short title is made smaller to fit, not below this
 
 const scaled = (size, factor) => (size ? Math.round(size * factor) : size);
 
@@ -95,8 +96,14 @@ export function forScreen(figure, width, height = 480) {
   }
   const plotWidth = width - (shown.margin.l || 60) - (shown.margin.r || 20);
   const columns = (shown.annotations || []).filter((note) => note.name === 'column-title').length;
-  let extraTitleLines = 0;
+  const shortTitles = columnsTooNarrow(shown, plotWidth / columns - 8, font) ? shown.meta?.column_short : null;
+  let extraTitleLines = 0, column = 0;
   shown.annotations = (shown.annotations || []).map((note) => {
+    if (note.name === 'column-title' && shortTitles) {  // the short form, smaller if even it is wider than its column
+      const text = shortTitles[column++], size = note.font?.size || font;
+      const fitted = Math.max(SMALLEST_TITLE, Math.min(size, Math.floor(size * (plotWidth / columns - 8) / measuredWidth(text, size, true))));
+      note = { ...note, text: `<b>${text}</b>`, font: { ...note.font, size: fitted } };
+    }
     if (!note.text || note.text.includes('<br>')) return note;
     const limit = note.name === 'column-title' ? plotWidth / columns - 8 : width < NARROW_CHART ? Math.max(120, plotWidth * 0.5) : Infinity;
     if (measuredWidth(note.text, note.font?.size || font) <= limit) return note;
@@ -105,8 +112,31 @@ export function forScreen(figure, width, height = 480) {
     return { ...note, text };
   });
   shown.margin.t += extraTitleLines * Math.round(font * 1.4);
+  shareXTitle(shown, plotWidth, font);
   wrapAxisTitles(shown, plotWidth, height - shown.margin.t - (shown.margin.b || 60), font);
   return shown;
+}
+
+/** True when a column title holds a word wider than its column: wrapping cannot help, its short form must. */
+function columnsTooNarrow(shown, limit, font) {
+  return (shown.annotations || []).some((note) => note.name === 'column-title' && wrapUnits(note.text.replace(/<[^>]+>/g, ''))
+    .some((unit) => measuredWidth(unit, note.font?.size || font, true) > limit));
+}
+
+/** Side-by-side panels whose bottom-row x titles (all the same) would wrap: one title under the whole row instead. */
+function shareXTitle(shown, plotWidth, font) {
+  const columns = shown.grid?.columns || 1;
+  const names = Object.keys(shown).filter((key) => /^xaxis\d*$/.test(key) && shown[key]?.title?.text);
+  const texts = new Set(names.map((name) => shown[name].title.text));
+  if (columns < 2 || texts.size !== 1) return;
+  const [text] = texts;
+  const size = shown[names[0]].title.font?.size || font;
+  if (measuredWidth(text, size) <= plotWidth / columns - 12) return;
+  names.forEach((name) => { shown[name] = { ...shown[name], title: { ...shown[name].title, text: '' } }; });
+  shown.annotations = [...(shown.annotations || []), { name: 'shared-x-title', text, xref: 'paper', x: 0.5,
+    xanchor: 'center', yref: 'paper', y: 0, yanchor: 'top', yshift: -Math.round(size * 2), showarrow: false,
+    font: { size } }];
+  shown.margin.b = Math.max(shown.margin.b || 60, Math.round(size * 3.6));
 }
 
 /** Axis titles longer than their axis (side-by-side panels on a phone) in lines; Plotly's automargin makes room. */

@@ -432,7 +432,7 @@ BATCHNORM = slide(
     ),
     chart(
         "batch",
-        ("Same sentence, new batch mates: how much its output changes", "同一个句子、换同批句子：输出变化多少"),
+        ("Same sentence, new batch mates: how much its output changes", "换掉同批句子后，输出变化多少"),
         [src.batch(norm=norm) for norm in ("batchnorm", *PER_TOKEN)],
         "/batchnorm",
     ),
@@ -464,7 +464,7 @@ BATCHNORM = slide(
             check("per_token", "==", 0),
         ],
     ),
-    equation="BatchNorm: μ over the batch · LayerNorm: μ over the d channels",
+    equation="μ over B × T (BatchNorm) · over d (LayerNorm)",
 )
 
 XIONG_Y = ("‖∂loss/∂θ‖, last FFN (log)", "‖∂loss/∂θ‖，最后的前馈（对数）")
