@@ -10,7 +10,7 @@ import pytest
 from app.assets import PLOTLY_JS, PLOTLY_TRACES, PLOTLY_VERSION, STATIC, VERSION, plotly_url, tree_version
 
 GZIP = {"accept-encoding": "gzip"}
-TRACE_TYPE = re.compile(r"""\btype:\s*['"](\w+)['"]""")
+TRACE_TYPE = re.compile(r"""\btype['"]?:\s*['"](\w+)['"]""")  # JS `type: 'bar'` and Python `"type": "bar"`
 
 
 def page_assets(html: str) -> list[str]:
@@ -87,9 +87,9 @@ def test_every_trace_type_the_scripts_draw_is_in_the_plotly_bundle():
     everything = plotly_trace_types()
     named = {
         found
-        for path in sorted((STATIC / "js").rglob("*.js"))
+        for path in [*sorted((STATIC / "js").rglob("*.js")), *sorted((STATIC.parent / "app" / "figures").glob("*.py"))]
         for found in TRACE_TYPE.findall(path.read_text(encoding="utf-8"))
-    } & everything
+    } & everything  # the charts built in Python (app/figures/) and those the scripts still draw
     assert {"scatter", "heatmap", "bar"} <= named  # the search still finds the charts' traces
     assert named <= set(PLOTLY_TRACES), f"draw {sorted(named - set(PLOTLY_TRACES))}, not in {PLOTLY_JS.name}"
     assert set(PLOTLY_TRACES) <= everything

@@ -67,7 +67,10 @@ def test_the_scale_patches_only_switch_the_y_axis():
 def test_every_chart_string_has_both_languages_and_reaches_the_pages_table():
     from app.pages import explorer  # noqa: F401  (the pages' table registers every chart's words)
 
-    assert set(charts()) == {"norms", "gradients", "compare", "tour", "chain"}
+    assert set(charts()) == {
+        *("norms", "gradients", "grad-heatmap", "compare", "tour", "chain", "softmax-probs", "softmax-sweep"),
+        *("precision-overflow", "layernorm", "norm-speed", "batch-dependence", "batch-padding"),
+    }
     for key, (english, chinese) in strings().items():
         assert english and chinese and STRINGS[key] == (english, chinese), key
 
