@@ -93,10 +93,13 @@ def heatmap_parts(req: HeatmapRequest) -> list[tuple[str, BaseModel]]:
 
 def heatmap_answer(req: HeatmapRequest, *traces: dict[str, Any]) -> dict[str, Any]:
     """The rows the heatmap draws (depth_row of each trace), with the sweep's model and the axes' extent."""
-    return {
-        "config": req.config.model_dump(),
-        "upto": req.upto or max(req.depths),
-        "relative": req.relative,
-        "partial": req.partial,
-        "rows": [depth_row(trace) for trace in traces],
-    }
+    rows = [depth_row(trace) for trace in traces]
+    return heatmap_of(req.config.model_dump(), rows, req.upto or max(req.depths), req.relative, req.partial)
+
+
+def heatmap_of(
+    config: dict[str, Any], rows: list[dict[str, Any]], upto: int, relative: bool = True, partial: bool = False
+) -> dict[str, Any]:
+    """What app/figures/heatmap.py draws: depth rows (depth_row's), the model whose row the caption describes (its
+    config.depth; 0 names none), the axes' extent, the colour rule, and whether this is a redraw on the way."""
+    return {"config": config, "upto": upto, "relative": relative, "partial": partial, "rows": rows}

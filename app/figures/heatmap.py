@@ -67,8 +67,8 @@ def values(answer: Json) -> tuple[list[int], list[int], list[list[float | None]]
         scale = last if answer["relative"] else 1.0
         usable = scale is not None and math.isfinite(scale) and scale > 0
         grid.append([
-            g / scale if usable and l < len(grads) and g is not None and math.isfinite(g) else None
-            for l, g in ((l, grads[l] if l < len(grads) else None) for l in layers)
+            g / scale if usable and g is not None and math.isfinite(g) else None
+            for g in grads + [None] * (len(layers) - len(grads))
         ])  # fmt: skip
     return layers, depths, grid
 

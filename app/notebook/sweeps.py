@@ -17,7 +17,7 @@ from typing_extensions import Unpack
 from ..config import TraceConfig
 from ..config.machine import Budget, check_budget, check_machine
 from ..experiments.isolation import SERVER_THREADS, as_server
-from ..experiments.sweep import SweepRequest, depth_row
+from ..experiments.sweep import SweepRequest, depth_row, heatmap_of
 from ..experiments.trace import run_trace
 from ..figures import build as build_chart
 from ..i18n import t
@@ -39,12 +39,8 @@ class Sweep(Saves):
     def figure(self, relative: bool = True, lang: str | None = None, theme: str = "normal") -> go.Figure:
         """The /gradients heatmap (app/figures/heatmap.py, the page's builder): depth × layer, log colour; relative
         divides each row by its last layer; theme="slide" applies the projector's sizes."""
-        answer = {  # no "model above" in a notebook: depth 0 names no row
-            "config": {**self.config.model_dump(), "depth": 0},
-            "upto": max((row["depth"] for row in self.rows), default=1),
-            "relative": relative,
-            "rows": self.rows,
-        }
+        config = {**self.config.model_dump(), "depth": 0}  # no "model above" in a notebook: depth 0 names no row
+        answer = heatmap_of(config, self.rows, max((row["depth"] for row in self.rows), default=1), relative)
         return chart_figure(build_chart("grad-heatmap", answer, lang or self.lang), theme)
 
     def to_pandas(self) -> Any:
