@@ -134,6 +134,22 @@ def test_concurrent_identical_requests_compute_once():
     assert sum(not r.json()["summary"]["cached"] for r in responses) == 1
 
 
+def test_routes_compute_on_the_pool_their_dependency_gives(client, monkeypatch):
+    """A test hands the routes a pool of its own through the dependency: traces, lessons and charts land there."""
+    from app.api.deps import compute_pool
+    from app.services.compute import ComputePool, get_pool
+
+    own = ComputePool(1, 16, 30.0, 1)
+    monkeypatch.setitem(client.app.dependency_overrides, compute_pool, lambda: own)
+    body = {"depth": 2, "seed": 4321, "d_model": 8, "n_heads": 2}
+    before = get_pool().computed
+    assert client.post("/api/trace", json=body).json()["summary"]["source"] == "computed"
+    assert client.post("/api/figure/norms?lang=en", json=body).headers["X-Resnorm-Cache"] == "memory"  # own's copy
+    assert client.get("/api/chain?derivative=0.37&depth=3").status_code == 200
+    assert own.computed == 2 and get_pool().computed == before
+    assert client.get("/api/health").json()["compute"]["computed"] == 2
+
+
 def test_presets_are_bilingual_and_valid(client):
     body = client.get("/api/presets?depth=48").json()
     keys = [p["key"] for p in body["presets"]]

@@ -5,20 +5,19 @@ from __future__ import annotations
 import anyio.to_thread
 from fastapi import APIRouter
 
-from ..services.compute import get_pool
 from ..services.warmup import PROGRESS
 from ..settings import get_settings
+from .deps import PoolDep
 
 router = APIRouter(tags=["health"])
 
 
 @router.get("/api/health")
-async def health() -> dict:
+async def health(pool: PoolDep) -> dict:
     """`redis` is null without RESNORM_REDIS_URL; with it, `up` says whether Redis answered a ping just now
     (requests are served from the local cache while it is down)."""
     import torch
 
-    pool = get_pool()
     compute = await anyio.to_thread.run_sync(pool.stats)  # the disk cache's size is an SQLite query
     redis = await anyio.to_thread.run_sync(pool.cache.redis_status)
     return {

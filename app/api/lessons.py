@@ -22,7 +22,9 @@ from ..experiments.lessons.softmax import SoftmaxRequest
 from ..jsonsafe import StrictJSONResponse
 from ..pages.registry import url_state_keys
 from ..services.answers import answer
+from ..services.compute import ComputePool
 from .body import json_body
+from .deps import PoolDep
 
 router = APIRouter(tags=["lessons"])
 M = TypeVar("M", bound=BaseModel)
@@ -56,24 +58,24 @@ def _query_doc(*schemas: dict[str, Any]) -> dict[str, Any]:
     response_class=StrictJSONResponse,
     openapi_extra=_query_doc(ChainRequest.model_json_schema()["properties"]),
 )
-async def chain(request: Request) -> StrictJSONResponse:
+async def chain(request: Request, pool: PoolDep) -> StrictJSONResponse:
     """Cumulative products g^l and (1+g)^l for l = 1..depth, e.g. ?derivative=0.9&depth=96."""
     req = parse(ChainRequest, _query(request), from_strings=True)
-    return await _answer("chain", req)
+    return await _answer(pool, "chain", req)
 
 
 @router.post("/api/layernorm", response_class=StrictJSONResponse, openapi_extra=_body_doc(LayerNormRequest))
-async def layernorm(request: Request) -> StrictJSONResponse:
+async def layernorm(request: Request, pool: PoolDep) -> StrictJSONResponse:
     """LayerNorm or RMSNorm of `x`, step by step, checked against torch."""
     req = await json_body(request, LayerNormRequest)
-    return await _answer("layernorm", req)
+    return await _answer(pool, "layernorm", req)
 
 
 @router.post("/api/softmax", response_class=StrictJSONResponse, openapi_extra=_body_doc(SoftmaxRequest))
-async def softmax(request: Request) -> StrictJSONResponse:
+async def softmax(request: Request, pool: PoolDep) -> StrictJSONResponse:
     """softmax(scale·logits): probabilities, entropy and the Jacobian's spectral norm (optionally per scale)."""
     req = await json_body(request, SoftmaxRequest)
-    return await _answer("softmax", req)
+    return await _answer(pool, "softmax", req)
 
 
 @router.get(
@@ -81,7 +83,7 @@ async def softmax(request: Request) -> StrictJSONResponse:
     response_class=StrictJSONResponse,
     openapi_extra=_query_doc(PrecisionRequest.model_json_schema()["properties"], stack_schema()),
 )
-async def precision(request: Request) -> StrictJSONResponse:
+async def precision(request: Request, pool: PoolDep) -> StrictJSONResponse:
     """Format limits and a + b per format (?big=&small=), plus where a float16 stack overflows
     (any TraceConfig field as a query key, e.g. ?depth=64&residual_scale=1.1; dtype is always float16)."""
     query = _query(request)
@@ -91,28 +93,28 @@ async def precision(request: Request) -> StrictJSONResponse:
         raise FieldError("dtype", "the overflow lesson always traces the stack in float16", "omit dtype (float16)")
     view = PrecisionView(numbers=req, stack=_stack_config(query))
     # Its two traces have /api/trace's keys: a stack traced here is a cache hit in the explorer and the other way round.
-    return await _answer("precision", view)
+    return await _answer(pool, "precision", view)
 
 
 @router.post(
     "/api/batch_dependence", response_class=StrictJSONResponse, openapi_extra=_body_doc(BatchDependenceRequest)
 )
-async def batch_dependence(request: Request) -> StrictJSONResponse:
+async def batch_dependence(request: Request, pool: PoolDep) -> StrictJSONResponse:
     """How much one fixed sequence's normalized output changes when its batch mates are replaced, train vs eval
     mode (BatchNorm), and what padding does to BatchNorm's statistics."""
     req = await json_body(request, BatchDependenceRequest)
-    return await _answer("batch_dependence", req)
+    return await _answer(pool, "batch_dependence", req)
 
 
 @router.get("/api/norm_speed", response_class=StrictJSONResponse)
-async def norm_speed() -> StrictJSONResponse:
+async def norm_speed(pool: PoolDep) -> StrictJSONResponse:
     """LayerNorm vs RMSNorm, forward + backward with torch's own ops, timed on this server (about 2 s). Measured
     at most once an hour: later calls in that hour answer from the cache, and a busy moment is not kept for good."""
-    return await _answer("norm_speed", NormSpeedRequest())
+    return await _answer(pool, "norm_speed", NormSpeedRequest())
 
 
-async def _answer(name: str, req: BaseModel) -> StrictJSONResponse:
-    result, source = await answer(name, req)
+async def _answer(pool: ComputePool, name: str, req: BaseModel) -> StrictJSONResponse:
+    result, source = await answer(pool, name, req)
     return StrictJSONResponse({**result, "cached": source != "computed"})
 
 

@@ -15,6 +15,7 @@ from ..assets import PLOTLY_JS
 from ..experiments.lecture import DECK, chart_key
 from ..experiments.lecture.export import STYLESHEET, bundle, script_safe
 from ..i18n import client_table, t
+from ..services.compute import ComputePool
 from ..services.deck import Progress, bake
 from .registry import PAGES, templates
 
@@ -49,7 +50,7 @@ def reachable(origin: str) -> bool:
     return (urlsplit(origin).hostname or "") not in LOOPBACK
 
 
-async def offline_html(lang: str, origin: str, progress: Progress | None = None) -> str:
+async def offline_html(pool: ComputePool, lang: str, origin: str, progress: Progress | None = None) -> str:
     """The file; `progress` is told of each slide view as it is computed (resnorm-explorer lecture prints it)."""
     inline = {
         "css": STYLESHEET.read_text(encoding="utf-8"),
@@ -63,6 +64,6 @@ async def offline_html(lang: str, origin: str, progress: Progress | None = None)
         "t": t,
         "offline": True,
         "inline": inline,
-        "data": page_data(lang, origin, await bake(lang, progress)),
+        "data": page_data(lang, origin, await bake(pool, lang, progress)),
     }
     return templates.env.get_template("lecture.html").render(**context)

@@ -9,17 +9,17 @@ from pydantic import BaseModel
 
 from ..config import TraceConfig
 from ..experiments.requests import REQUESTS
-from .compute import COMPUTED, get_pool
+from .compute import COMPUTED, ComputePool
 
 
-async def answer(name: str, req: BaseModel) -> tuple[Any, str]:
+async def answer(pool: ComputePool, name: str, req: BaseModel) -> tuple[Any, str]:
     """(answer, source): source is where it came from (computed, coalesced, memory, disk, redis); a composite's is
     `computed` when any part was."""
-    kind, pool = REQUESTS[name], get_pool()
+    kind = REQUESTS[name]
     if kind.parts is not None:
         if kind.combine is None:
             raise ValueError(f"request kind {name} is streamed part by part by its route")
-        answered = [await answer(part, sub) for part, sub in kind.parts(req)]
+        answered = [await answer(pool, part, sub) for part, sub in kind.parts(req)]
         sources = [source for _, source in answered]
         source = COMPUTED if COMPUTED in sources else sources[0]
         return kind.combine(req, *(result for result, _ in answered)), source
