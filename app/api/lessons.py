@@ -23,16 +23,11 @@ from ..jsonsafe import StrictJSONResponse
 from ..pages.registry import url_state_keys
 from ..services.answers import answer
 from ..services.compute import ComputePool
-from .body import json_body
+from .body import body_doc, json_body
 from .deps import PoolDep
 
 router = APIRouter(tags=["lessons"])
 M = TypeVar("M", bound=BaseModel)
-
-
-def _body_doc(model: type[BaseModel]) -> dict[str, Any]:
-    """OpenAPI for a JSON body validated by hand (so errors name the lesson's own ranges)."""
-    return {"requestBody": {"required": False, "content": {"application/json": {"schema": model.model_json_schema()}}}}
 
 
 def _query_doc(*schemas: dict[str, Any]) -> dict[str, Any]:
@@ -64,14 +59,14 @@ async def chain(request: Request, pool: PoolDep) -> StrictJSONResponse:
     return await _answer(pool, "chain", req)
 
 
-@router.post("/api/layernorm", response_class=StrictJSONResponse, openapi_extra=_body_doc(LayerNormRequest))
+@router.post("/api/layernorm", response_class=StrictJSONResponse, openapi_extra=body_doc(LayerNormRequest))
 async def layernorm(request: Request, pool: PoolDep) -> StrictJSONResponse:
     """LayerNorm or RMSNorm of `x`, step by step, checked against torch."""
     req = await json_body(request, LayerNormRequest)
     return await _answer(pool, "layernorm", req)
 
 
-@router.post("/api/softmax", response_class=StrictJSONResponse, openapi_extra=_body_doc(SoftmaxRequest))
+@router.post("/api/softmax", response_class=StrictJSONResponse, openapi_extra=body_doc(SoftmaxRequest))
 async def softmax(request: Request, pool: PoolDep) -> StrictJSONResponse:
     """softmax(scale·logits): probabilities, entropy and the Jacobian's spectral norm (optionally per scale)."""
     req = await json_body(request, SoftmaxRequest)
@@ -96,9 +91,7 @@ async def precision(request: Request, pool: PoolDep) -> StrictJSONResponse:
     return await _answer(pool, "precision", view)
 
 
-@router.post(
-    "/api/batch_dependence", response_class=StrictJSONResponse, openapi_extra=_body_doc(BatchDependenceRequest)
-)
+@router.post("/api/batch_dependence", response_class=StrictJSONResponse, openapi_extra=body_doc(BatchDependenceRequest))
 async def batch_dependence(request: Request, pool: PoolDep) -> StrictJSONResponse:
     """How much one fixed sequence's normalized output changes when its batch mates are replaced, train vs eval
     mode (BatchNorm), and what padding does to BatchNorm's statistics."""

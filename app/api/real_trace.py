@@ -12,7 +12,7 @@ from ..jsonsafe import StrictJSONResponse
 from ..services.real_models import loaded_elsewhere, models_payload, real_trace_answer, token_count_answer
 from .body import body_doc, json_body
 from .deps import PoolDep
-from .trace import CACHE_HEADER
+from .trace import sourced
 
 router = APIRouter(tags=["real models"])
 
@@ -38,14 +38,5 @@ async def real_trace(request: Request, pool: PoolDep) -> StrictJSONResponse:
     """Per-block stream norms, branch norms, per-token norms and (causal models) gradients of a real model."""
     body = await json_body(request, RealTraceRequest)
     started = time.perf_counter()
-    result, where = await real_trace_answer(pool, body)
-    answer = {
-        **result,
-        "summary": {
-            **result["summary"],
-            "cached": where != "computed",
-            "source": where,
-            "served_ms": round((time.perf_counter() - started) * 1000, 2),
-        },
-    }
-    return StrictJSONResponse(answer, headers={CACHE_HEADER: where})
+    result, source = await real_trace_answer(pool, body)
+    return sourced(result, source, started)

@@ -4,6 +4,7 @@ the growth laws fitted to that trace's stream (app/experiments/laws.py), from th
 from __future__ import annotations
 
 import time
+from typing import Any
 
 from fastapi import APIRouter, Request
 from pydantic import ValidationError
@@ -23,19 +24,18 @@ router = APIRouter(tags=["trace"])
 CACHE_HEADER = "X-Resnorm-Cache"  # computed | coalesced | memory | disk | redis: where the answer came from
 
 
+def sourced(result: dict[str, Any], source: str, started: float) -> StrictJSONResponse:
+    """A trace's answer (ours or a pretrained model's) whose summary says where it came from and how long serving it
+    took since `started` (time.perf_counter()), with the source in the cache header too."""
+    served_ms = round((time.perf_counter() - started) * 1000, 2)
+    summary = {**result["summary"], "cached": source != "computed", "source": source, "served_ms": served_ms}
+    return StrictJSONResponse({**result, "summary": summary}, headers={CACHE_HEADER: source})
+
+
 async def traced(pool: ComputePool, cfg: TraceConfig) -> StrictJSONResponse:
     started = time.perf_counter()
     result, source = await pool.trace(cfg)
-    body = {
-        **result,
-        "summary": {
-            **result["summary"],
-            "cached": source != "computed",
-            "source": source,
-            "served_ms": round((time.perf_counter() - started) * 1000, 2),
-        },
-    }
-    return StrictJSONResponse(body, headers={CACHE_HEADER: source})
+    return sourced(result, source, started)
 
 
 @router.post("/api/trace", response_class=StrictJSONResponse, openapi_extra=body_doc(TraceConfig))
