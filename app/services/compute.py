@@ -164,11 +164,6 @@ class ComputePool:
         key, computed in a compute process when the server has them, which sends it before freeing the model."""
         return await self.run_sourced(cfg.cache_key(), answer_first, trace_and_model, cfg, runner=self.run_model)
 
-    async def run_cached(self, key: str, fn: Callable[..., Any], *args: Any) -> tuple[Any, bool]:
-        """(result, was_cached): see run_sourced."""
-        result, source = await self.run_sourced(key, fn, *args)
-        return result, source != COMPUTED
-
     async def run_sourced(
         self, key: str, fn: Callable[..., Any], *args: Any, runner: Callable[..., Any] | None = None
     ) -> tuple[Any, str]:
