@@ -158,7 +158,20 @@ def test_presets_are_bilingual_and_valid(client):
         assert preset["name"] and preset["name_zh"] and preset["description"] and preset["description_zh"]
         TraceConfig(**{**TraceConfig(depth=48).model_dump(), **preset["config"]})
     deepnorm = next(p for p in body["presets"] if p["key"] == "deepnorm")
+    assert deepnorm["config"]["final_norm"] is True and deepnorm["config"]["depth_scaled_norm"] is False
     assert deepnorm["config"]["residual_scale"] == pytest.approx((2 * 48) ** 0.25, rel=1e-5)
+
+
+def test_a_preset_applied_as_the_pages_apply_it_is_the_python_preset(client):
+    """static/js/presets.js resets every field a preset's config names, then applies it: from a state with the
+    final norm off and depth-scaled norms on, that must give preset_config's model, not keep those two."""
+    state = TraceConfig(depth=24, final_norm=False, depth_scaled_norm=True, d_model=32, seed=3)
+    presets = client.get("/api/presets?depth=24").json()["presets"]
+    fields = {field for preset in presets for field in preset["config"]}
+    defaults = {field: TraceConfig.model_fields[field].default for field in fields}
+    for preset in presets:
+        applied = TraceConfig(**{**state.model_dump(), **defaults, **preset["config"]})
+        assert applied == preset_config(preset["key"], state), preset["key"]
 
 
 def test_schema_carries_bounds_and_both_languages(client):

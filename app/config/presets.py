@@ -121,23 +121,12 @@ def preset_config(key: str, base: TraceConfig | None = None) -> TraceConfig:
 
 
 def presets_payload(base: TraceConfig | None = None) -> list[dict[str, Any]]:
+    """Every preset resolved for base's depth, its config holding every ARCH_FIELDS value: the pages reset exactly
+    the fields preset_config resets (static/js/presets.js reads them from these configs)."""
     base = base or TraceConfig()
     out = []
     for key, preset in PRESETS.items():
-        cfg = preset_config(key, base)
-        out.append(
-            {
-                "key": key,
-                "name": preset["name"],
-                "name_zh": preset["name_zh"],
-                "description": preset["description"],
-                "description_zh": preset["description_zh"],
-                "config": {
-                    k: v
-                    for k, v in cfg.model_dump().items()
-                    if k in {**preset["config"], **preset.get("depth_dependent", {})}
-                    or k in ("block", "norm", "norm_position", "residual", "residual_scale", "activation", "init")
-                },
-            }
-        )
+        cfg = preset_config(key, base).model_dump()
+        texts = {name: preset[name] for name in ("name", "name_zh", "description", "description_zh")}
+        out.append({"key": key, **texts, "config": {field: cfg[field] for field in ARCH_FIELDS}})
     return out
