@@ -13,6 +13,7 @@ import torch.nn.functional as F
 
 transformers = pytest.importorskip("transformers")
 
+from app.api.responses import RealTraceAnswer  # noqa: E402
 from app.experiments.real_trace import next_token_gradients, run_watched, trace_pretrained  # noqa: E402
 from app.models.pretrained.loading import LoadedModel, wrap_model  # noqa: E402
 from app.models.pretrained.sources import ModelSource, available_sources, local_source, packaged_source  # noqa: E402
@@ -289,6 +290,7 @@ class App:
     def trace(self, text: str = "the quick brown fox") -> tuple[dict[str, Any], str]:
         response = self.client.post("/api/real_trace", json={"model": self.name, "text": text})
         assert response.status_code == 200, response.text
+        RealTraceAnswer.model_validate_json(response.text, strict=True)  # what /openapi.json says it answers
         return response.json(), response.headers["X-Resnorm-Cache"]
 
 

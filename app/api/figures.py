@@ -15,6 +15,7 @@ from ..pages.registry import request_lang
 from ..services.figures import chart_json
 from .body import body_doc, json_body
 from .deps import PoolDep
+from .responses import COMPUTING, ChartAnswer
 from .trace import CACHE_HEADER
 
 router = APIRouter(tags=["figures"])
@@ -37,6 +38,8 @@ for _kind in charts().values():
         _route(_kind),
         methods=["POST"],
         response_class=StrictJSONResponse,
+        response_model=ChartAnswer,
+        responses=COMPUTING,
         openapi_extra=body_doc(REQUESTS[_kind.request].model),
         name=f"figure_{_kind.key}",
     )

@@ -17,11 +17,12 @@ from ..pages.registry import request_lang
 from ..services.deck import slide_view
 from .body import body_doc, json_body
 from .deps import PoolDep
+from .responses import BODY_ERRORS, BUSY, NOT_FOUND, QUERY_ERRORS, DeckAnswer, SlideView
 
 router = APIRouter(tags=["lecture"])
 
 
-@router.get("/api/lecture", response_class=StrictJSONResponse)
+@router.get("/api/lecture", response_class=StrictJSONResponse, response_model=DeckAnswer)
 async def lecture_data() -> StrictJSONResponse:
     """Every slide in English and Chinese: title, text, notes, chart request (API sources + how to draw) and claim."""
     return StrictJSONResponse(deck_payload())
@@ -75,7 +76,12 @@ def _slide(slide_id: str, option: str | None) -> None:
         ) from None
 
 
-@router.get("/api/lecture/slide/{slide_id}", response_class=StrictJSONResponse)
+@router.get(
+    "/api/lecture/slide/{slide_id}",
+    response_class=StrictJSONResponse,
+    response_model=SlideView,
+    responses={**QUERY_ERRORS, **NOT_FOUND, **BUSY},
+)
 async def lecture_slide(
     slide_id: str, request: Request, pool: PoolDep, option: str | None = None
 ) -> StrictJSONResponse:
@@ -87,7 +93,11 @@ async def lecture_slide(
 
 
 @router.post(
-    "/api/lecture/slide/{slide_id}", response_class=StrictJSONResponse, openapi_extra=body_doc(SlideViewRequest)
+    "/api/lecture/slide/{slide_id}",
+    response_class=StrictJSONResponse,
+    response_model=SlideView,
+    responses={**BODY_ERRORS, **NOT_FOUND, **BUSY},
+    openapi_extra=body_doc(SlideViewRequest),
 )
 async def lecture_slide_recorded(
     slide_id: str, request: Request, pool: PoolDep, option: str | None = None

@@ -25,6 +25,17 @@ from ..services.answers import answer
 from ..services.compute import ComputePool
 from .body import body_doc, json_body
 from .deps import PoolDep
+from .responses import (
+    BUSY,
+    COMPUTING,
+    QUERY_ERRORS,
+    BatchDependenceAnswer,
+    ChainAnswer,
+    LayerNormAnswer,
+    NormSpeedAnswer,
+    PrecisionAnswer,
+    SoftmaxAnswer,
+)
 
 router = APIRouter(tags=["lessons"])
 M = TypeVar("M", bound=BaseModel)
@@ -51,6 +62,8 @@ def _query_doc(*schemas: dict[str, Any]) -> dict[str, Any]:
 @router.get(
     "/api/chain",
     response_class=StrictJSONResponse,
+    response_model=ChainAnswer,
+    responses={**QUERY_ERRORS, **BUSY},
     openapi_extra=_query_doc(ChainRequest.model_json_schema()["properties"]),
 )
 async def chain(request: Request, pool: PoolDep) -> StrictJSONResponse:
@@ -59,14 +72,26 @@ async def chain(request: Request, pool: PoolDep) -> StrictJSONResponse:
     return await _answer(pool, "chain", req)
 
 
-@router.post("/api/layernorm", response_class=StrictJSONResponse, openapi_extra=body_doc(LayerNormRequest))
+@router.post(
+    "/api/layernorm",
+    response_class=StrictJSONResponse,
+    response_model=LayerNormAnswer,
+    responses=COMPUTING,
+    openapi_extra=body_doc(LayerNormRequest),
+)
 async def layernorm(request: Request, pool: PoolDep) -> StrictJSONResponse:
     """LayerNorm or RMSNorm of `x`, step by step, checked against torch."""
     req = await json_body(request, LayerNormRequest)
     return await _answer(pool, "layernorm", req)
 
 
-@router.post("/api/softmax", response_class=StrictJSONResponse, openapi_extra=body_doc(SoftmaxRequest))
+@router.post(
+    "/api/softmax",
+    response_class=StrictJSONResponse,
+    response_model=SoftmaxAnswer,
+    responses=COMPUTING,
+    openapi_extra=body_doc(SoftmaxRequest),
+)
 async def softmax(request: Request, pool: PoolDep) -> StrictJSONResponse:
     """softmax(scale·logits): probabilities, entropy and the Jacobian's spectral norm (optionally per scale)."""
     req = await json_body(request, SoftmaxRequest)
@@ -76,6 +101,8 @@ async def softmax(request: Request, pool: PoolDep) -> StrictJSONResponse:
 @router.get(
     "/api/precision",
     response_class=StrictJSONResponse,
+    response_model=PrecisionAnswer,
+    responses={**QUERY_ERRORS, **BUSY},
     openapi_extra=_query_doc(PrecisionRequest.model_json_schema()["properties"], stack_schema()),
 )
 async def precision(request: Request, pool: PoolDep) -> StrictJSONResponse:
@@ -91,7 +118,13 @@ async def precision(request: Request, pool: PoolDep) -> StrictJSONResponse:
     return await _answer(pool, "precision", view)
 
 
-@router.post("/api/batch_dependence", response_class=StrictJSONResponse, openapi_extra=body_doc(BatchDependenceRequest))
+@router.post(
+    "/api/batch_dependence",
+    response_class=StrictJSONResponse,
+    response_model=BatchDependenceAnswer,
+    responses=COMPUTING,
+    openapi_extra=body_doc(BatchDependenceRequest),
+)
 async def batch_dependence(request: Request, pool: PoolDep) -> StrictJSONResponse:
     """How much one fixed sequence's normalized output changes when its batch mates are replaced, train vs eval
     mode (BatchNorm), and what padding does to BatchNorm's statistics."""
@@ -99,7 +132,7 @@ async def batch_dependence(request: Request, pool: PoolDep) -> StrictJSONRespons
     return await _answer(pool, "batch_dependence", req)
 
 
-@router.get("/api/norm_speed", response_class=StrictJSONResponse)
+@router.get("/api/norm_speed", response_class=StrictJSONResponse, response_model=NormSpeedAnswer, responses=BUSY)
 async def norm_speed(pool: PoolDep) -> StrictJSONResponse:
     """LayerNorm vs RMSNorm, forward + backward with torch's own ops, timed on this server (about 2 s). Measured
     at most once an hour: later calls in that hour answer from the cache, and a busy moment is not kept for good."""

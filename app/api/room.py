@@ -23,9 +23,11 @@ from pydantic import BaseModel, ConfigDict, Field
 from .. import i18n
 from ..errors import Busy, FieldError
 from ..experiments.lecture import deck_payload
+from ..jsonsafe import StrictJSONResponse
 from ..services.follow import Session, UnknownRoom, WrongKey, event_stream, get_hub, valid_room
 from ..settings import get_settings
 from .body import body_doc, json_body
+from .responses import BODY_ERRORS, BUSY, FORBIDDEN, NOT_FOUND, QUERY_ERRORS, FollowOpened, FollowState, RoomAnswer
 
 router = APIRouter(tags=["room"])
 
@@ -94,8 +96,8 @@ def is_loopback_host(host: str) -> bool:
         return False
 
 
-@router.get("/api/room")
-def room(request: Request) -> dict:
+@router.get("/api/room", response_class=StrictJSONResponse, response_model=RoomAnswer)
+def room(request: Request) -> StrictJSONResponse:
     """Where phones in the room should go: {"urls", "public_url", "listening_on_all_interfaces", ...}."""
     settings = get_settings()
     server = request.scope.get("server") or (settings.host, settings.port)
@@ -112,13 +114,15 @@ def room(request: Request) -> dict:
         urls = []
     else:  # bound to one address of its own: that is the one phones use
         urls = [_origin(settings.host, port)]
-    return {
-        "urls": urls,
-        "public_url": settings.public_url,
-        "listening_on_all_interfaces": all_interfaces,
-        "loopback_only": loopback_only and not settings.public_url,
-        "in_container": Path("/.dockerenv").exists(),
-    }
+    return StrictJSONResponse(
+        {
+            "urls": urls,
+            "public_url": settings.public_url,
+            "listening_on_all_interfaces": all_interfaces,
+            "loopback_only": loopback_only and not settings.public_url,
+            "in_container": Path("/.dockerenv").exists(),
+        }
+    )
 
 
 def _checked_url(url: str | None) -> str:
@@ -135,7 +139,11 @@ def _checked_url(url: str | None) -> str:
     return url
 
 
-@router.get("/api/qr", response_class=Response, responses={200: {"content": {"image/svg+xml": {}}}})
+@router.get(
+    "/api/qr",
+    response_class=Response,
+    responses={200: {"content": {"image/svg+xml": {"schema": {"type": "string"}}}}, **QUERY_ERRORS},
+)
 def qr_code(url: str | None = None) -> Response:
     """The QR code of `url` as SVG (error correction M or better, 4-module quiet zone, black on white)."""
     text = _checked_url(url)
@@ -216,17 +224,30 @@ async def _session(room: str) -> Session:
         raise _unknown(room) from None
 
 
-@router.post("/api/follow", status_code=201, openapi_extra=body_doc(FollowOpen))
-async def follow_open(request: Request) -> dict:
+@router.post(
+    "/api/follow",
+    status_code=201,
+    response_class=StrictJSONResponse,
+    response_model=FollowOpened,
+    responses=BODY_ERRORS,
+    openapi_extra=body_doc(FollowOpen),
+)
+async def follow_open(request: Request) -> StrictJSONResponse:
     """A follow session for the deck on this screen: {"room", "key", "slide", "seq"}. The key drives it and is shown
     only to the screen that asked; the follow link carries the room alone."""
     body = await json_body(request, FollowOpen)  # the strict reading every JSON endpoint shares (app/api/body.py)
     session, key = await get_hub().open(_checked_slide(body.slide))
-    return {**session.public(), "key": key}
+    return StrictJSONResponse({**session.public(), "key": key}, status_code=201)
 
 
-@router.put("/api/follow/{room}", openapi_extra=body_doc(FollowMove))
-async def follow_move(room: str, request: Request) -> dict:
+@router.put(
+    "/api/follow/{room}",
+    response_class=StrictJSONResponse,
+    response_model=FollowState,
+    responses={**BODY_ERRORS, **FORBIDDEN, **NOT_FOUND},
+    openapi_extra=body_doc(FollowMove),
+)
+async def follow_move(room: str, request: Request) -> StrictJSONResponse:
     """The presenter moved to `slide`: every follower's phone moves too."""
     body = await json_body(request, FollowMove)
     try:
@@ -237,16 +258,23 @@ async def follow_move(room: str, request: Request) -> dict:
         raise FieldError(
             "key", "not this session's presenter key", "the key shown on the lecturer's screen", 403
         ) from None
-    return session.public()
+    return StrictJSONResponse(session.public())
 
 
-@router.get("/api/follow/{room}")
-async def follow_state(room: str) -> dict:
+@router.get(
+    "/api/follow/{room}",
+    response_class=StrictJSONResponse,
+    response_model=FollowState,
+    responses={**QUERY_ERRORS, **NOT_FOUND},
+)
+async def follow_state(room: str) -> StrictJSONResponse:
     """The slide the lecturer shows now: {"room", "slide", "seq"}."""
-    return (await _session(room)).public()
+    return StrictJSONResponse((await _session(room)).public())
 
 
-@router.get("/api/follow/{room}/events", response_class=StreamingResponse)
+@router.get(
+    "/api/follow/{room}/events", response_class=StreamingResponse, responses={**QUERY_ERRORS, **NOT_FOUND, **BUSY}
+)
 async def follow_events(room: str) -> StreamingResponse:
     """Server-sent events: `slide` ({"room", "slide", "seq"}) now and at every change, `ping` every HEARTBEAT_S."""
     await _session(room)

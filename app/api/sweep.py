@@ -12,10 +12,11 @@ from fastapi import APIRouter, Query, Request
 
 from ..errors import Busy
 from ..experiments.sweep import SweepRequest, depth_row
-from ..jsonsafe import StrictJSONResponse, strict_dumps
+from ..jsonsafe import NDJSONResponse, StrictJSONResponse, strict_dumps
 from ..services.compute import ComputePool
 from .body import body_doc, json_body
 from .deps import PoolDep
+from .responses import COMPUTING, SweepAnswer, SweepLine, ref, stream
 
 router = APIRouter(tags=["sweep"])
 logger = logging.getLogger(__name__)
@@ -100,7 +101,16 @@ async def _ndjson(pool: ComputePool, request: SweepRequest, rows: bool = True) -
     )
 
 
-@router.post("/api/sweep", openapi_extra=body_doc(SweepRequest))
+STREAM_OR_JSON = stream(SweepLine, "NDJSON lines (the default), or with ?stream=false one JSON answer")
+STREAM_OR_JSON[200]["content"]["application/json"] = {"schema": ref(SweepAnswer)}
+
+
+@router.post(
+    "/api/sweep",
+    response_class=NDJSONResponse,
+    responses={**COMPUTING, **STREAM_OR_JSON},
+    openapi_extra=body_doc(SweepRequest),
+)
 async def sweep(
     http: Request,
     pool: PoolDep,
@@ -112,15 +122,9 @@ async def sweep(
     ),
 ):
     """Per depth: per-layer grad_norm and act_norm lists. Streams `start`, one `depth` line per depth, `done`."""
-    from fastapi.responses import StreamingResponse
-
     request = await json_body(http, SweepRequest)
     if stream:
-        return StreamingResponse(
-            _ndjson(pool, request, rows),
-            media_type="application/x-ndjson",
-            headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
-        )
+        return NDJSONResponse(_ndjson(pool, request, rows))
     started = time.perf_counter()
     results = sorted([row async for row in _rows(pool, request)], key=lambda row: row["depth"])
     return StrictJSONResponse(

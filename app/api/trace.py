@@ -17,6 +17,7 @@ from ..services.answers import answer
 from ..services.compute import ComputePool
 from .body import InvalidBody, body_doc, json_body
 from .deps import PoolDep
+from .responses import BUSY, COMPUTING, QUERY_ERRORS, DepthScanAnswer, LawsAnswer, TraceAnswer
 
 router = APIRouter(tags=["trace"])
 
@@ -38,13 +39,25 @@ async def traced(pool: ComputePool, cfg: TraceConfig) -> StrictJSONResponse:
     return sourced(result, source, started)
 
 
-@router.post("/api/trace", response_class=StrictJSONResponse, openapi_extra=body_doc(TraceConfig))
+@router.post(
+    "/api/trace",
+    response_class=StrictJSONResponse,
+    response_model=TraceAnswer,
+    responses=COMPUTING,
+    openapi_extra=body_doc(TraceConfig),
+)
 async def trace(request: Request, pool: PoolDep) -> StrictJSONResponse:
     """Trace the model described by the body (every field optional)."""
     return await traced(pool, await json_body(request, TraceConfig))
 
 
-@router.post("/api/laws", response_class=StrictJSONResponse, openapi_extra=body_doc(TraceConfig))
+@router.post(
+    "/api/laws",
+    response_class=StrictJSONResponse,
+    response_model=LawsAnswer,
+    responses=COMPUTING,
+    openapi_extra=body_doc(TraceConfig),
+)
 async def laws(request: Request, pool: PoolDep) -> StrictJSONResponse:
     """The stream's norm per layer and every growth law fitted to it from ‖x₀‖ (√(‖x₀‖² + c·l), a line, an
     exponential, the best power), the one that fits (or none), and √(‖x₀‖² + Σ‖fₖ‖²) with nothing fitted. The
@@ -53,7 +66,13 @@ async def laws(request: Request, pool: PoolDep) -> StrictJSONResponse:
     return StrictJSONResponse(result, headers={CACHE_HEADER: source})
 
 
-@router.post("/api/depth_scan", response_class=StrictJSONResponse, openapi_extra=body_doc(DepthScan))
+@router.post(
+    "/api/depth_scan",
+    response_class=StrictJSONResponse,
+    response_model=DepthScanAnswer,
+    responses=COMPUTING,
+    openapi_extra=body_doc(DepthScan),
+)
 async def depth_scan(request: Request, pool: PoolDep) -> StrictJSONResponse:
     """Xiong et al. 2020's theorem measured: the last block's FFN parameter gradient of each preset at each depth
     and seed (at most 2 presets × 5 depths up to 96 × 4 seeds, each an ordinary cached trace), and its exponent
@@ -62,7 +81,9 @@ async def depth_scan(request: Request, pool: PoolDep) -> StrictJSONResponse:
     return StrictJSONResponse(result, headers={CACHE_HEADER: source})
 
 
-@router.get("/api/trace", response_class=StrictJSONResponse)
+@router.get(
+    "/api/trace", response_class=StrictJSONResponse, response_model=TraceAnswer, responses={**QUERY_ERRORS, **BUSY}
+)
 async def trace_from_query(request: Request, pool: PoolDep) -> StrictJSONResponse:
     """The same trace with the request model's fields as query keys, e.g. ?depth=48&norm_position=post."""
     return await traced(pool, config_from_query(dict(request.query_params)))

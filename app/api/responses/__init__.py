@@ -1,0 +1,98 @@
+"""The answer models: what each JSON endpoint answers, for /openapi.json (see common.py for how they are used)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import FastAPI
+from pydantic import BaseModel
+from pydantic.json_schema import models_json_schema
+
+from .charts import ChartAnswer, DeckAnswer, SlideView
+from .common import (
+    BODY_ERRORS,
+    BUSY,
+    COMPUTING,
+    FORBIDDEN,
+    NOT_FOUND,
+    QUERY_ERRORS,
+    REF,
+    TOO_MANY,
+    ErrorAnswer,
+    ref,
+    stream,
+)
+from .lessons import (
+    BatchDependenceAnswer,
+    ChainAnswer,
+    LayerNormAnswer,
+    NormSpeedAnswer,
+    PrecisionAnswer,
+    SoftmaxAnswer,
+)
+from .service import FollowOpened, FollowState, HealthAnswer, RealModelsAnswer, RealTraceAnswer, RoomAnswer, TokenCount
+from .trace import BudgetAnswer, DepthScanAnswer, LawsAnswer, PresetsAnswer, SweepAnswer, SweepLine, TraceAnswer
+from .train import TrainBudgetAnswer, TrainEvent, TrainPresetsAnswer, TrainStatus
+
+# The models routes name only through `ref` (errors, stream lines, a stream's JSON twin): FastAPI lists in
+# /openapi.json's components only the models given as `response_model=` or a responses' `model`.
+REFERENCED: tuple[type[BaseModel], ...] = (ErrorAnswer, SweepLine, SweepAnswer, TrainEvent)
+
+
+def document(app: FastAPI) -> None:
+    """Make /openapi.json list REFERENCED beside the models FastAPI found (tests/test_api_schemas.py checks that every
+    reference in it resolves)."""
+    build = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is not None:
+            return app.openapi_schema
+        schema = build()
+        _, definitions = models_json_schema([(m, "serialization") for m in REFERENCED], ref_template=REF)
+        schema.setdefault("components", {}).setdefault("schemas", {}).update(definitions.get("$defs", {}))
+        return schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
+
+
+__all__ = [
+    "BODY_ERRORS",
+    "BUSY",
+    "COMPUTING",
+    "FORBIDDEN",
+    "NOT_FOUND",
+    "QUERY_ERRORS",
+    "REFERENCED",
+    "TOO_MANY",
+    "BatchDependenceAnswer",
+    "BudgetAnswer",
+    "ChainAnswer",
+    "ChartAnswer",
+    "DeckAnswer",
+    "DepthScanAnswer",
+    "ErrorAnswer",
+    "FollowOpened",
+    "FollowState",
+    "HealthAnswer",
+    "LawsAnswer",
+    "LayerNormAnswer",
+    "NormSpeedAnswer",
+    "PrecisionAnswer",
+    "PresetsAnswer",
+    "RealModelsAnswer",
+    "RealTraceAnswer",
+    "RoomAnswer",
+    "SlideView",
+    "SoftmaxAnswer",
+    "SweepAnswer",
+    "SweepLine",
+    "TokenCount",
+    "TraceAnswer",
+    "TrainBudgetAnswer",
+    "TrainEvent",
+    "TrainPresetsAnswer",
+    "TrainStatus",
+    "document",
+    "ref",
+    "stream",
+]
