@@ -12,7 +12,7 @@ from ..config import TraceConfig
 from ..config.limits import budget_report
 from ..jsonsafe import StrictJSONResponse
 from .body import body_doc, json_body
-from .responses import BODY_ERRORS, BudgetAnswer
+from .responses import BODY_ERRORS, BudgetAnswer, json_answer
 
 router = APIRouter(tags=["config"])
 
@@ -20,8 +20,7 @@ router = APIRouter(tags=["config"])
 @router.post(
     "/api/budget",
     response_class=StrictJSONResponse,
-    response_model=BudgetAnswer,
-    responses=BODY_ERRORS,
+    responses={**json_answer(BudgetAnswer), **BODY_ERRORS},
     openapi_extra=body_doc(TraceConfig),
 )
 async def budget(request: Request) -> StrictJSONResponse:

@@ -15,7 +15,7 @@ from ..pages.registry import request_lang
 from ..services.figures import chart_json
 from .body import body_doc, json_body
 from .deps import PoolDep
-from .responses import COMPUTING, ChartAnswer
+from .responses import COMPUTING, ChartAnswer, json_answer
 from .trace import CACHE_HEADER
 
 router = APIRouter(tags=["figures"])
@@ -38,8 +38,7 @@ for _kind in charts().values():
         _route(_kind),
         methods=["POST"],
         response_class=StrictJSONResponse,
-        response_model=ChartAnswer,
-        responses=COMPUTING,
+        responses={**json_answer(ChartAnswer), **COMPUTING},
         openapi_extra=body_doc(REQUESTS[_kind.request].model),
         name=f"figure_{_kind.key}",
     )

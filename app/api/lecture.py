@@ -17,12 +17,12 @@ from ..pages.registry import request_lang
 from ..services.deck import slide_view
 from .body import body_doc, json_body
 from .deps import PoolDep
-from .responses import BODY_ERRORS, BUSY, NOT_FOUND, QUERY_ERRORS, DeckAnswer, SlideView
+from .responses import BODY_ERRORS, BUSY, NOT_FOUND, QUERY_ERRORS, DeckAnswer, SlideView, json_answer
 
 router = APIRouter(tags=["lecture"])
 
 
-@router.get("/api/lecture", response_class=StrictJSONResponse, response_model=DeckAnswer)
+@router.get("/api/lecture", response_class=StrictJSONResponse, responses=json_answer(DeckAnswer))
 async def lecture_data() -> StrictJSONResponse:
     """Every slide in English and Chinese: title, text, notes, chart request (API sources + how to draw) and claim."""
     return StrictJSONResponse(deck_payload())
@@ -79,8 +79,7 @@ def _slide(slide_id: str, option: str | None) -> None:
 @router.get(
     "/api/lecture/slide/{slide_id}",
     response_class=StrictJSONResponse,
-    response_model=SlideView,
-    responses={**QUERY_ERRORS, **NOT_FOUND, **BUSY},
+    responses={**json_answer(SlideView), **QUERY_ERRORS, **NOT_FOUND, **BUSY},
 )
 async def lecture_slide(
     slide_id: str, request: Request, pool: PoolDep, option: str | None = None
@@ -95,8 +94,7 @@ async def lecture_slide(
 @router.post(
     "/api/lecture/slide/{slide_id}",
     response_class=StrictJSONResponse,
-    response_model=SlideView,
-    responses={**BODY_ERRORS, **NOT_FOUND, **BUSY},
+    responses={**json_answer(SlideView), **BODY_ERRORS, **NOT_FOUND, **BUSY},
     openapi_extra=body_doc(SlideViewRequest),
 )
 async def lecture_slide_recorded(

@@ -35,6 +35,7 @@ from .responses import (
     NormSpeedAnswer,
     PrecisionAnswer,
     SoftmaxAnswer,
+    json_answer,
 )
 
 router = APIRouter(tags=["lessons"])
@@ -62,8 +63,7 @@ def _query_doc(*schemas: dict[str, Any]) -> dict[str, Any]:
 @router.get(
     "/api/chain",
     response_class=StrictJSONResponse,
-    response_model=ChainAnswer,
-    responses={**QUERY_ERRORS, **BUSY},
+    responses={**json_answer(ChainAnswer), **QUERY_ERRORS, **BUSY},
     openapi_extra=_query_doc(ChainRequest.model_json_schema()["properties"]),
 )
 async def chain(request: Request, pool: PoolDep) -> StrictJSONResponse:
@@ -75,8 +75,7 @@ async def chain(request: Request, pool: PoolDep) -> StrictJSONResponse:
 @router.post(
     "/api/layernorm",
     response_class=StrictJSONResponse,
-    response_model=LayerNormAnswer,
-    responses=COMPUTING,
+    responses={**json_answer(LayerNormAnswer), **COMPUTING},
     openapi_extra=body_doc(LayerNormRequest),
 )
 async def layernorm(request: Request, pool: PoolDep) -> StrictJSONResponse:
@@ -88,8 +87,7 @@ async def layernorm(request: Request, pool: PoolDep) -> StrictJSONResponse:
 @router.post(
     "/api/softmax",
     response_class=StrictJSONResponse,
-    response_model=SoftmaxAnswer,
-    responses=COMPUTING,
+    responses={**json_answer(SoftmaxAnswer), **COMPUTING},
     openapi_extra=body_doc(SoftmaxRequest),
 )
 async def softmax(request: Request, pool: PoolDep) -> StrictJSONResponse:
@@ -101,8 +99,7 @@ async def softmax(request: Request, pool: PoolDep) -> StrictJSONResponse:
 @router.get(
     "/api/precision",
     response_class=StrictJSONResponse,
-    response_model=PrecisionAnswer,
-    responses={**QUERY_ERRORS, **BUSY},
+    responses={**json_answer(PrecisionAnswer), **QUERY_ERRORS, **BUSY},
     openapi_extra=_query_doc(PrecisionRequest.model_json_schema()["properties"], stack_schema()),
 )
 async def precision(request: Request, pool: PoolDep) -> StrictJSONResponse:
@@ -121,8 +118,7 @@ async def precision(request: Request, pool: PoolDep) -> StrictJSONResponse:
 @router.post(
     "/api/batch_dependence",
     response_class=StrictJSONResponse,
-    response_model=BatchDependenceAnswer,
-    responses=COMPUTING,
+    responses={**json_answer(BatchDependenceAnswer), **COMPUTING},
     openapi_extra=body_doc(BatchDependenceRequest),
 )
 async def batch_dependence(request: Request, pool: PoolDep) -> StrictJSONResponse:
@@ -132,7 +128,7 @@ async def batch_dependence(request: Request, pool: PoolDep) -> StrictJSONRespons
     return await _answer(pool, "batch_dependence", req)
 
 
-@router.get("/api/norm_speed", response_class=StrictJSONResponse, response_model=NormSpeedAnswer, responses=BUSY)
+@router.get("/api/norm_speed", response_class=StrictJSONResponse, responses={**json_answer(NormSpeedAnswer), **BUSY})
 async def norm_speed(pool: PoolDep) -> StrictJSONResponse:
     """LayerNorm vs RMSNorm, forward + backward with torch's own ops, timed on this server (about 2 s). Measured
     at most once an hour: later calls in that hour answer from the cache, and a busy moment is not kept for good."""

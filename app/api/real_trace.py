@@ -12,13 +12,13 @@ from ..jsonsafe import StrictJSONResponse
 from ..services.real_models import loaded_elsewhere, models_payload, real_trace_answer, token_count_answer
 from .body import body_doc, json_body
 from .deps import PoolDep
-from .responses import BODY_ERRORS, COMPUTING, RealModelsAnswer, RealTraceAnswer, TokenCount
+from .responses import BODY_ERRORS, COMPUTING, RealModelsAnswer, RealTraceAnswer, TokenCount, json_answer
 from .trace import sourced
 
 router = APIRouter(tags=["real models"])
 
 
-@router.get("/api/real_models", response_class=StrictJSONResponse, response_model=RealModelsAnswer)
+@router.get("/api/real_models", response_class=StrictJSONResponse, responses=json_answer(RealModelsAnswer))
 async def real_models(pool: PoolDep) -> StrictJSONResponse:
     """The pretrained models this server can trace, and the commands that install the others."""
     import anyio
@@ -30,8 +30,7 @@ async def real_models(pool: PoolDep) -> StrictJSONResponse:
 @router.post(
     "/api/real_tokens",
     response_class=StrictJSONResponse,
-    response_model=TokenCount,
-    responses=BODY_ERRORS,
+    responses={**json_answer(TokenCount), **BODY_ERRORS},
     openapi_extra=body_doc(RealTraceRequest),
 )
 async def real_tokens(request: Request, pool: PoolDep) -> StrictJSONResponse:
@@ -43,8 +42,7 @@ async def real_tokens(request: Request, pool: PoolDep) -> StrictJSONResponse:
 @router.post(
     "/api/real_trace",
     response_class=StrictJSONResponse,
-    response_model=RealTraceAnswer,
-    responses=COMPUTING,
+    responses={**json_answer(RealTraceAnswer), **COMPUTING},
     openapi_extra=body_doc(RealTraceRequest),
 )
 async def real_trace(request: Request, pool: PoolDep) -> StrictJSONResponse:

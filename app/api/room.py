@@ -27,7 +27,17 @@ from ..jsonsafe import StrictJSONResponse
 from ..services.follow import Session, UnknownRoom, WrongKey, event_stream, get_hub, valid_room
 from ..settings import get_settings
 from .body import body_doc, json_body
-from .responses import BODY_ERRORS, BUSY, FORBIDDEN, NOT_FOUND, QUERY_ERRORS, FollowOpened, FollowState, RoomAnswer
+from .responses import (
+    BODY_ERRORS,
+    BUSY,
+    FORBIDDEN,
+    NOT_FOUND,
+    QUERY_ERRORS,
+    FollowOpened,
+    FollowState,
+    RoomAnswer,
+    json_answer,
+)
 
 router = APIRouter(tags=["room"])
 
@@ -96,7 +106,7 @@ def is_loopback_host(host: str) -> bool:
         return False
 
 
-@router.get("/api/room", response_class=StrictJSONResponse, response_model=RoomAnswer)
+@router.get("/api/room", response_class=StrictJSONResponse, responses=json_answer(RoomAnswer))
 def room(request: Request) -> StrictJSONResponse:
     """Where phones in the room should go: {"urls", "public_url", "listening_on_all_interfaces", ...}."""
     settings = get_settings()
@@ -228,8 +238,7 @@ async def _session(room: str) -> Session:
     "/api/follow",
     status_code=201,
     response_class=StrictJSONResponse,
-    response_model=FollowOpened,
-    responses=BODY_ERRORS,
+    responses={**json_answer(FollowOpened, status=201), **BODY_ERRORS},
     openapi_extra=body_doc(FollowOpen),
 )
 async def follow_open(request: Request) -> StrictJSONResponse:
@@ -243,8 +252,7 @@ async def follow_open(request: Request) -> StrictJSONResponse:
 @router.put(
     "/api/follow/{room}",
     response_class=StrictJSONResponse,
-    response_model=FollowState,
-    responses={**BODY_ERRORS, **FORBIDDEN, **NOT_FOUND},
+    responses={**json_answer(FollowState), **BODY_ERRORS, **FORBIDDEN, **NOT_FOUND},
     openapi_extra=body_doc(FollowMove),
 )
 async def follow_move(room: str, request: Request) -> StrictJSONResponse:
@@ -264,8 +272,7 @@ async def follow_move(room: str, request: Request) -> StrictJSONResponse:
 @router.get(
     "/api/follow/{room}",
     response_class=StrictJSONResponse,
-    response_model=FollowState,
-    responses={**QUERY_ERRORS, **NOT_FOUND},
+    responses={**json_answer(FollowState), **QUERY_ERRORS, **NOT_FOUND},
 )
 async def follow_state(room: str) -> StrictJSONResponse:
     """The slide the lecturer shows now: {"room", "slide", "seq"}."""

@@ -17,7 +17,7 @@ from ..services.answers import answer
 from ..services.compute import ComputePool
 from .body import InvalidBody, body_doc, json_body
 from .deps import PoolDep
-from .responses import BUSY, COMPUTING, QUERY_ERRORS, DepthScanAnswer, LawsAnswer, TraceAnswer
+from .responses import BUSY, COMPUTING, QUERY_ERRORS, DepthScanAnswer, LawsAnswer, TraceAnswer, json_answer
 
 router = APIRouter(tags=["trace"])
 
@@ -42,8 +42,7 @@ async def traced(pool: ComputePool, cfg: TraceConfig) -> StrictJSONResponse:
 @router.post(
     "/api/trace",
     response_class=StrictJSONResponse,
-    response_model=TraceAnswer,
-    responses=COMPUTING,
+    responses={**json_answer(TraceAnswer), **COMPUTING},
     openapi_extra=body_doc(TraceConfig),
 )
 async def trace(request: Request, pool: PoolDep) -> StrictJSONResponse:
@@ -54,8 +53,7 @@ async def trace(request: Request, pool: PoolDep) -> StrictJSONResponse:
 @router.post(
     "/api/laws",
     response_class=StrictJSONResponse,
-    response_model=LawsAnswer,
-    responses=COMPUTING,
+    responses={**json_answer(LawsAnswer), **COMPUTING},
     openapi_extra=body_doc(TraceConfig),
 )
 async def laws(request: Request, pool: PoolDep) -> StrictJSONResponse:
@@ -69,8 +67,7 @@ async def laws(request: Request, pool: PoolDep) -> StrictJSONResponse:
 @router.post(
     "/api/depth_scan",
     response_class=StrictJSONResponse,
-    response_model=DepthScanAnswer,
-    responses=COMPUTING,
+    responses={**json_answer(DepthScanAnswer), **COMPUTING},
     openapi_extra=body_doc(DepthScan),
 )
 async def depth_scan(request: Request, pool: PoolDep) -> StrictJSONResponse:
@@ -82,7 +79,7 @@ async def depth_scan(request: Request, pool: PoolDep) -> StrictJSONResponse:
 
 
 @router.get(
-    "/api/trace", response_class=StrictJSONResponse, response_model=TraceAnswer, responses={**QUERY_ERRORS, **BUSY}
+    "/api/trace", response_class=StrictJSONResponse, responses={**json_answer(TraceAnswer), **QUERY_ERRORS, **BUSY}
 )
 async def trace_from_query(request: Request, pool: PoolDep) -> StrictJSONResponse:
     """The same trace with the request model's fields as query keys, e.g. ?depth=48&norm_position=post."""

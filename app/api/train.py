@@ -17,7 +17,16 @@ from ..jsonsafe import NDJSONResponse, StrictJSONResponse
 from ..services.training import SLOTS, TooManyRuns, training_stream
 from ..settings import get_settings
 from .body import body_doc, json_body
-from .responses import BODY_ERRORS, TOO_MANY, TrainBudgetAnswer, TrainEvent, TrainPresetsAnswer, TrainStatus, stream
+from .responses import (
+    BODY_ERRORS,
+    TOO_MANY,
+    TrainBudgetAnswer,
+    TrainEvent,
+    TrainPresetsAnswer,
+    TrainStatus,
+    json_answer,
+    stream,
+)
 
 router = APIRouter(tags=["train"])
 
@@ -52,8 +61,7 @@ async def train(request: Request) -> Response:
 @router.post(
     "/api/train/budget",
     response_class=StrictJSONResponse,
-    response_model=TrainBudgetAnswer,
-    responses=BODY_ERRORS,
+    responses={**json_answer(TrainBudgetAnswer), **BODY_ERRORS},
     openapi_extra=body_doc(TrainRequest),
 )
 async def budget(request: Request) -> StrictJSONResponse:
@@ -63,7 +71,7 @@ async def budget(request: Request) -> StrictJSONResponse:
     return StrictJSONResponse(train_budget(body))
 
 
-@router.get("/api/train/status", response_class=StrictJSONResponse, response_model=TrainStatus)
+@router.get("/api/train/status", response_class=StrictJSONResponse, responses=json_answer(TrainStatus))
 async def status() -> StrictJSONResponse:
     """Training streams running in this process (a thread counts until it has really stopped)."""
     return StrictJSONResponse(
@@ -77,7 +85,7 @@ async def status() -> StrictJSONResponse:
     )
 
 
-@router.get("/api/train/presets", response_class=StrictJSONResponse, response_model=TrainPresetsAnswer)
+@router.get("/api/train/presets", response_class=StrictJSONResponse, responses=json_answer(TrainPresetsAnswer))
 async def presets() -> StrictJSONResponse:
     """Named comparisons (runs + settings, English and Chinese), the tasks, the defaults and the limits."""
     defaults = {name: field.default for name, field in TrainRequest.model_fields.items() if name != "runs"}

@@ -19,6 +19,7 @@ from .common import (
     REF,
     TOO_MANY,
     ErrorAnswer,
+    json_answer,
     ref,
     stream,
 )
@@ -34,21 +35,23 @@ from .service import FollowOpened, FollowState, HealthAnswer, RealModelsAnswer, 
 from .trace import BudgetAnswer, DepthScanAnswer, LawsAnswer, PresetsAnswer, SweepAnswer, SweepLine, TraceAnswer
 from .train import TrainBudgetAnswer, TrainEvent, TrainPresetsAnswer, TrainStatus
 
-# The models routes name only through `ref` (errors, stream lines, a stream's JSON twin): FastAPI lists in
-# /openapi.json's components only the models given as `response_model=` or a responses' `model`.
-REFERENCED: tuple[type[BaseModel], ...] = (ErrorAnswer, SweepLine, SweepAnswer, TrainEvent)
+
+def _models() -> dict[str, type[BaseModel]]:
+    """Every answer model this package exports, by name (the names /openapi.json's references use)."""
+    exported = {name: globals()[name] for name in __all__}
+    return {name: m for name, m in exported.items() if isinstance(m, type) and issubclass(m, BaseModel)}
 
 
 def document(app: FastAPI) -> None:
-    """Make /openapi.json list REFERENCED beside the models FastAPI found (tests/test_api_schemas.py checks that every
-    reference in it resolves)."""
+    """Make /openapi.json list every answer model routes reference (json_answer, stream, the errors) beside what
+    FastAPI found (tests/test_api_schemas.py checks that every reference in it resolves)."""
     build = app.openapi
 
     def openapi() -> dict[str, Any]:
         if app.openapi_schema is not None:
             return app.openapi_schema
         schema = build()
-        _, definitions = models_json_schema([(m, "serialization") for m in REFERENCED], ref_template=REF)
+        _, definitions = models_json_schema([(model, "serialization") for model in MODELS.values()], ref_template=REF)
         schema.setdefault("components", {}).setdefault("schemas", {}).update(definitions.get("$defs", {}))
         return schema
 
@@ -62,7 +65,6 @@ __all__ = [
     "FORBIDDEN",
     "NOT_FOUND",
     "QUERY_ERRORS",
-    "REFERENCED",
     "TOO_MANY",
     "BatchDependenceAnswer",
     "BudgetAnswer",
@@ -93,6 +95,9 @@ __all__ = [
     "TrainPresetsAnswer",
     "TrainStatus",
     "document",
+    "json_answer",
     "ref",
     "stream",
 ]
+
+MODELS = _models()
