@@ -12,7 +12,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from ..assets import PLOTLY_JS
-from ..experiments.lecture import DECK, chart_key
+from ..experiments.lecture import DECK
 from ..experiments.lecture.export import STYLESHEET, bundle, script_safe
 from ..i18n import client_table, t
 from ..services.compute import ComputePool
@@ -31,7 +31,6 @@ def page_data(lang: str, origin: str, baked: dict[str, Any]) -> dict[str, Any]:
         "page": "lecture",
         "lang": lang,
         "embed": None,
-        "charts": [chart_key(s) for s in DECK if s["chart"]],
         "model_controls": False,
         "schema": None,
         "presets": None,
