@@ -13,9 +13,9 @@ from ..figures import ChartKind, charts
 from ..jsonsafe import StrictJSONResponse
 from ..pages.registry import request_lang
 from ..services.figures import chart_json
-from .body import body_doc, json_body
+from .body import json_body
 from .deps import PoolDep
-from .responses import COMPUTING, ChartAnswer, json_answer
+from .responses import COMPUTING, ChartAnswer, json_route
 from .trace import CACHE_HEADER
 
 router = APIRouter(tags=["figures"])
@@ -37,8 +37,6 @@ for _kind in charts().values():
         f"/api/figure/{_kind.key}",
         _route(_kind),
         methods=["POST"],
-        response_class=StrictJSONResponse,
-        responses={**json_answer(ChartAnswer), **COMPUTING},
-        openapi_extra=body_doc(REQUESTS[_kind.request].model),
         name=f"figure_{_kind.key}",
+        **json_route(ChartAnswer, COMPUTING, body=REQUESTS[_kind.request].model),
     )

@@ -9,12 +9,12 @@ from ..jsonsafe import StrictJSONResponse
 from ..services.warmup import PROGRESS
 from ..settings import get_settings
 from .deps import PoolDep
-from .responses import HealthAnswer, json_answer
+from .responses import HealthAnswer, json_route
 
 router = APIRouter(tags=["health"])
 
 
-@router.get("/api/health", response_class=StrictJSONResponse, responses=json_answer(HealthAnswer))
+@router.get("/api/health", **json_route(HealthAnswer))
 async def health(pool: PoolDep) -> StrictJSONResponse:
     """`redis` is null without RESNORM_REDIS_URL; with it, `up` says whether Redis answered a ping just now
     (requests are served from the local cache while it is down)."""

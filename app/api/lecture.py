@@ -15,14 +15,14 @@ from ..jsonsafe import StrictJSONResponse
 from ..pages.lecture_offline import offline_html
 from ..pages.registry import request_lang
 from ..services.deck import slide_view
-from .body import body_doc, json_body
+from .body import json_body
 from .deps import PoolDep
-from .responses import BODY_ERRORS, BUSY, NOT_FOUND, QUERY_ERRORS, DeckAnswer, SlideView, json_answer
+from .responses import BODY_ERRORS, BUSY, NOT_FOUND, QUERY_ERRORS, DeckAnswer, SlideView, json_route
 
 router = APIRouter(tags=["lecture"])
 
 
-@router.get("/api/lecture", response_class=StrictJSONResponse, responses=json_answer(DeckAnswer))
+@router.get("/api/lecture", **json_route(DeckAnswer))
 async def lecture_data() -> StrictJSONResponse:
     """Every slide in English and Chinese: title, text, notes, chart request (API sources + how to draw) and claim."""
     return StrictJSONResponse(deck_payload())
@@ -76,11 +76,7 @@ def _slide(slide_id: str, option: str | None) -> None:
         ) from None
 
 
-@router.get(
-    "/api/lecture/slide/{slide_id}",
-    response_class=StrictJSONResponse,
-    responses={**json_answer(SlideView), **QUERY_ERRORS, **NOT_FOUND, **BUSY},
-)
+@router.get("/api/lecture/slide/{slide_id}", **json_route(SlideView, QUERY_ERRORS, NOT_FOUND, BUSY))
 async def lecture_slide(
     slide_id: str, request: Request, pool: PoolDep, option: str | None = None
 ) -> StrictJSONResponse:
@@ -92,10 +88,7 @@ async def lecture_slide(
 
 
 @router.post(
-    "/api/lecture/slide/{slide_id}",
-    response_class=StrictJSONResponse,
-    responses={**json_answer(SlideView), **BODY_ERRORS, **NOT_FOUND, **BUSY},
-    openapi_extra=body_doc(SlideViewRequest),
+    "/api/lecture/slide/{slide_id}", **json_route(SlideView, BODY_ERRORS, NOT_FOUND, BUSY, body=SlideViewRequest)
 )
 async def lecture_slide_recorded(
     slide_id: str, request: Request, pool: PoolDep, option: str | None = None

@@ -23,7 +23,7 @@ from ..jsonsafe import StrictJSONResponse
 from ..pages.registry import url_state_keys
 from ..services.answers import answer
 from ..services.compute import ComputePool
-from .body import body_doc, json_body
+from .body import json_body
 from .deps import PoolDep
 from .responses import (
     BUSY,
@@ -35,7 +35,7 @@ from .responses import (
     NormSpeedAnswer,
     PrecisionAnswer,
     SoftmaxAnswer,
-    json_answer,
+    json_route,
 )
 
 router = APIRouter(tags=["lessons"])
@@ -62,9 +62,9 @@ def _query_doc(*schemas: dict[str, Any]) -> dict[str, Any]:
 
 @router.get(
     "/api/chain",
-    response_class=StrictJSONResponse,
-    responses={**json_answer(ChainAnswer), **QUERY_ERRORS, **BUSY},
-    openapi_extra=_query_doc(ChainRequest.model_json_schema()["properties"]),
+    **json_route(
+        ChainAnswer, QUERY_ERRORS, BUSY, openapi_extra=_query_doc(ChainRequest.model_json_schema()["properties"])
+    ),
 )
 async def chain(request: Request, pool: PoolDep) -> StrictJSONResponse:
     """Cumulative products g^l and (1+g)^l for l = 1..depth, e.g. ?derivative=0.9&depth=96."""
@@ -72,24 +72,14 @@ async def chain(request: Request, pool: PoolDep) -> StrictJSONResponse:
     return await _answer(pool, "chain", req)
 
 
-@router.post(
-    "/api/layernorm",
-    response_class=StrictJSONResponse,
-    responses={**json_answer(LayerNormAnswer), **COMPUTING},
-    openapi_extra=body_doc(LayerNormRequest),
-)
+@router.post("/api/layernorm", **json_route(LayerNormAnswer, COMPUTING, body=LayerNormRequest))
 async def layernorm(request: Request, pool: PoolDep) -> StrictJSONResponse:
     """LayerNorm or RMSNorm of `x`, step by step, checked against torch."""
     req = await json_body(request, LayerNormRequest)
     return await _answer(pool, "layernorm", req)
 
 
-@router.post(
-    "/api/softmax",
-    response_class=StrictJSONResponse,
-    responses={**json_answer(SoftmaxAnswer), **COMPUTING},
-    openapi_extra=body_doc(SoftmaxRequest),
-)
+@router.post("/api/softmax", **json_route(SoftmaxAnswer, COMPUTING, body=SoftmaxRequest))
 async def softmax(request: Request, pool: PoolDep) -> StrictJSONResponse:
     """softmax(scale·logits): probabilities, entropy and the Jacobian's spectral norm (optionally per scale)."""
     req = await json_body(request, SoftmaxRequest)
@@ -98,9 +88,12 @@ async def softmax(request: Request, pool: PoolDep) -> StrictJSONResponse:
 
 @router.get(
     "/api/precision",
-    response_class=StrictJSONResponse,
-    responses={**json_answer(PrecisionAnswer), **QUERY_ERRORS, **BUSY},
-    openapi_extra=_query_doc(PrecisionRequest.model_json_schema()["properties"], stack_schema()),
+    **json_route(
+        PrecisionAnswer,
+        QUERY_ERRORS,
+        BUSY,
+        openapi_extra=_query_doc(PrecisionRequest.model_json_schema()["properties"], stack_schema()),
+    ),
 )
 async def precision(request: Request, pool: PoolDep) -> StrictJSONResponse:
     """Format limits and a + b per format (?big=&small=), plus where a float16 stack overflows
@@ -115,12 +108,7 @@ async def precision(request: Request, pool: PoolDep) -> StrictJSONResponse:
     return await _answer(pool, "precision", view)
 
 
-@router.post(
-    "/api/batch_dependence",
-    response_class=StrictJSONResponse,
-    responses={**json_answer(BatchDependenceAnswer), **COMPUTING},
-    openapi_extra=body_doc(BatchDependenceRequest),
-)
+@router.post("/api/batch_dependence", **json_route(BatchDependenceAnswer, COMPUTING, body=BatchDependenceRequest))
 async def batch_dependence(request: Request, pool: PoolDep) -> StrictJSONResponse:
     """How much one fixed sequence's normalized output changes when its batch mates are replaced, train vs eval
     mode (BatchNorm), and what padding does to BatchNorm's statistics."""
@@ -128,7 +116,7 @@ async def batch_dependence(request: Request, pool: PoolDep) -> StrictJSONRespons
     return await _answer(pool, "batch_dependence", req)
 
 
-@router.get("/api/norm_speed", response_class=StrictJSONResponse, responses={**json_answer(NormSpeedAnswer), **BUSY})
+@router.get("/api/norm_speed", **json_route(NormSpeedAnswer, BUSY))
 async def norm_speed(pool: PoolDep) -> StrictJSONResponse:
     """LayerNorm vs RMSNorm, forward + backward with torch's own ops, timed on this server (about 2 s). Measured
     at most once an hour: later calls in that hour answer from the cache, and a busy moment is not kept for good."""

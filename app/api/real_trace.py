@@ -10,15 +10,15 @@ from fastapi import APIRouter, Request
 from ..config.real import RealTraceRequest
 from ..jsonsafe import StrictJSONResponse
 from ..services.real_models import loaded_elsewhere, models_payload, real_trace_answer, token_count_answer
-from .body import body_doc, json_body
+from .body import json_body
 from .deps import PoolDep
-from .responses import BODY_ERRORS, COMPUTING, RealModelsAnswer, RealTraceAnswer, TokenCount, json_answer
+from .responses import BODY_ERRORS, COMPUTING, RealModelsAnswer, RealTraceAnswer, TokenCount, json_route
 from .trace import sourced
 
 router = APIRouter(tags=["real models"])
 
 
-@router.get("/api/real_models", response_class=StrictJSONResponse, responses=json_answer(RealModelsAnswer))
+@router.get("/api/real_models", **json_route(RealModelsAnswer))
 async def real_models(pool: PoolDep) -> StrictJSONResponse:
     """The pretrained models this server can trace, and the commands that install the others."""
     import anyio
@@ -27,24 +27,14 @@ async def real_models(pool: PoolDep) -> StrictJSONResponse:
     return StrictJSONResponse(await anyio.to_thread.run_sync(models_payload, True, loaded))  # a GGUF's digest: I/O
 
 
-@router.post(
-    "/api/real_tokens",
-    response_class=StrictJSONResponse,
-    responses={**json_answer(TokenCount), **BODY_ERRORS},
-    openapi_extra=body_doc(RealTraceRequest),
-)
+@router.post("/api/real_tokens", **json_route(TokenCount, BODY_ERRORS, body=RealTraceRequest))
 async def real_tokens(request: Request, pool: PoolDep) -> StrictJSONResponse:
     """The text's token count for the model, the cap, and where to cut the text to fit: no weights are loaded."""
     body = await json_body(request, RealTraceRequest)
     return StrictJSONResponse(await token_count_answer(pool, body))
 
 
-@router.post(
-    "/api/real_trace",
-    response_class=StrictJSONResponse,
-    responses={**json_answer(RealTraceAnswer), **COMPUTING},
-    openapi_extra=body_doc(RealTraceRequest),
-)
+@router.post("/api/real_trace", **json_route(RealTraceAnswer, COMPUTING, body=RealTraceRequest))
 async def real_trace(request: Request, pool: PoolDep) -> StrictJSONResponse:
     """Per-block stream norms, branch norms, per-token norms and (causal models) gradients of a real model."""
     body = await json_body(request, RealTraceRequest)

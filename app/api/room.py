@@ -26,7 +26,7 @@ from ..experiments.lecture import deck_payload
 from ..jsonsafe import StrictJSONResponse
 from ..services.follow import Session, UnknownRoom, WrongKey, event_stream, get_hub, valid_room
 from ..settings import get_settings
-from .body import body_doc, json_body
+from .body import json_body
 from .responses import (
     BODY_ERRORS,
     BUSY,
@@ -36,7 +36,7 @@ from .responses import (
     FollowOpened,
     FollowState,
     RoomAnswer,
-    json_answer,
+    json_route,
 )
 
 router = APIRouter(tags=["room"])
@@ -106,7 +106,7 @@ def is_loopback_host(host: str) -> bool:
         return False
 
 
-@router.get("/api/room", response_class=StrictJSONResponse, responses=json_answer(RoomAnswer))
+@router.get("/api/room", **json_route(RoomAnswer))
 def room(request: Request) -> StrictJSONResponse:
     """Where phones in the room should go: {"urls", "public_url", "listening_on_all_interfaces", ...}."""
     settings = get_settings()
@@ -234,13 +234,7 @@ async def _session(room: str) -> Session:
         raise _unknown(room) from None
 
 
-@router.post(
-    "/api/follow",
-    status_code=201,
-    response_class=StrictJSONResponse,
-    responses={**json_answer(FollowOpened, status=201), **BODY_ERRORS},
-    openapi_extra=body_doc(FollowOpen),
-)
+@router.post("/api/follow", **json_route(FollowOpened, BODY_ERRORS, body=FollowOpen, status=201))
 async def follow_open(request: Request) -> StrictJSONResponse:
     """A follow session for the deck on this screen: {"room", "key", "slide", "seq"}. The key drives it and is shown
     only to the screen that asked; the follow link carries the room alone."""
@@ -249,12 +243,7 @@ async def follow_open(request: Request) -> StrictJSONResponse:
     return StrictJSONResponse({**session.public(), "key": key}, status_code=201)
 
 
-@router.put(
-    "/api/follow/{room}",
-    response_class=StrictJSONResponse,
-    responses={**json_answer(FollowState), **BODY_ERRORS, **FORBIDDEN, **NOT_FOUND},
-    openapi_extra=body_doc(FollowMove),
-)
+@router.put("/api/follow/{room}", **json_route(FollowState, BODY_ERRORS, FORBIDDEN, NOT_FOUND, body=FollowMove))
 async def follow_move(room: str, request: Request) -> StrictJSONResponse:
     """The presenter moved to `slide`: every follower's phone moves too."""
     body = await json_body(request, FollowMove)
@@ -269,11 +258,7 @@ async def follow_move(room: str, request: Request) -> StrictJSONResponse:
     return StrictJSONResponse(session.public())
 
 
-@router.get(
-    "/api/follow/{room}",
-    response_class=StrictJSONResponse,
-    responses={**json_answer(FollowState), **QUERY_ERRORS, **NOT_FOUND},
-)
+@router.get("/api/follow/{room}", **json_route(FollowState, QUERY_ERRORS, NOT_FOUND))
 async def follow_state(room: str) -> StrictJSONResponse:
     """The slide the lecturer shows now: {"room", "slide", "seq"}."""
     return StrictJSONResponse((await _session(room)).public())

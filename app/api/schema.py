@@ -11,7 +11,7 @@ from fastapi.responses import Response
 
 from ..config import MAX_DEPTH, TraceConfig, presets_payload
 from ..jsonsafe import StrictJSONResponse
-from .responses import QUERY_ERRORS, PresetsAnswer, json_answer
+from .responses import QUERY_ERRORS, PresetsAnswer, json_route
 
 router = APIRouter(tags=["config"])
 
@@ -33,7 +33,7 @@ async def schema() -> Response:
     return Response(_schema_bytes(), media_type="application/json")
 
 
-@router.get("/api/presets", response_class=StrictJSONResponse, responses={**json_answer(PresetsAnswer), **QUERY_ERRORS})
+@router.get("/api/presets", **json_route(PresetsAnswer, QUERY_ERRORS))
 async def presets(
     depth: Annotated[
         int, Query(ge=1, le=MAX_DEPTH, description="resolve depth-dependent settings (DeepNorm's α) for this depth")

@@ -15,9 +15,9 @@ from ..jsonsafe import StrictJSONResponse
 from ..pages.registry import url_state_keys
 from ..services.answers import answer
 from ..services.compute import ComputePool
-from .body import InvalidBody, body_doc, json_body
+from .body import InvalidBody, json_body
 from .deps import PoolDep
-from .responses import BUSY, COMPUTING, QUERY_ERRORS, DepthScanAnswer, LawsAnswer, TraceAnswer, json_answer
+from .responses import BUSY, COMPUTING, QUERY_ERRORS, DepthScanAnswer, LawsAnswer, TraceAnswer, json_route
 
 router = APIRouter(tags=["trace"])
 
@@ -39,23 +39,13 @@ async def traced(pool: ComputePool, cfg: TraceConfig) -> StrictJSONResponse:
     return sourced(result, source, started)
 
 
-@router.post(
-    "/api/trace",
-    response_class=StrictJSONResponse,
-    responses={**json_answer(TraceAnswer), **COMPUTING},
-    openapi_extra=body_doc(TraceConfig),
-)
+@router.post("/api/trace", **json_route(TraceAnswer, COMPUTING, body=TraceConfig))
 async def trace(request: Request, pool: PoolDep) -> StrictJSONResponse:
     """Trace the model described by the body (every field optional)."""
     return await traced(pool, await json_body(request, TraceConfig))
 
 
-@router.post(
-    "/api/laws",
-    response_class=StrictJSONResponse,
-    responses={**json_answer(LawsAnswer), **COMPUTING},
-    openapi_extra=body_doc(TraceConfig),
-)
+@router.post("/api/laws", **json_route(LawsAnswer, COMPUTING, body=TraceConfig))
 async def laws(request: Request, pool: PoolDep) -> StrictJSONResponse:
     """The stream's norm per layer and every growth law fitted to it from ‖x₀‖ (√(‖x₀‖² + c·l), a line, an
     exponential, the best power), the one that fits (or none), and √(‖x₀‖² + Σ‖fₖ‖²) with nothing fitted. The
@@ -64,12 +54,7 @@ async def laws(request: Request, pool: PoolDep) -> StrictJSONResponse:
     return StrictJSONResponse(result, headers={CACHE_HEADER: source})
 
 
-@router.post(
-    "/api/depth_scan",
-    response_class=StrictJSONResponse,
-    responses={**json_answer(DepthScanAnswer), **COMPUTING},
-    openapi_extra=body_doc(DepthScan),
-)
+@router.post("/api/depth_scan", **json_route(DepthScanAnswer, COMPUTING, body=DepthScan))
 async def depth_scan(request: Request, pool: PoolDep) -> StrictJSONResponse:
     """Xiong et al. 2020's theorem measured: the last block's FFN parameter gradient of each preset at each depth
     and seed (at most 2 presets × 5 depths up to 96 × 4 seeds, each an ordinary cached trace), and its exponent
@@ -78,9 +63,7 @@ async def depth_scan(request: Request, pool: PoolDep) -> StrictJSONResponse:
     return StrictJSONResponse(result, headers={CACHE_HEADER: source})
 
 
-@router.get(
-    "/api/trace", response_class=StrictJSONResponse, responses={**json_answer(TraceAnswer), **QUERY_ERRORS, **BUSY}
-)
+@router.get("/api/trace", **json_route(TraceAnswer, QUERY_ERRORS, BUSY))
 async def trace_from_query(request: Request, pool: PoolDep) -> StrictJSONResponse:
     """The same trace with the request model's fields as query keys, e.g. ?depth=48&norm_position=post."""
     return await traced(pool, config_from_query(dict(request.query_params)))

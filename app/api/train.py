@@ -24,7 +24,7 @@ from .responses import (
     TrainEvent,
     TrainPresetsAnswer,
     TrainStatus,
-    json_answer,
+    json_route,
     stream,
 )
 
@@ -58,12 +58,7 @@ async def train(request: Request) -> Response:
     return NDJSONResponse(lines)
 
 
-@router.post(
-    "/api/train/budget",
-    response_class=StrictJSONResponse,
-    responses={**json_answer(TrainBudgetAnswer), **BODY_ERRORS},
-    openapi_extra=body_doc(TrainRequest),
-)
+@router.post("/api/train/budget", **json_route(TrainBudgetAnswer, BODY_ERRORS, body=TrainRequest))
 async def budget(request: Request) -> StrictJSONResponse:
     """How a training request stands against this server's training budget, before Start: `fits`, `multiply_adds`,
     `limit`, `times_over` and `max_steps` (the most steps that fit with these runs). Every other rule is checked."""
@@ -71,7 +66,7 @@ async def budget(request: Request) -> StrictJSONResponse:
     return StrictJSONResponse(train_budget(body))
 
 
-@router.get("/api/train/status", response_class=StrictJSONResponse, responses=json_answer(TrainStatus))
+@router.get("/api/train/status", **json_route(TrainStatus))
 async def status() -> StrictJSONResponse:
     """Training streams running in this process (a thread counts until it has really stopped)."""
     return StrictJSONResponse(
@@ -85,7 +80,7 @@ async def status() -> StrictJSONResponse:
     )
 
 
-@router.get("/api/train/presets", response_class=StrictJSONResponse, responses=json_answer(TrainPresetsAnswer))
+@router.get("/api/train/presets", **json_route(TrainPresetsAnswer))
 async def presets() -> StrictJSONResponse:
     """Named comparisons (runs + settings, English and Chinese), the tasks, the defaults and the limits."""
     defaults = {name: field.default for name, field in TrainRequest.model_fields.items() if name != "runs"}

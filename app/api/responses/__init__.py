@@ -8,6 +8,8 @@ from fastapi import FastAPI
 from pydantic import BaseModel
 from pydantic.json_schema import models_json_schema
 
+from ...jsonsafe import StrictJSONResponse
+from ..body import body_doc
 from .charts import ChartAnswer, DeckAnswer, SlideView
 from .common import (
     BODY_ERRORS,
@@ -34,6 +36,21 @@ from .lessons import (
 from .service import FollowOpened, FollowState, HealthAnswer, RealModelsAnswer, RealTraceAnswer, RoomAnswer, TokenCount
 from .trace import BudgetAnswer, DepthScanAnswer, LawsAnswer, PresetsAnswer, SweepAnswer, SweepLine, TraceAnswer
 from .train import TrainBudgetAnswer, TrainEvent, TrainPresetsAnswer, TrainStatus
+
+Responses = dict[int | str, dict[str, Any]]
+
+
+def json_route(
+    answer: type[BaseModel], *errors: Responses, body: type[BaseModel] | None = None, status: int = 200, **more: Any
+) -> dict[str, Any]:
+    """A strict-JSON route's decorator keywords: its answer's model and its errors for /openapi.json, and the body
+    json_body reads (FastAPI does not see it in the signature), e.g. `@router.post(path, **json_route(TraceAnswer,
+    COMPUTING, body=TraceConfig))`."""
+    responses = json_answer(answer, status)
+    for table in errors:
+        responses = {**responses, **table}
+    keywords: dict[str, Any] = {"response_class": StrictJSONResponse, "responses": responses, "status_code": status}
+    return {**keywords, **({"openapi_extra": body_doc(body)} if body is not None else {}), **more}
 
 
 def _models() -> dict[str, type[BaseModel]]:
@@ -96,6 +113,7 @@ __all__ = [
     "TrainStatus",
     "document",
     "json_answer",
+    "json_route",
     "ref",
     "stream",
 ]

@@ -116,4 +116,6 @@ class Slide(Answer):
 
 
 class DeckAnswer(Flagged):
+    """Every slide of the lecture deck in English and Chinese, in the teaching order."""
+
     slides: list[Slide]

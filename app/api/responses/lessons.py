@@ -139,6 +139,8 @@ class Snowball(Answer):
 
 
 class PrecisionAnswer(Lesson):
+    """a + b in each number format, and where a float16 stack overflows."""
+
     big: float
     small: float
     float64_sum: float

@@ -51,6 +51,8 @@ class WarmProgress(Answer):
 
 
 class HealthAnswer(Flagged):
+    """Liveness, load, cache and warm-up, answered without a compute slot."""
+
     status: str
     torch: str
     compute: ComputeStats
@@ -59,6 +61,8 @@ class HealthAnswer(Flagged):
 
 
 class RoomAnswer(Flagged):
+    """Where phones in the room should go."""
+
     urls: list[str] = Field(description="the addresses a phone in the room can open")
     public_url: str | None
     listening_on_all_interfaces: bool
@@ -67,12 +71,16 @@ class RoomAnswer(Flagged):
 
 
 class FollowState(Flagged):
+    """The slide a follow session shows now."""
+
     room: str
     slide: int = Field(description="the slide the lecturer shows (0-based)")
     seq: int = Field(description="counts the moves")
 
 
 class FollowOpened(FollowState):
+    """A new follow session, with the key that drives it."""
+
     key: str = Field(description="the presenter key: shown only to the screen that asked")
 
 
@@ -88,6 +96,8 @@ class ModelEntry(Answer):
 
 
 class RealModelsAnswer(Flagged):
+    """The pretrained models this server can trace, and how to install the others."""
+
     ready: bool
     missing_packages: list[str]
     install: list[str] = Field(description="the commands that install the extra and the weights")
@@ -97,6 +107,8 @@ class RealModelsAnswer(Flagged):
 
 
 class TokenCount(Flagged):
+    """A text's token count for a model (its tokenizer alone), the cap, and where to cut to fit."""
+
     model: str
     tokens: int
     limit: int

@@ -197,5 +197,7 @@ class Preset(Answer):
 
 
 class PresetsAnswer(Flagged):
+    """The named presets, resolved for `depth`."""
+
     depth: int
     presets: list[Preset]

@@ -78,6 +78,8 @@ class TrainEvent(
 
 
 class TrainBudgetAnswer(Flagged):
+    """How a training request stands against this server's training budget, before Start."""
+
     fits: bool
     multiply_adds: float
     limit: float
@@ -88,6 +90,8 @@ class TrainBudgetAnswer(Flagged):
 
 
 class TrainStatus(Flagged):
+    """Training streams running in this worker."""
+
     active: int
     max: int
     started: int
@@ -129,6 +133,8 @@ class TrainLimits(Answer):
 
 
 class TrainPresetsAnswer(Flagged):
+    """The named comparisons, the tasks, the defaults and the limits of the training lab."""
+
     presets: list[TrainPreset]
     tasks: list[Task]
     defaults: dict[str, Any] = Field(description="every training setting's default")
