@@ -95,19 +95,18 @@ class ComputePool:
 
     async def run_model(self, fn: Callable[..., Any], *args: Any) -> Any:
         """Like run, but in a compute process when there are any (fn and its arguments must pickle)."""
-        processes = self.processes
-        if processes is None:
-            return await self.run(fn, *args)
-        await self._acquire()
-        return await self._start(lambda: processes.run(self.threads, fn, *args))
+        return await self._run_in(self.processes, fn, *args)
 
     async def run_pretrained(self, fn: Callable[..., Any], *args: Any) -> Any:
         """Like run, but in the pretrained models' process when there is one (it keeps the models loaded)."""
-        process = self.models_process
-        if process is None:
+        return await self._run_in(self.models_process, fn, *args)
+
+    async def _run_in(self, runner: ProcessRunner | None, fn: Callable[..., Any], *args: Any) -> Any:
+        """fn(*args) in `runner`'s processes holding a slot, or in a thread (run) when there is no runner."""
+        if runner is None:
             return await self.run(fn, *args)
         await self._acquire()
-        return await self._start(lambda: process.run(self.threads, fn, *args))
+        return await self._start(lambda: runner.run(self.threads, fn, *args))
 
     async def ask_pretrained(self, fn: Callable[..., Any], *args: Any) -> Any:
         """fn(*args) where the pretrained models live, without a compute slot (a look at what is loaded): in their
