@@ -1,5 +1,6 @@
-"""Answer any request kind of app/experiments/requests.py through the compute pool: what the routes, the offline
-deck and the notebook call, so each kind is computed and cached one way only."""
+"""Answer any request kind of app/experiments/requests.py through the compute pool the caller hands in: what the
+routes and the deck (live and offline) call, so each kind is computed and cached one way only (the notebook answers
+the same request table in its own process, uncached: requests.answer_in_process)."""
 
 from __future__ import annotations
 
