@@ -20,7 +20,6 @@ from fastapi import APIRouter, Request
 from fastapi.responses import Response, StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field
 
-from .. import i18n
 from ..errors import Busy, FieldError
 from ..experiments.lecture import deck_payload
 from ..jsonsafe import StrictJSONResponse
@@ -172,26 +171,6 @@ def qr_code(url: str | None = None) -> Response:
 
 
 # Follow the lecturer ------------------------------------------------------------------------------------------------
-# The panel's follow block (templates/_room.html) and the follower's status bar (static/js/lecture/follow.js).
-i18n.register(
-    {
-        "follow.start": ("Let phones follow my slides", "让手机跟随我的幻灯片"),
-        "follow.stop": ("Stop: link to this slide only", "停止跟随：只链接到本页"),
-        "follow.key": (
-            "Phones that open this link show the slide you show. Presenter key (on this screen only, not in the "
-            "link): {key}",
-            "打开此链接的手机会显示您正在放映的幻灯片。演讲者密钥（只在此屏幕上，不在链接中）：{key}",
-        ),
-        "follow.connecting": ("Connecting to the lecturer…", "正在连接演讲者…"),
-        "follow.following": ("Following the lecturer · slide {n}", "正在跟随演讲者 · 第 {n} 页"),
-        "follow.reconnecting": ("Connection lost; reconnecting…", "连接中断，正在重新连接…"),
-        "follow.ended": (
-            "This follow session no longer exists (sessions last a day): ask for the link again.",
-            "此跟随会话已不存在（会话保留一天）：请重新获取链接。",
-        ),
-        "follow.leave": ("Stop following", "停止跟随"),
-    }
-)
 HEARTBEAT_S = 15.0  # well inside every proxy's idle timeout (nginx: 60 s by default, 300 s in deploy/nginx.conf)
 RETRY_MS = 1000  # EventSource waits this long before it reconnects by itself
 FOLLOWERS_PER_WORKER = 2000  # open streams; more get 503 + Retry-After (a room of 200 uses a tenth)
