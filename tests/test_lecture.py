@@ -20,6 +20,7 @@ from app.experiments.lecture.demos import recording_from_events
 from app.experiments.lecture.sources import ALTERNATIVE_AXES, EXTRA_ALTERNATIVES, alternatives
 from app.i18n import t
 from app.probes.recorder import stream_statistics
+from app.services.compute import get_pool
 from app.services.deck import run_source
 
 SLIDES = {slide["id"]: slide for slide in DECK}
@@ -213,7 +214,7 @@ def test_baked_answers_equal_the_api(client):
             if source["api"] == "train" or key in seen:
                 continue
             seen.add(key)
-            baked = json.loads(json.dumps(_strict(asyncio.run(run_source(source)))))
+            baked = json.loads(json.dumps(_strict(asyncio.run(run_source(get_pool(), source)))))
             assert _without_volatile(baked) == _without_volatile(ask(client, source)), source
 
 
@@ -609,7 +610,7 @@ def test_offline_file_says_its_charts_were_recorded_and_links_no_loopback(client
     from app.pages.lecture_offline import offline_html, reachable
 
     client.get("/lecture.html", params={"lang": lang})  # records the training runs once, if still missing
-    html = asyncio.run(offline_html(lang, "http://127.0.0.1:8000"))
+    html = asyncio.run(offline_html(get_pool(), lang, "http://127.0.0.1:8000"))
     assert "127.0.0.1" not in html.split('id="page-data"')[-1].split("</script>", 1)[1]  # no link in the slides
     assert "resnorm-explorer serve" in html
     title = SLIDES["title"]
@@ -758,12 +759,12 @@ def test_block_diagram_is_in_the_live_deck_and_the_offline_file(client, lang, mo
 
     from app.pages import lecture_offline
 
-    async def nothing_baked(lang: str, progress: object = None):  # the picture needs no chart answers
+    async def nothing_baked(pool: object, lang: str, progress: object = None):  # the picture needs no chart answers
         return {"views": {}}
 
     monkeypatch.setattr(lecture_offline, "bake", nothing_baked)
     live = client.get("/lecture", params={"lang": lang}).text
-    offline = asyncio.run(lecture_offline.offline_html(lang, "https://lectures.example.org"))
+    offline = asyncio.run(lecture_offline.offline_html(get_pool(), lang, "https://lectures.example.org"))
     picture = SLIDES["block-diagram"]["picture"][lang]
     for html in (live, offline):
         section = html.split('id="block-diagram"', 1)[1].split("</section>", 1)[0]

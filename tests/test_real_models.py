@@ -13,6 +13,7 @@ import torch.nn.functional as F
 
 transformers = pytest.importorskip("transformers")
 
+from app.api.responses import RealTraceAnswer  # noqa: E402
 from app.experiments.real_trace import next_token_gradients, run_watched, trace_pretrained  # noqa: E402
 from app.models.pretrained.loading import LoadedModel, wrap_model  # noqa: E402
 from app.models.pretrained.sources import ModelSource, available_sources, local_source, packaged_source  # noqa: E402
@@ -263,11 +264,13 @@ class App:
     forgets everything held in memory (loaded models, digests, the memory cache), as a new process would."""
 
     def __init__(self, client: Any, monkeypatch: pytest.MonkeyPatch, folder: Path, cache_dir: Path) -> None:
+        from app.api.deps import compute_pool
         from app.services import compute, real_models
         from app.services.cache import ResultCache
 
         self.client, self.folder, self.cache_dir = client, folder, cache_dir
         self.real_models, self.compute, self.ResultCache = real_models, compute, ResultCache
+        self.compute_pool = compute_pool  # the dependency every route gets its pool from: overridden per restart
         source = local_source(folder)
         assert source is not None
         monkeypatch.setattr(real_models, "sources", lambda: {source.name: source})
@@ -282,11 +285,12 @@ class App:
         self.monkeypatch.setattr(self.real_models, "get_shelf", lambda: self.shelf)
         cache = self.ResultCache(self.cache_dir / "answers", 50 * 2**20, namespace="test")
         pool = self.compute.ComputePool(1, 16, 30.0, 1, cache=cache)
-        self.monkeypatch.setattr(self.compute, "get_pool", lambda: pool)
+        self.monkeypatch.setitem(self.client.app.dependency_overrides, self.compute_pool, lambda: pool)
 
     def trace(self, text: str = "the quick brown fox") -> tuple[dict[str, Any], str]:
         response = self.client.post("/api/real_trace", json={"model": self.name, "text": text})
         assert response.status_code == 200, response.text
+        RealTraceAnswer.model_validate_json(response.text, strict=True)  # what /openapi.json says it answers
         return response.json(), response.headers["X-Resnorm-Cache"]
 
 

@@ -11,12 +11,13 @@ from pydantic import BaseModel
 from ..experiments.requests import REQUESTS
 from ..figures import charts
 from .answers import answer
+from .compute import ComputePool
 
 MAX_CHARTS = 512  # ~10 kB each gzipped at depth 96: a few MB at most
 _charts: OrderedDict[str, dict[str, Any]] = OrderedDict()
 
 
-async def chart_json(key: str, req: BaseModel, lang: str) -> tuple[dict[str, Any], str]:
+async def chart_json(pool: ComputePool, key: str, req: BaseModel, lang: str) -> tuple[dict[str, Any], str]:
     """(the chart's JSON, where its answer came from: computed, memory, ... or `chart` when the chart was cached)."""
     kind = charts()[key]
     request = REQUESTS[kind.request]  # a composite kind's parts have the keys: its own request names the chart
@@ -25,7 +26,7 @@ async def chart_json(key: str, req: BaseModel, lang: str) -> tuple[dict[str, Any
     if hit is not None:
         _charts.move_to_end(cache_key)
         return hit, "chart"
-    result, source = await answer(kind.request, req)
+    result, source = await answer(pool, kind.request, req)
     built = kind.build(result, lang).to_json()
     _charts[cache_key] = built
     if len(_charts) > MAX_CHARTS:
