@@ -118,7 +118,7 @@ def train(
     labels = _labels(preset, request, lang)
     result = Training(request, labels, lang=lang)
     cancel = threading.Event()
-    widget = _live_widget(result) if live else None
+    widget, shown = _live_widget(result) if live else (None, None)
     bar = _progress(request.steps * len(request.runs), t("nb.train_progress", lang), shown=live and widget is None)
     try:
         with as_server(threads):
@@ -131,7 +131,7 @@ def train(
     finally:
         bar.close()
     if widget is not None:
-        _redraw(widget, result)
+        _settle(widget, shown, result)
     return result
 
 
@@ -167,19 +167,30 @@ def _labels(preset: str | None, request: TrainRequest, lang: str) -> list[str]:
     return [f"{cfg.norm_position}-{cfg.norm}, L={cfg.depth}" for cfg in request.runs]
 
 
-def _live_widget(result: Training) -> Any:
-    """A FigureWidget shown in the running Jupyter kernel, or None (a script, a terminal, no widget support)."""
+def _live_widget(result: Training) -> tuple[Any, Any]:
+    """A FigureWidget shown in the running Jupyter kernel and its display handle, or (None, None) (a script, a
+    terminal, no widget support)."""
     try:
         from IPython import get_ipython
         from IPython.display import display
 
         if get_ipython() is None or not hasattr(get_ipython(), "kernel"):
-            return None
+            return None, None
         widget = go.FigureWidget(result.figure())
-        display(widget)
-        return widget
+        return widget, display(widget, display_id=True)
     except Exception:  # no IPython, no ipywidgets/anywidget: a progress bar instead
-        return None
+        return None, None
+
+
+def _settle(widget: Any, shown: Any, result: Training) -> None:
+    """The live chart becomes the finished figure, a plain output that stays in a notebook exported to HTML (a
+    widget would need its JavaScript manager from a CDN there), and the widget is closed."""
+    bundle = result.figure()._repr_mimebundle_()
+    if shown is None or not bundle:
+        _redraw(widget, result)
+        return
+    shown.update(bundle, raw=True)
+    widget.close()
 
 
 def _redraw(widget: Any, result: Training) -> None:
