@@ -202,9 +202,9 @@ def test_a_training_and_a_sweep_take_the_slide_theme_from_their_builders():
     from app.figures import build, slides
     from app.i18n import t
     from tests.test_figures_norms import plain
+    from tests.test_notebook import SMALL
 
-    small = {"depth": 2, "d_model": 32, "n_heads": 2, "seq_len": 8, "vocab_size": 8, "batch": 16}
-    training = rx.train(None, runs=[small], steps=3, live=False)
+    training = rx.train(None, runs=[SMALL], steps=3, live=False)
     normal, projected = plain(training.figure()), plain(training.figure(theme="slide"))
     assert normal["layout"]["font"]["size"] < projected["layout"]["font"]["size"]
     assert projected["data"][0]["y"] == normal["data"][0]["y"] == training.runs[0]["loss"]
