@@ -6,6 +6,8 @@ gives them back). That process alternates: one `rx.trace(depth=96, seed=...)`, t
 `POST /api/trace` for another seed, whose `summary.elapsed_ms` is the compute process's own time for the trace.
 Call 1 of each side is the warm-up (imports, first allocations); the ratio compares the medians of calls 2-6.
 Target: rx / server <= 1.1. The machine's other load moves both sides alike, but not exactly: rerun when in doubt.
+Also printed: the library's own time around each call's trace (the call's wall time less the trace's elapsed_ms,
+measured in the same call), which the machine's load hardly moves.
 """
 
 from __future__ import annotations
@@ -26,17 +28,18 @@ import resnorm_explorer as rx
 
 base, calls, depth = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 default_threads = torch.get_num_threads()
-rx_s, server_s = [], []
+rx_s, inner_s, server_s = [], [], []
 with httpx.Client(base_url=base, timeout=600) as client:
     for call in range(calls):
         started = time.perf_counter()
-        rx.trace(depth=depth, seed=1000 + call)
+        traced = rx.trace(depth=depth, seed=1000 + call)
         rx_s.append(time.perf_counter() - started)
+        inner_s.append(traced.summary["elapsed_ms"] / 1000)
         answer = client.post("/api/trace", json={"depth": depth, "seed": 2000 + call})
         assert answer.headers["x-resnorm-cache"] == "computed", answer.headers
         server_s.append(answer.json()["summary"]["elapsed_ms"] / 1000)
 assert torch.get_num_threads() == default_threads  # given back after every call
-print(json.dumps({"rx": rx_s, "server": server_s, "threads": default_threads}))
+print(json.dumps({"rx": rx_s, "inner": inner_s, "server": server_s, "threads": default_threads}))
 """
 
 
@@ -58,6 +61,8 @@ def main() -> None:
         times = measure(base, args.calls, args.depth)
     rx_s, server_s = times["rx"][1:], times["server"][1:]
     ratio = statistics.median(rx_s) / statistics.median(server_s)
+    # the library's own cost (validation, settings in and out, the result object): the call around its trace
+    around = [outer - inner for outer, inner in zip(times["rx"][1:], times["inner"][1:], strict=True)]
     print(
         f"rx.trace(depth={args.depth}) in a fresh process (torch's default {times['threads']} thread(s), the library "
         f"pins its own) against POST /api/trace's compute time (server: {server_threads} thread(s) a run), "
@@ -69,6 +74,10 @@ def main() -> None:
         f"  first calls (warm-up, left out): rx {1000 * times['rx'][0]:.0f} ms, server {1000 * times['server'][0]:.0f} ms"
     )
     print(f"  ratio rx / server             median {ratio:6.3f}   (target <= 1.1)")
+    print(
+        f"  the library around its own trace (same call, load-independent): median {1000 * statistics.median(around):.1f} ms "
+        f"= {statistics.median(o / i for o, i in zip(times['rx'][1:], times['inner'][1:], strict=True)):.3f}x the trace"
+    )
 
 
 def _ms(values: list[float]) -> str:
