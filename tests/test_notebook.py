@@ -378,17 +378,32 @@ def test_the_notebook_slide_figure_is_the_pages_json(client, slide_id):
 
 
 def test_in_jupyter_training_draws_a_live_chart(monkeypatch):
-    """In a kernel (get_ipython() has a kernel) rx.train shows a FigureWidget and redraws it as the runs train."""
+    """In a kernel (get_ipython() has a kernel) rx.train shows a FigureWidget and redraws it as the runs train; when
+    done, that output becomes the finished chart (plotly's mimetype and its offline HTML) and the widget closes."""
     import IPython
     import IPython.display
     import plotly.graph_objects as go
+    import plotly.io as pio
 
     shown: list[object] = []
+    updates: list[dict] = []
+
+    class Handle:
+        def update(self, bundle, raw=False):
+            updates.append(bundle)
+
+    def display(widget, display_id=False):
+        shown.append(widget)
+        return Handle()
+
     monkeypatch.setattr(IPython, "get_ipython", lambda: type("Kernel", (), {"kernel": object()})())
-    monkeypatch.setattr(IPython.display, "display", shown.append)
+    monkeypatch.setattr(IPython.display, "display", display)
+    monkeypatch.setattr(pio.renderers, "default", "plotly_mimetype")
     result = rx.train(None, runs=[SMALL], steps=12)
-    assert len(shown) == 1 and isinstance(shown[0], go.FigureWidget)
-    assert list(shown[0].data[0].y) == result.runs[0]["loss"] and len(result.runs[0]["loss"]) == 12
+    assert len(shown) == 1 and isinstance(shown[0], go.FigureWidget) and len(result.runs[0]["loss"]) == 12
+    [finished] = updates
+    assert finished["application/vnd.plotly.v1+json"]["data"][0]["y"] == result.runs[0]["loss"]
+    assert 'class="resnorm-chart"' in finished["text/html"]
 
 
 def test_the_agenda_and_the_diagram_show_in_a_notebook_without_a_global_style():

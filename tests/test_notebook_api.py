@@ -193,3 +193,30 @@ def test_save_writes_an_offline_html_and_says_what_images_need(tmp_path, monkeyp
         trace.save(tmp_path / "norms.png")
     with pytest.raises(ValueError, match=r"path: ends in \.html"):
         trace.save(tmp_path / "norms.jpeg")
+
+
+def test_a_training_and_a_sweep_take_the_slide_theme_from_their_builders():
+    """figure(theme="slide") is the builder's figure with its own slide patch: for rx.train the deck's training
+    chart of these runs built in the slide theme, for rx.sweep the /gradients heatmap's patch."""
+    from app.experiments.sweep import heatmap_of
+    from app.figures import build, slides
+    from app.i18n import t
+    from tests.test_figures_norms import plain
+    from tests.test_notebook import SMALL
+
+    training = rx.train(None, runs=[SMALL], steps=3, live=False)
+    normal, projected = plain(training.figure()), plain(training.figure(theme="slide"))
+    assert normal["layout"]["font"]["size"] < projected["layout"]["font"]["size"]
+    assert projected["data"][0]["y"] == normal["data"][0]["y"] == training.runs[0]["loss"]
+    chart = {
+        "kind": "train",
+        "title": {lang: t("chart.train_loss.title", lang) for lang in ("en", "zh")},
+        "labels": [{"en": normal["data"][0]["name"], "zh": normal["data"][0]["name"]}],
+        "sources": [{"api": "train", "body": training.request.model_dump()}],
+    }
+    assert projected == slides.figure({"chart": chart}, [{"runs": training.runs}], "slide", "en")
+    sweep = rx.sweep(1, 2, progress=False)
+    answer = heatmap_of({**sweep.config.model_dump(), "depth": 0}, sweep.rows, 2, True)
+    assert plain(sweep.figure(theme="slide")) == build("grad-heatmap", answer, "en").view("slide")
+    with pytest.raises(ValueError, match="theme: normal or slide"):
+        training.figure(theme="projector")

