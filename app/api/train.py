@@ -6,15 +6,19 @@ its own thread or replays an identical finished run from the cache.
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator, Awaitable, Callable
+
 from fastapi import APIRouter, Request
 from fastapi.responses import StreamingResponse
 
 from ..errors import FieldError
 from ..experiments.tasks import TaskMismatch, tasks_payload
 from ..experiments.train import MAX_STEPS, MAX_TRAIN_MACS, TrainRequest, check_runs, train_budget
+from ..experiments.train_answer import TrainCharts
 from ..experiments.train_presets import presets_payload
 from ..jsonsafe import StrictJSONResponse
-from ..services.training import SLOTS, TooManyRuns, training_stream
+from ..pages.registry import request_lang
+from ..services.training import SLOTS, TooManyRuns, chart_stream, training_stream
 from ..settings import get_settings
 from .body import body_doc, json_body
 
@@ -28,12 +32,17 @@ async def train(request: Request):
     """Train 1-4 configs on a synthetic task; NDJSON events `start`, `step`, `done` (one per run), `end`.
     An identical finished run is replayed at once from the cache, its `start` and `end` marked `"cached": true`."""
     body = await json_body(request, TrainRequest)
+    return await _streamed(body, lambda: training_stream(body))
+
+
+async def _streamed(body: TrainRequest, lines: Callable[[], Awaitable[AsyncIterator[str]]]):
+    """The NDJSON answer of a training request its task can read; 429 when every training slot is taken."""
     try:
         check_runs(body)
     except TaskMismatch as exc:
         raise FieldError(exc.field, exc.message, exc.allowed) from None
     try:
-        lines = await training_stream(body)
+        streamed = await lines()
     except TooManyRuns as exc:
         return StrictJSONResponse(
             {"error": str(exc), "status": 429, "retry_after": RETRY_AFTER_S},
@@ -41,8 +50,18 @@ async def train(request: Request):
             headers={"Retry-After": str(RETRY_AFTER_S)},
         )
     return StreamingResponse(
-        lines, media_type="application/x-ndjson", headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
+        streamed, media_type="application/x-ndjson", headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
     )
+
+
+@router.post("/api/train/charts", openapi_extra=body_doc(TrainCharts))
+async def train_charts(request: Request):
+    """The same training, streamed as /train's two charts built on the server (app/figures/train_stream.py), in
+    ?lang=: a whole chart (`"type": "chart"`: the loss chart, the per-layer chart) at the start, when its words change
+    and at the end, and between them one `"type": "extend"` patch per step (that step's point and CSV row).
+    The body is /api/train's plus `kinds`, the /train run kind of each run (its label)."""
+    body = await json_body(request, TrainCharts)
+    return await _streamed(body, lambda: chart_stream(body, request_lang(request)))
 
 
 @router.post("/api/train/budget", response_class=StrictJSONResponse, openapi_extra=body_doc(TrainRequest))

@@ -21,11 +21,11 @@ from ..experiments.sweep import SweepRequest, depth_row, heatmap_of
 from ..experiments.trace import run_trace
 from ..figures import build as build_chart
 from ..i18n import t
-from . import figures
+from ..numbers import fmt
 from . import strings as _strings  # noqa: F401  (registers the API's words)
+from .charts import chart_figure
 from .export import Saves
 from .fields import Language, ModelFields, check_lang, keyword_signature, refuse_unknown, trace_config
-from .figures import chart_figure
 
 
 @dataclass(repr=False)
@@ -56,7 +56,7 @@ class Sweep(Saves):
         )
 
     def _repr_html_(self) -> str:
-        done = ", ".join(f"L={row['depth']}: {figures.fmt(row['grad_survival'])}" for row in self.rows[:12])
+        done = ", ".join(f"L={row['depth']}: {fmt(row['grad_survival'])}" for row in self.rows[:12])
         more = " …" if len(self.rows) > 12 else ""
         return f"<p><b>{t('nb.sweep_progress', self.lang)}</b> ({t('nb.grad_survival', self.lang)}): {done}{more}</p>"
 
