@@ -305,7 +305,8 @@ def test_a_training_slide_draws_its_recorded_runs():
     recording = recording_from_events(list(train_events(TrainRequest(**body))))
     short = {**slide, "chart": {**chart, "sources": [{**chart["sources"][0], "body": body}]}}
     figure = slides.build(short, [recording], "en").figure
-    runs = figure["data"][: len(recording["runs"])]
+    guess, *runs = figure["data"][: 1 + len(recording["runs"])]  # the uniform guess under the curves
+    assert guess["y"] == [pytest.approx(math.log(body["runs"][0]["vocab_size"] - 1))] * 2
     assert [s["y"] for s in runs] == [run["loss"] for run in recording["runs"]]
     assert [s["name"] for s in runs] == [label["en"] for label in chart["labels"][: len(runs)]]
     idle = slides.build(short, [None], "en")
