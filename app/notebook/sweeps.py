@@ -40,7 +40,7 @@ class Sweep(Saves):
         """The /gradients heatmap (app/figures/heatmap.py, the page's builder): depth × layer, log colour; relative
         divides each row by its last layer; theme="slide" applies the projector's sizes."""
         config = {**self.config.model_dump(), "depth": 0}  # no "model above" in a notebook: depth 0 names no row
-        answer = heatmap_of(config, self.rows, max((row["depth"] for row in self.rows), default=1), relative)
+        answer = heatmap_of(config, self.rows, max((row["depth"] for row in self.rows), default=1), relative, csv=True)
         return chart_figure(build_chart("grad-heatmap", answer, lang or self.lang), theme)
 
     def to_pandas(self) -> Any:
