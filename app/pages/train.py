@@ -26,6 +26,10 @@ STRINGS = {
     "train.start": ("Start training", "开始训练"),
     "train.stop": ("Stop", "停止"),
     "train.idle": ("Choose the runs and settings, then press Start.", "选择要训练的模型和设置，然后按“开始训练”。"),
+    "train.recorded": (
+        "The charts show the run this server recorded with these settings; Start replays it at once.",
+        "图中是本服务器用这些设置记录过的训练；按“开始训练”会立即回放。",
+    ),
     "train.progress": ("Step {step} of {steps}", "第 {step} / {steps} 步"),
     "train.running": ("Training… step {step} of {steps}", "训练中… 第 {step} / {steps} 步"),
     "train.finished": ("Finished: the captions below give the results.", "已完成：结果见下方图注。"),

@@ -130,6 +130,7 @@ let armed = 0;          // the run token Start created in this page view (a relo
 let session = null;
 let sessionReady = null;
 let sessionToken = -1;
+let idleKey = 'train.idle';  // before Start: train.recorded when the charts show a run this server recorded
 
 function showProgress(s) {
   const running = s && !s.finished;
@@ -201,7 +202,7 @@ async function showBudget(state, ctx) {
     text.classList.add('error');
   } else if (text.classList.contains('error')) {
     text.classList.remove('error');
-    text.textContent = session ? text.textContent : t('train.idle');
+    text.textContent = session ? text.textContent : t(idleKey);
     if (session) showProgress(session);
   }
   return problem;
@@ -227,12 +228,21 @@ function wire(ctx) {
   markPreset(ctx.url.state);
 }
 
+/** Before Start, say whether the charts show a run this server recorded with these settings (or nothing yet). */
+function showRecorded(recorded) {
+  idleKey = recorded ? 'train.recorded' : 'train.idle';
+  const text = document.getElementById('train-progress-text');
+  if (text && !session && !text.classList.contains('error')) text.textContent = t(idleKey);
+}
+
 /** Before the first Start: the chart as the server holds it (a run it recorded with these settings, else empty;
  *  POST /api/figure/<key>). After Start: both charts come from the same session; the first to ask starts it. */
 async function load(key, state, ctx) {
   if (!page) wire(ctx);
   if (armed === 0) {
-    return { charts: { [key]: await postJSON(`/api/figure/${key}?lang=${lang}`, await chartsBody(state), { signal: ctx.signal }) } };
+    const chart = await postJSON(`/api/figure/${key}?lang=${lang}`, await chartsBody(state), { signal: ctx.signal });
+    if (key === 'train-loss') showRecorded(chart.claim.ended);
+    return { charts: { [key]: chart } };
   }
   if (state.run !== armed) return session.snapshot();  // a link's own run token (back, forward) starts nothing
   if (sessionToken !== state.run) {  // the second chart asks for the same token while the first is still building it
