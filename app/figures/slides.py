@@ -215,6 +215,7 @@ def softmax_figure(chart: Json, answers: Answers, theme: str, lang: str, slide: 
     """The /softmax lesson's sweep (app/figures/softmax.py), under the slide's title."""
     fig = softmax.sweep_figure(answers[0], lang, theme)
     fig["layout"]["title"]["text"] = tr(chart["title"], lang)
+    fig["data"][-1]["showlegend"] = False  # the chosen scale's marker: the caption names it; three entries fit above
     return fig
 
 
