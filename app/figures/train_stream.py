@@ -39,8 +39,13 @@ def changes(old: Any, new: Any, path: tuple[str | int, ...] = (), whole: tuple[s
     of the same length are followed item by item; anything else (a curve's y values, a caption) and the top-level
     keys named `whole` (the CSV rows: fewer bytes whole than cell by cell) are replaced whole."""
     if isinstance(old, dict) and isinstance(new, dict) and old.keys() == new.keys():
-        return [c for key in new for c in (changes(old[key], new[key], (*path, key)) if key not in whole
-                                           else [] if old[key] == new[key] else [[[*path, key], new[key]]])]  # fmt: skip
+        out = []
+        for key in new:
+            if key not in whole:
+                out += changes(old[key], new[key], (*path, key))
+            elif old[key] != new[key]:
+                out.append([[*path, key], new[key]])
+        return out
     same_objects = isinstance(old, list) and isinstance(new, list) and len(old) == len(new)
     if same_objects and all(isinstance(v, dict) for v in (*old, *new)):
         return [c for i, (a, b) in enumerate(zip(old, new, strict=True)) for c in changes(a, b, (*path, i))]
