@@ -94,6 +94,7 @@ BENCH_BASE ?=
 bench: $(VENV)/.installed-test
 	$(BIN)/python -m tools.bench
 	$(BIN)/python -m tools.bench_train
+	$(BIN)/python -m tools.bench_train_stream
 	$(BIN)/python -m tools.bench_norms
 	$(BIN)/python -m tools.bench_figures
 	$(BIN)/python -m tools.bench_real_models

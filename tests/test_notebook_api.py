@@ -19,6 +19,7 @@ from app import notebook
 from app.config import TraceConfig
 from app.experiments.train import TrainRequest
 from app.notebook.fields import CompareFields, ModelFields, TraceFields, TrainFields
+from app.numbers import fmt
 
 ROOT = Path(__file__).resolve().parents[1]
 loose: Any = rx  # called as a careless caller would, past the type checker
@@ -134,7 +135,7 @@ def test_reprs_are_short_and_say_what_was_traced():
     trace = rx.trace(depth=4, norm_position="post")
     text = repr(trace)
     assert len(text) < 300 and "L=4" in text and "post-layernorm" in text
-    assert f"grad_survival={rx.notebook.figures.fmt(trace.summary['grad_survival'])}" in text
+    assert f"grad_survival={fmt(trace.summary['grad_survival'])}" in text
     assert len(repr(rx.compare(depth=2, norm_position=["post", "pre"]))) < 300
     sweep = rx.sweep(1, 2, progress=False)
     assert repr(sweep) == "Sweep(depths 1..2: 2 of 2 traced)"

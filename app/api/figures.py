@@ -25,7 +25,9 @@ def _route(kind: ChartKind) -> Callable[..., Awaitable[StrictJSONResponse]]:
     model = REQUESTS[kind.request].model
 
     async def figure(request: Request, pool: PoolDep) -> StrictJSONResponse:
-        body, source = await chart_json(pool, kind.key, await json_body(request, model), request_lang(request))
+        # a chart never trains: the training budget is /api/train's alone (a recorded run is drawn whatever it cost)
+        req = await json_body(request, model, context={"train_budget": False})
+        body, source = await chart_json(pool, kind.key, req, request_lang(request))
         return StrictJSONResponse(body, headers={CACHE_HEADER: source})
 
     figure.__doc__ = f"The {kind.key} chart of the {kind.request} request in the body, in ?lang= (en or zh)."

@@ -206,7 +206,7 @@ def _write_csv(rows: list[dict[str, Any]]) -> None:
 
 
 def _print_table(title: str, result: dict[str, Any], lang: str) -> None:
-    from ..notebook.figures import fmt
+    from ..numbers import fmt
 
     summary = result["summary"]
     print(t("nb.summary", lang, model=title))

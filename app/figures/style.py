@@ -28,6 +28,7 @@ PALETTE = {
     "black": "#000000",
 }
 SERIES = tuple(PALETTE[c] for c in ("blue", "vermillion", "green", "purple", "orange", "sky", "black"))
+GREY = "#8a9099"  # what the data is read against: a lesson's input, a reference drawn under the curves
 FLOAT16_MAX = 65504.0
 THEMES: dict[str, Json] = {
     "normal": {"font": 14, "title": 17, "line": 2.5, "marker": 6, "grid": "#e2e5e9", "axis": "#444", "margin": 62},

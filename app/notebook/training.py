@@ -8,6 +8,7 @@ this machine's memory (app/config/machine.py), not the server's training budget,
 
 from __future__ import annotations
 
+import html
 import sys
 import threading
 from collections.abc import Mapping
@@ -20,17 +21,22 @@ from typing_extensions import Unpack
 from ..config.machine import Budget, check_budget, check_machine_training
 from ..experiments.isolation import SERVER_THREADS, as_server
 from ..experiments.train import TrainRequest, train_events
-from ..experiments.train_presets import RUN_KINDS, TRAIN_PRESETS, preset_request
-from ..figures import slides
-from ..figures.chart import Chart, diff
+from ..experiments.train_answer import TrainCharts, answer_of
+from ..experiments.train_presets import TRAIN_PRESETS, preset_request
+from ..figures import Chart
+from ..figures import build as build_chart
+from ..figures.train import CHART as LOSS
+from ..figures.train import label
+from ..figures.train_profile import CHART as PROFILE
 from ..i18n import t
-from ..pages import train as _train_strings  # noqa: F401  (registers the loss chart's strings)
-from . import figures
 from . import strings as _strings  # noqa: F401  (registers the API's words)
+from .charts import chart_figure
 from .export import Saves
 from .fields import Language, TrainFields, check_lang, refuse_unknown
 from .traces import _frame
 
+CHARTS = (LOSS.key, PROFILE.key)
+NO_BUDGET = {"budget": False, "train_budget": False}  # validated when it was trained
 REDRAW_EVERY = 10  # steps between two redraws of a live chart
 
 
@@ -39,39 +45,39 @@ class Training(Saves):
     """Every event POST /api/train streams for this request (start, step, done, end), as they came."""
 
     request: TrainRequest
-    labels: list[str]
+    kinds: list[str] | None = None  # the /train run kind of each run (what names its curve), where a preset gave them
     events: list[dict[str, Any]] = field(default_factory=list)
     interrupted: bool = False
     lang: str = "en"
 
+    def answer(self) -> dict[str, Any]:
+        """The /train charts' answer of every event so far (app/experiments/train_answer.py)."""
+        request = TrainCharts.model_validate({**self.request.model_dump(), "kinds": self.kinds}, context=NO_BUDGET)
+        return answer_of(request, self.events)
+
     @property
     def runs(self) -> list[dict[str, Any]]:
-        """Per run: its steps, losses and `done` event (None while it trains), as the /train page builds them."""
-        runs: list[dict[str, Any]] = [{"steps": [], "loss": [], "done": None} for _ in self.request.runs]
-        for event in self.events:
-            if event.get("type") == "step":
-                runs[event["run"]]["steps"].append(event["step"])
-                runs[event["run"]]["loss"].append(event["loss"])
-            elif event.get("type") == "done":
-                runs[event["run"]]["done"] = event
-        return runs
+        """Per run: its steps, losses, gradient norms, learning rates, latest per-layer snapshot and `done` event
+        (None while it trains), as the /train page's charts read them."""
+        return self.answer()["runs"]
 
-    def figure(self, lang: str | None = None, theme: str = "normal") -> go.Figure:
-        """The loss chart as the deck's training slides draw it (app/figures/slides.py): one curve per run on a log
-        axis, the uniform guess ln(symbols) as a line; theme="slide" applies that builder's slide patch."""
-        lang = lang or self.lang
-        names = [{"en": f"{i + 1}. {name}", "zh": f"{i + 1}. {name}"} for i, name in enumerate(self.labels)]
-        chart = {
-            "kind": "train",
-            "title": {code: t("chart.train_loss.title", code) for code in ("en", "zh")},
-            "labels": names,
-            "sources": [{"api": "train", "body": self.request.model_dump()}],
-        }
-        drawn = {"chart": chart}
-        answers = [{"runs": self.runs}]
-        normal, projected = (slides.figure(drawn, answers, look, lang) for look in ("normal", "slide"))
-        built = Chart("train-loss", normal, "", {}, [], {"slide": diff(normal, projected)})
-        return figures.chart_figure(built, theme)
+    @property
+    def labels(self) -> list[str]:
+        """Each run's name on the charts ("1. Pre-LN, 2017 recipe")."""
+        answer = self.answer()
+        return [label(answer, i, self.lang) for i in range(len(self.request.runs))]
+
+    def chart(self, name: str = "train-loss", lang: str | None = None) -> Chart:
+        """The /train chart `name` (train-loss, train-profile) of the events so far: its `.figure`, `.caption`,
+        `.claim` and `.rows` are what the page shows."""
+        if name not in CHARTS:
+            raise ValueError(f"name: one of {', '.join(CHARTS)}; got {name!r}")
+        return build_chart(name, self.answer(), lang or self.lang)
+
+    def figure(self, lang: str | None = None, theme: str = "normal", chart: str = "train-loss") -> go.Figure:
+        """The /train loss chart, the page's figure to the key (chart="train-profile": the per-layer chart): one
+        curve per run over the uniform guess ln(symbols), divergence marked; theme="slide": the projector's sizes."""
+        return chart_figure(self.chart(chart, lang), theme)
 
     def to_pandas(self) -> Any:
         """One row per run and step: loss, gradient norm, learning rate, and on the steps that recorded them the
@@ -95,12 +101,9 @@ class Training(Saves):
         return f"Training({len(self.labels)} runs, {steps} of {self.request.steps * len(self.labels)} steps{state}: {runs})"
 
     def _repr_html_(self) -> str:
-        done = [run["done"] for run in self.runs]
-        rows = "".join(
-            f"<tr><td>{i + 1}. {name}</td><td>{figures.fmt(d['final_loss']) if d else '…'}</td></tr>"
-            for i, (name, d) in enumerate(zip(self.labels, done, strict=True))
-        )
-        return f"<table><caption><b>{t('chart.train_loss.title', self.lang)}</b></caption>{rows}</table>"
+        chart = self.chart()
+        title = html.escape(chart.figure["layout"]["title"]["text"])
+        return f"<p><b>{title}</b></p><p>{html.escape(chart.caption)}</p>"
 
 
 def train(
@@ -117,8 +120,7 @@ def train(
     live chart in Jupyter, else a progress bar; live=False: neither. `budget`: "machine" refuses runs needing over
     half of this machine's memory, "server" applies the server's training and model budgets, None neither."""
     request = train_request(preset, lang, budget, fields)
-    labels = _labels(preset, request, lang)
-    result = Training(request, labels, lang=lang)
+    result = Training(request, _kinds(preset, request), lang=lang)
     cancel = threading.Event()
     widget, shown = _live_widget(result) if live else (None, None)
     bar = _progress(request.steps * len(request.runs), t("nb.train_progress", lang), shown=live and widget is None)
@@ -162,11 +164,10 @@ def _record(result: Training, events: Any, bar: Any, widget: Any) -> None:
                 _redraw(widget, result)
 
 
-def _labels(preset: str | None, request: TrainRequest, lang: str) -> list[str]:
-    kinds = TRAIN_PRESETS[preset]["runs"] if preset and len(request.runs) == len(TRAIN_PRESETS[preset]["runs"]) else []
-    if kinds:
-        return [RUN_KINDS[k]["label_zh" if lang == "zh" else "label"] for k in kinds]
-    return [f"{cfg.norm_position}-{cfg.norm}, L={cfg.depth}" for cfg in request.runs]
+def _kinds(preset: str | None, request: TrainRequest) -> list[str] | None:
+    """The preset's run kinds (its curves' names), unless the runs were replaced."""
+    kinds = TRAIN_PRESETS[preset]["runs"] if preset else None
+    return list(kinds) if kinds and len(kinds) == len(request.runs) else None
 
 
 def _live_widget(result: Training) -> tuple[Any, Any]:
@@ -196,9 +197,16 @@ def _settle(widget: Any, shown: Any, result: Training) -> None:
 
 
 def _redraw(widget: Any, result: Training) -> None:
+    """The widget shows the loss chart of the events so far (its curves extended in place while the runs train)."""
+    fig = result.figure()
     with widget.batch_update():
-        for series, run in zip(widget.data, result.runs, strict=False):
-            series.x, series.y = run["steps"], figures.finite(run["loss"])
+        if [s.name for s in widget.data] == [s.name for s in fig.data]:
+            for series, drawn in zip(widget.data, fig.data, strict=True):
+                series.x, series.y = drawn.x, drawn.y
+        else:  # the first points, or a divergence marked: the chart's traces themselves changed
+            widget.data = []
+            widget.add_traces(list(fig.data))
+            widget.layout = fig.layout
 
 
 def _progress(total: int, description: str, shown: bool) -> Any:

@@ -11,12 +11,15 @@ from pydantic import BaseModel
 from ..config import TraceConfig
 from ..experiments.requests import REQUESTS
 from .compute import COMPUTED, ComputePool
+from .training import recorded_answer
 
 
 async def answer(pool: ComputePool, name: str, req: BaseModel) -> tuple[Any, str]:
-    """(answer, source): source is where it came from (computed, coalesced, memory, disk, redis); a composite's is
-    `computed` when any part was."""
+    """(answer, source): source is where it came from (computed, coalesced, memory, disk, redis; a training request:
+    recorded, or pending when the server has not trained it); a composite's is `computed` when any part was."""
     kind = REQUESTS[name]
+    if name == "train":  # the run this server recorded, or nothing yet: training happens only in /api/train's streams
+        return await recorded_answer(req)  # type: ignore[arg-type]
     if kind.parts is not None:
         if kind.combine is None:
             raise ValueError(f"request kind {name} is streamed part by part by its route")

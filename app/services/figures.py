@@ -12,6 +12,7 @@ from ..experiments.requests import REQUESTS
 from ..figures import charts
 from .answers import answer
 from .compute import ComputePool
+from .training import PENDING
 
 MAX_CHARTS = 512  # ~10 kB each gzipped at depth 96: a few MB at most
 _charts: OrderedDict[str, dict[str, Any]] = OrderedDict()
@@ -28,6 +29,8 @@ async def chart_json(pool: ComputePool, key: str, req: BaseModel, lang: str) -> 
         return hit, "chart"
     result, source = await answer(pool, kind.request, req)
     built = kind.build(result, lang).to_json()
+    if source == PENDING:  # nothing recorded yet (a training request): the next ask may find the run
+        return built, source
     _charts[cache_key] = built
     if len(_charts) > MAX_CHARTS:
         _charts.popitem(last=False)

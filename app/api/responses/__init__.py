@@ -35,7 +35,7 @@ from .lessons import (
 )
 from .service import FollowOpened, FollowState, HealthAnswer, RealModelsAnswer, RealTraceAnswer, RoomAnswer, TokenCount
 from .trace import BudgetAnswer, DepthScanAnswer, LawsAnswer, PresetsAnswer, SweepAnswer, SweepLine, TraceAnswer
-from .train import TrainBudgetAnswer, TrainEvent, TrainPresetsAnswer, TrainStatus
+from .train import TrainBudgetAnswer, TrainChartMessage, TrainEvent, TrainPresetsAnswer, TrainStatus
 
 Responses = dict[int | str, dict[str, Any]]
 
@@ -108,6 +108,7 @@ __all__ = [
     "TokenCount",
     "TraceAnswer",
     "TrainBudgetAnswer",
+    "TrainChartMessage",
     "TrainEvent",
     "TrainPresetsAnswer",
     "TrainStatus",

@@ -7,6 +7,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, RootModel
 
 from ...config import TraceConfig
+from .charts import ChartAnswer
 from .common import Answer, Flagged, Measured
 
 
@@ -139,3 +140,29 @@ class TrainPresetsAnswer(Flagged):
     tasks: list[Task]
     defaults: dict[str, Any] = Field(description="every training setting's default")
     limits: TrainLimits
+
+
+class ChartWhole(ChartAnswer):
+    type: Literal["chart"]
+
+
+class ChartExtend(Flagged):
+    type: Literal["extend"]
+    chart: str = Field(description="the chart the points are appended to (train-loss)")
+    step: int
+    traces: list[int] = Field(description="the indices of the curves that grow")
+    x: list[list[Measured]]
+    y: list[list[Measured]]
+    rows: list[dict[str, Any]] = Field(description="the CSV rows this step adds")
+
+
+class ChartSet(Flagged):
+    type: Literal["set"]
+    chart: str
+    set: list[list[Any]] = Field(description="[path, value] pairs: each value written at its path in the chart")
+
+
+class TrainChartMessage(
+    RootModel[Annotated[ChartWhole | ChartExtend | ChartSet | TrainError, Field(discriminator="type")]]
+):
+    """One line of POST /api/train/charts' NDJSON stream: each chart whole once, then `extend` and `set` patches."""
