@@ -197,25 +197,20 @@ def test_save_writes_an_offline_html_and_says_what_images_need(tmp_path, monkeyp
 
 
 def test_a_training_and_a_sweep_take_the_slide_theme_from_their_builders():
-    """figure(theme="slide") is the builder's figure with its own slide patch: for rx.train the deck's training
-    chart of these runs built in the slide theme, for rx.sweep the /gradients heatmap's patch."""
+    """figure(theme="slide") is the builder's figure with its own slide patch: for rx.train the /train loss chart's,
+    for rx.sweep the /gradients heatmap's."""
     from app.experiments.sweep import heatmap_of
-    from app.figures import build, slides
-    from app.i18n import t
+    from app.figures import build
+    from app.notebook.charts import plotly_figure
     from tests.test_figures_norms import plain
     from tests.test_notebook import SMALL
 
     training = rx.train(None, runs=[SMALL], steps=3, live=False)
     normal, projected = plain(training.figure()), plain(training.figure(theme="slide"))
     assert normal["layout"]["font"]["size"] < projected["layout"]["font"]["size"]
-    assert projected["data"][0]["y"] == normal["data"][0]["y"] == training.runs[0]["loss"]
-    chart = {
-        "kind": "train",
-        "title": {lang: t("chart.train_loss.title", lang) for lang in ("en", "zh")},
-        "labels": [{"en": normal["data"][0]["name"], "zh": normal["data"][0]["name"]}],
-        "sources": [{"api": "train", "body": training.request.model_dump()}],
-    }
-    assert projected == slides.figure({"chart": chart}, [{"runs": training.runs}], "slide", "en")
+    [curve] = [series for series in projected["data"] if series["y"] == training.runs[0]["loss"]]
+    assert curve["name"] == training.labels[0]
+    assert projected == plain(plotly_figure(build("train-loss", training.answer(), "en").view("slide")))
     sweep = rx.sweep(1, 2, progress=False)
     answer = heatmap_of({**sweep.config.model_dump(), "depth": 0}, sweep.rows, 2, True)
     assert plain(sweep.figure(theme="slide")) == build("grad-heatmap", answer, "en").view("slide")
