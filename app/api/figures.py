@@ -8,11 +8,10 @@ from collections.abc import Awaitable, Callable
 
 from fastapi import APIRouter, Request
 
-from ..experiments.requests import REQUESTS
 from ..figures import ChartKind, charts
 from ..jsonsafe import StrictJSONResponse
 from ..pages.registry import request_lang
-from ..services.figures import chart_json
+from ..services.figures import chart_json, request_model
 from .body import body_doc, json_body
 from .trace import CACHE_HEADER
 
@@ -20,7 +19,7 @@ router = APIRouter(tags=["figures"])
 
 
 def _route(kind: ChartKind) -> Callable[[Request], Awaitable[StrictJSONResponse]]:
-    model = REQUESTS[kind.request].model
+    model = request_model(kind.request)
 
     async def figure(request: Request) -> StrictJSONResponse:
         body, source = await chart_json(kind.key, await json_body(request, model), request_lang(request))
@@ -36,6 +35,6 @@ for _kind in charts().values():
         _route(_kind),
         methods=["POST"],
         response_class=StrictJSONResponse,
-        openapi_extra=body_doc(REQUESTS[_kind.request].model),
+        openapi_extra=body_doc(request_model(_kind.request)),
         name=f"figure_{_kind.key}",
     )
