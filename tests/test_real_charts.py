@@ -171,9 +171,10 @@ def patch_answer(mean_change: float, zero_change: float) -> dict[str, Any]:
          "change": {"mean": mean_change, "zero": zero_change, "others": zero_change}}
         for lang in ("en", "zh")
     ]  # fmt: skip
+    median = {"mean": mean_change, "zero": zero_change, "others": zero_change}
     found = {"block": 12, "dimension": 507, "values": {"mean": 24000.0, "zero": 0.0, "others": 60.0},
-             "patches": ["mean", "zero", "others"], "rows": rows,
-             "median": {"mean": mean_change, "zero": zero_change, "others": zero_change}}  # fmt: skip
+             "patches": ["mean", "zero", "others"], "rows": rows, "median": median, "median_en": median,
+             "median_zh": median}  # fmt: skip
     model = {"name": "smollm2", "family": "pre_norm", "layers": 30}
     return {"model": model, "intervention": found, "intervention_absent": None, "own_intervention": None}
 
@@ -184,6 +185,8 @@ def test_like_sun_et_al_only_where_the_mean_changes_little_and_zero_a_lot(mean, 
     assert chart.claim["like_paper"] is like
     assert ("As Sun et al. 2024 found" in chart.caption) is like
     assert ("Unlike what Sun et al. 2024 found" in chart.caption) is not like
+    assert chart.figure["layout"]["xaxis"]["ticktext"] == ["set to its mean", "set to 0", "set to an ordinary token's"]
+    assert [t["y"] for t in chart.figure["data"][::2]] == [[mean, zero, zero]] * 2  # each set's points, per patch
 
 
 # --- the packaged models ----------------------------------------------------------------------------------------

@@ -104,6 +104,7 @@ def dims_figure(trace: Json, lang: str, theme: str) -> Json:
     )
     if massive["dimensions"]:
         first = massive["dimensions"][0]
+        fig["layout"]["xaxis"]["anchor"] = "y2"  # the layer axis under the lower panel
         fig["layout"]["yaxis2"] = {
             **axis(theme_of(theme), text("chart.models_dims.y2", lang, d=first["index"])),
             "domain": [0, 0.33],

@@ -11,7 +11,7 @@ from .chart import Json
 from .real_common import STRINGS as COMMON
 from .real_common import Builder, chart_kind, legend_name
 from .real_set import SET_COLORS
-from .style import PALETTE, finish, layout
+from .style import PALETTE, escape, finish, layout, theme_of
 from .words import fmt, say, sentences
 
 LIKE_PAPER_MEAN = 0.1  # |median change| at the mean at most this × the change at 0 ...
@@ -26,6 +26,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     "models.patch.mean": ("set to its mean", "设为其均值"),
     "models.patch.zero": ("set to 0", "设为 0"),
     "models.patch.others": ("set to an ordinary token's", "设为普通词元的值"),
+    "models.series.median_of": ("{set}: median", "{set}：中位数"),
     "caption.models_intervention": (
         "At the block that writes the massive coordinate, its value is replaced for the rest of the forward pass; "
         "each point is one sentence's change of the mean next-token cross-entropy.",
@@ -67,6 +68,34 @@ def text(key: str, lang: str, **values: object) -> str:
     return say({**COMMON, **STRINGS}, key, lang, **values)
 
 
+OFFSET = {"en": -0.18, "zh": 0.18}  # each set's points left and right of their patch's position
+SPREAD = 0.12  # the points of one set spread evenly over this width (a strip chart, no random jitter)
+
+
+def _strip(theme: str, found: Json, set_lang: str, lang: str) -> list[Json]:
+    """One set's points per patch, spread side by side, and its median per patch as a short bar."""
+    rows = [r for r in found["rows"] if r["lang"] == set_lang]
+    name, color, size = text(f"models.set.{set_lang}", lang), SET_COLORS[set_lang], theme_of(theme)["marker"]
+    x, y, hover = [], [], []
+    for position, patch in enumerate(found["patches"]):
+        for i, row in enumerate(rows):
+            if row["change"][patch] is not None:
+                x.append(position + OFFSET[set_lang] + SPREAD * (i / max(1, len(rows) - 1) - 0.5))
+                y.append(row["change"][patch])
+                hover.append(escape(row["text"][:40]))
+    medians = [(p, found["median_" + set_lang][patch]) for p, patch in enumerate(found["patches"])]
+    kept = [(p + OFFSET[set_lang], m) for p, m in medians if m is not None]
+    return [
+        {"type": "scatter", "mode": "markers", "name": name, "x": x, "y": y, "customdata": hover,
+         "marker": {"color": color, "size": size, "opacity": 0.75}, "legendgroup": set_lang,
+         "hovertemplate": "%{y:.3g}: %{customdata}<extra></extra>"},
+        {"type": "scatter", "mode": "markers", "name": text("models.series.median_of", lang, set=name),
+         "x": [p for p, _ in kept], "y": [m for _, m in kept], "legendgroup": set_lang, "showlegend": False,
+         "marker": {"color": color, "symbol": "line-ew-open", "size": size * 4, "line": {"width": 3, "color": color}},
+         "hovertemplate": "%{y:.3g}<extra></extra>"},
+    ]  # fmt: skip
+
+
 def patch_figure(answer: Json, lang: str, theme: str) -> Json:
     title = f"{text('chart.models_intervention.title', lang)} · {legend_name(answer, lang)}"
     fig: Json = {"data": [], "layout": layout(theme, title, "", text("chart.models_intervention.y", lang))}
@@ -74,41 +103,21 @@ def patch_figure(answer: Json, lang: str, theme: str) -> Json:
     found = answer["intervention"]
     if found is None:
         return finish(fig)
-    names = {p: text(f"models.patch.{p}", lang) for p in found["patches"]}
-    for set_lang, color in SET_COLORS.items():
-        rows = [r for r in found["rows"] if r["lang"] == set_lang]
-        x = [names[p] for r in rows for p in found["patches"] if r["change"][p] is not None]
-        y = [r["change"][p] for r in rows for p in found["patches"] if r["change"][p] is not None]
-        fig["data"].append(
-            {
-                "type": "box",
-                "name": text(f"models.set.{set_lang}", lang),
-                "x": x,
-                "y": y,
-                "boxpoints": "all",
-                "jitter": 0.4,
-                "pointpos": 0,
-                "marker": {"color": color},
-                "line": {"color": color},
-                "fillcolor": "rgba(0,0,0,0)",
-                "hovertemplate": "%{y:.3g}<extra></extra>",
-            }
-        )
+    for set_lang in SET_COLORS:
+        fig["data"] += _strip(theme, found, set_lang, lang)
     own = answer.get("own_intervention")
     if own:
-        kept = [p for p in found["patches"] if own["change"][p] is not None]
+        kept = [
+            (p, own["change"][patch]) for p, patch in enumerate(found["patches"]) if own["change"][patch] is not None
+        ]
         fig["data"].append(
-            {
-                "type": "scatter",
-                "mode": "markers",
-                "name": text("models.series.own", lang),
-                "x": [names[p] for p in kept],
-                "y": [own["change"][p] for p in kept],
-                "marker": {"color": PALETTE["black"], "symbol": "diamond", "size": 12},
-                "hovertemplate": "%{y:.3g}<extra></extra>",
-            }
-        )
-    fig["layout"]["boxmode"] = "group"
+            {"type": "scatter", "mode": "markers", "name": text("models.series.own", lang), "x": [p for p, _ in kept],
+             "y": [v for _, v in kept], "marker": {"color": PALETTE["black"], "symbol": "diamond", "size": 12},
+             "hovertemplate": "%{y:.3g}<extra></extra>"}
+        )  # fmt: skip
+    positions = list(range(len(found["patches"])))
+    fig["layout"]["xaxis"].update(tickvals=positions, ticktext=[text(f"models.patch.{p}", lang) for p in found["patches"]],
+                                  range=[-0.5, len(positions) - 0.5], showgrid=False)  # fmt: skip
     return finish(fig)
 
 

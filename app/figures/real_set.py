@@ -57,48 +57,23 @@ def text(key: str, lang: str, **values: object) -> str:
 
 
 def _band(theme: str, fig: Json, lang: str, set_lang: str, x: list[int], band: Json | None, axis_ref: str) -> None:
+    """A set's min-max band (one closed shape: high left to right, low back) and its median line."""
     if not band:
         return
     name = text("models.set." + set_lang, lang)
     group = f"{set_lang}-{axis_ref}"
-    fig["data"] += [
-        {
-            "type": "scatter",
-            "mode": "lines",
-            "x": x,
-            "y": band["high"],
-            "line": {"width": 0},
-            "showlegend": False,
-            "hoverinfo": "skip",
-            "legendgroup": group,
-            "yaxis": axis_ref,
-        },
-        {
-            "type": "scatter",
-            "mode": "lines",
-            "x": x,
-            "y": band["low"],
-            "line": {"width": 0},
-            "fill": "tonexty",
-            "fillcolor": BANDS[set_lang],
-            "name": text("models.series.set_band", lang, set=name),
-            "legendgroup": group,
-            "showlegend": axis_ref == "y",
-            "hoverinfo": "skip",
-            "yaxis": axis_ref,
-        },
-        line(
-            theme,
-            text("models.series.set_median", lang, set=name),
-            x,
-            band["median"],
-            SET_COLORS[set_lang],
-            markers=False,
-            legendgroup=group,
-            showlegend=axis_ref == "y",
-            yaxis=axis_ref,
-        ),
+    kept = [
+        (at, high, low) for at, high, low in zip(x, band["high"], band["low"], strict=True) if None not in (high, low)
     ]
+    outline_x = [at for at, _, _ in kept] + [at for at, _, _ in reversed(kept)]
+    outline_y = [high for _, high, _ in kept] + [low for _, _, low in reversed(kept)]
+    fig["data"] += [
+        {"type": "scatter", "mode": "lines", "x": outline_x, "y": outline_y, "line": {"width": 0}, "fill": "toself",
+         "fillcolor": BANDS[set_lang], "name": text("models.series.set_band", lang, set=name), "legendgroup": group,
+         "showlegend": axis_ref == "y", "hoverinfo": "skip", "yaxis": axis_ref},
+        line(theme, text("models.series.set_median", lang, set=name), x, band["median"], SET_COLORS[set_lang],
+             markers=False, legendgroup=group, showlegend=axis_ref == "y", yaxis=axis_ref),
+    ]  # fmt: skip
 
 
 def set_figure(answer: Json, lang: str, theme: str) -> Json:
@@ -123,6 +98,7 @@ def set_figure(answer: Json, lang: str, theme: str) -> Json:
         "domain": [0, 0.4],
         "anchor": "x",
     }
+    lay["xaxis"]["anchor"] = "y2"  # the layer axis under the lower panel
     layers = list(range(model["layers"] + 1))
     for set_lang, columns in answer["bands"].items():
         _band(theme, fig, lang, set_lang, layers, columns["stream"], "y")

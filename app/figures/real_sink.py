@@ -83,6 +83,7 @@ def sink_figure(trace: Json, lang: str, theme: str) -> Json:
     }
     lay = fig["layout"]
     lay["yaxis"].update(domain=[0.55, 1], range=[0, 1])
+    lay["xaxis"]["anchor"] = "y2"  # the block axis under the lower panel
     lay["yaxis2"] = {
         **axis(theme_of(theme), text("chart.models_sink.y2", lang), log=True),
         "domain": [0, 0.42],

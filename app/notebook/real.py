@@ -113,9 +113,9 @@ def _by_name(name: str, text: str, options: TraceOptions) -> RealTrace:
     answer = real_models.compute_real_trace(source, digest, request)
 
     def model_set() -> dict[str, Any]:
-        from ..services.real_charts import compute_own, compute_set
+        from ..services.real_charts import compute_own
 
-        the_set = compute_set(source, digest)
+        the_set = set_answer(real_models.get_shelf().get(source, digest))
         own = compute_own(source, digest, text, the_set["intervention"]) if the_set["intervention"] else None
         return {**the_set, "own": summarise(answer), "own_intervention": own}
 
@@ -175,7 +175,8 @@ def _in_memory(model: Any, text_or_ids: Any, tokenizer: Any, options: TraceOptio
 
 
 def _with_own(the_set: dict[str, Any], loaded: LoadedModel, answer: dict[str, Any]) -> dict[str, Any]:
-    return {**the_set, "own": summarise(answer), "own_intervention": own_intervention(loaded, answer["text"], the_set)}
+    own = own_intervention(loaded, answer["text"], the_set["intervention"])
+    return {**the_set, "own": summarise(answer), "own_intervention": own}
 
 
 @contextmanager

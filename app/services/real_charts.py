@@ -1,9 +1,9 @@
 """The answers /models' charts are built from: one model's trace (POST /api/real_trace's, the same cache), two models
 side by side, and one model's sentence set beside the reader's sentence.
 
-The set (app/experiments/real_set.py) is a function of the weights alone: it is computed once per model where the
-models stay loaded and cached under the digest of its weights, like every trace; the reader's sentence adds its own
-trace and, for a causal model, its own intervention. Charts are cached per chart, language, request and the digest
+The set (app/experiments/real_set.py) is a function of the weights alone: each of its sentences is a trace request of
+its own, cached like any other, and its intervention one job cached under the digest of the weights; the reader's
+sentence adds its own trace and, for a causal model, its own intervention. Charts are cached per chart, language, request and the digest
 of the weights that computed them, so swapped weights never show an old chart.
 """
 
@@ -19,8 +19,8 @@ from pydantic import BaseModel
 from ..config.real import RealTraceRequest
 from ..config.real_charts import RealPairRequest, RealSetRequest
 from ..errors import FieldError
-from ..experiments.real_sentences import summarise
-from ..experiments.real_set import own_intervention, set_answer
+from ..experiments.real_sentences import every_sentence, summarise
+from ..experiments.real_set import intervention_site, own_intervention, set_intervention, set_of, with_intervention
 from ..figures import ChartKind
 from ..models.pretrained.sources import ModelSource
 from .real_models import as_field_error, get_shelf, real_trace_answer, resolve
@@ -30,14 +30,14 @@ MAX_CHARTS = 256
 _charts: OrderedDict[str, dict[str, Any]] = OrderedDict()
 
 
-def compute_set(source: ModelSource, digest: str) -> dict[str, Any]:
-    """In the models process: the model whose files have `digest` over the whole sentence set."""
-    return set_answer(get_shelf().get(source, digest))
+def compute_intervention(source: ModelSource, digest: str, site: tuple[int, int]) -> dict[str, Any]:
+    """In the models process: the set's sentences with the massive coordinate at `site` set three ways."""
+    return set_intervention(get_shelf().get(source, digest), site)
 
 
-def compute_own(source: ModelSource, digest: str, text: str, intervention: dict[str, Any]) -> dict[str, Any] | None:
+def compute_own(source: ModelSource, digest: str, text: str, found: dict[str, Any]) -> dict[str, Any] | None:
     """In the models process: the reader's sentence under the set's intervention."""
-    return own_intervention(get_shelf().get(source, digest), text, {"intervention": intervention})
+    return own_intervention(get_shelf().get(source, digest), text, found)
 
 
 async def _resolved(model: str) -> tuple[ModelSource, str]:
@@ -67,9 +67,22 @@ def _key(*parts: object) -> str:
 
 
 async def the_set(model: str) -> tuple[dict[str, Any], str]:
-    """(the model's sentence-set answer, where it came from)."""
-    source, digest = await _resolved(model)
-    return await _sourced(f"real_set:{_key(digest, source.name, SET_VERSION)}", compute_set, source, digest)
+    """(the model's sentence-set answer, where it came from). Each sentence's trace is a request of its own, asked
+    one after the other so that other requests get a compute slot between them; the intervention is one job."""
+    traces, sources = [], []
+    for lang, text in every_sentence():
+        trace, source = await real_trace_answer(RealTraceRequest(model=model, text=text, gradients=False))
+        traces.append((lang, trace))
+        sources.append(source)
+    the_set = set_of(traces[0][1]["model"], traces)
+    site, absent = intervention_site(the_set)
+    found = None
+    if site is not None:
+        model_source, digest = await _resolved(model)
+        key = f"real_intervention:{_key(digest, site, SET_VERSION)}"
+        found, source = await _sourced(key, compute_intervention, model_source, digest, site)
+        sources.append(source)
+    return with_intervention(the_set, found, absent), "computed" if "computed" in sources else sources[0]
 
 
 async def pair_answer(req: RealPairRequest) -> tuple[dict[str, Any], str]:

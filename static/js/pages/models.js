@@ -44,6 +44,30 @@ function bodyOf(kind, state) {
   return kind === 'real_pair' ? { model: state.model, compare: state.compare, text: state.text } : { model: state.model, text: state.text };
 }
 
+const started = new Map();  // [chart, body] -> its request: the set's charts wait on the others of the same view
+
+function request(key, kind, state) {
+  const body = bodyOf(kind, state);
+  const id = JSON.stringify([key, body]);
+  if (!started.has(id)) {
+    const promise = postReal(`/api/figure/${key}?lang=${lang}`, body);
+    promise.catch(() => started.delete(id));
+    started.set(id, promise);
+    if (started.size > 64) started.delete(started.keys().next().value);
+  }
+  return started.get(id);
+}
+
+/** The sentence set's charts ask once the sentence's own charts are answered: its sixteen traces then queue behind
+ *  nothing the reader is already waiting for. */
+async function load(key, kind, state) {
+  if (kind === 'real_set') {
+    const others = Object.entries(EXTRA.charts).filter(([, k]) => k !== 'real_set');
+    await Promise.allSettled(others.map(([other, k]) => request(other, k, state)));
+  }
+  return request(key, kind, state);
+}
+
 /** The views the builder's patches give: the slide theme, and the y scale where the chart has one. */
 function views(chart, state) {
   return [...(state.theme === 'slide' ? ['slide'] : []), ...(chart.patches?.[state.y_scale] ? [state.y_scale] : [])];
@@ -63,7 +87,7 @@ runPage({
   charts: Object.entries(EXTRA.charts || {}).map(([key, kind]) => ({
     key,
     dataKey: (state) => bodyOf(kind, state),
-    load: (state) => postReal(`/api/figure/${key}?lang=${lang}`, bodyOf(kind, state)),
+    load: (state) => load(key, kind, state),
     figure: (chart, state) => chartView(chart, ...views(chart, state)),
     caption: (chart) => chart.caption,
     table: (chart) => chart.rows,
