@@ -208,3 +208,31 @@ def test_minilm_unknown_tokens_sit_far_below_the_text_tokens():
     chart = KINDS["models-tokens"].build(trace, "en")
     assert trace["unknown_tokens"] == 29 and f"29 of {len(trace['tokens'])} tokens unknown" in chart.caption
     assert chart.claim["unknown_level"] < chart.claim["text_level"] / 3
+
+
+def test_gemma_blocks_are_their_own_layout_each_branch_adding_its_closing_norms_output():
+    """A random Gemma 3 (four norms a block: x + N_out(F(N_in(x))) around both branches): its family is peri_ln, not
+    pre-norm, and each block's change of the stream is exactly what its two closing norms output."""
+    import transformers
+
+    from app.models.pretrained.loading import wrap_model
+    from app.models.pretrained.sources import ModelSource
+    from tests.test_real_models import CharTokenizer
+
+    torch.manual_seed(0)
+    config = transformers.Gemma3TextConfig(
+        vocab_size=96, hidden_size=32, intermediate_size=64, num_hidden_layers=3, num_attention_heads=2,
+        num_key_value_heads=1, head_dim=16, sliding_window=8,
+    )  # fmt: skip
+    model = transformers.Gemma3ForCausalLM(config).double()
+    loaded = wrap_model(model, CharTokenizer(), ModelSource("gemma", "local", "", "", "gemma"), causal=True)
+    assert loaded.family == "peri_ln"
+    from app.experiments.real_trace import run_watched
+
+    encoded = loaded.tokenizer(SENTENCE)
+    record, _ = run_watched(loaded, encoded, gradients=False)
+    for block in range(3):
+        step = record.streams[block + 1] - record.streams[block]
+        assert torch.allclose(step, record.attention[block] + record.mlp[block], atol=1e-10)
+    trace = trace_pretrained(loaded, SENTENCE)
+    assert trace["model"]["family"] == "peri_ln" and trace["theory"]["growth"] is not None

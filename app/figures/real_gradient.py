@@ -37,7 +37,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     "models.caption.gradient": (
         "{model}: loss {loss} nats. The gradient per token runs from {g_low} to {g_high} over the layers (×{g_spread}); "
         "times ‖x_l‖ it stays within {p_low}–{p_high} (×{p_spread}).",
-        "{model}：损失 {loss} 纳特。每个词元的梯度在各层之间从 {g_low} 到 {g_high}（相差 {g_spread} 倍）；"
+        "{model}：损失 {loss} 奈特。每个词元的梯度在各层之间从 {g_low} 到 {g_high}（相差 {g_spread} 倍）；"
         "乘以 ‖x_l‖ 之后保持在 {p_low}–{p_high} 之间（相差 {p_spread} 倍）。",
     ),
     "models.caption.follows_norm": (

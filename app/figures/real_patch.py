@@ -22,7 +22,7 @@ STRINGS: dict[str, tuple[str, str]] = {
         "Set the massive coordinate, watch the next-token loss",
         "改写巨大分量，观察下一词元损失",
     ),
-    "chart.models_intervention.y": ("change of the loss (nats)", "损失的变化（纳特）"),
+    "chart.models_intervention.y": ("change of the loss (nats)", "损失的变化（奈特）"),
     "models.patch.mean": ("set to its mean", "设为其均值"),
     "models.patch.zero": ("set to 0", "设为 0"),
     "models.patch.others": ("set to an ordinary token's", "设为普通词元的值"),
@@ -37,7 +37,7 @@ STRINGS: dict[str, tuple[str, str]] = {
         "mean, the loss changes by {mean_change} nats (median over {count} sentences); set to 0, by {zero_change}; "
         "set to an ordinary token's {others} (token 0 excluded), by {others_change}.",
         "{model}：第 {block} 块写入第 {d} 维（句子集中巨大分量所在词元的平均值为 {mean}）。设为该均值，损失变化 "
-        "{mean_change} 纳特（{count} 个句子的中位数）；设为 0，变化 {zero_change}；设为普通词元的值 {others}"
+        "{mean_change} 奈特（{count} 个句子的中位数）；设为 0，变化 {zero_change}；设为普通词元的值 {others}"
         "（不计第 0 个词元），变化 {others_change}。",
     ),
     "models.caption.like_paper": (

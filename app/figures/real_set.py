@@ -24,7 +24,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     "chart.models_set.y_spread": ("text tokens' max / min ‖x‖", "文本词元 ‖x‖ 最大 / 最小"),
     "models.series.set_median": ("{set} set: median", "{set}句子集：中位数"),
     "models.series.set_band": ("{set} set: min–max", "{set}句子集：最小–最大"),
-    "models.series.pinned_limit": ("pinned: at most 1.5×", "钉住：不超过 1.5 倍"),
+    "models.series.pinned_limit": ("pinned: at most 1.5×", "固定：不超过 1.5 倍"),
     "caption.models_set": (
         "Eight English and eight Chinese sentences built in (the lines are medians, the bands min to max), beside "
         "your sentence.",

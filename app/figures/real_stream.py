@@ -52,7 +52,7 @@ STRINGS: dict[str, tuple[str, str]] = {
         "the block's last norm in {pinned}: pinned there; {unpinned_part}Before that norm they were up to {before}× "
         "apart.",
         "{model}：每个块的输出都是 LayerNorm 的输出，平均范数在 {low} 与 {high} 之间（由增益决定，低于 √d = {root}）。"
-        "文本词元（既非特殊词元也非 [UNK]）在块的最后一个归一化之后彼此相差不超过 1.5 倍的有：{pinned}，这些块里它们被钉住了；"
+        "文本词元（既非特殊词元也非 [UNK]）在块的最后一个归一化之后彼此相差不超过 1.5 倍的有：{pinned}，这些块里它们被固定住了；"
         "{unpinned_part}归一化之前它们相差可达 {before} 倍。",
     ),
     "models.caption.unpinned": (

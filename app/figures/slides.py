@@ -118,7 +118,7 @@ def layers_figure(chart: Json, answers: Answers, theme: str, lang: str, slide: S
     if two:
         second = chart["panels"][1]
         lay["xaxis"]["domain"] = [0, 0.4]  # the gap holds the right panel's y title and ticks
-        lay["xaxis2"] = {**axis(style, t("axis.layer", lang)), "domain": [0.63, 1], "anchor": "y2"}
+        lay["xaxis2"] = {**axis(style, x_title), "domain": [0.63, 1], "anchor": "y2"}
         lay["yaxis2"] = {**axis(style, tr(second["y"], lang), log=second["log"]), "anchor": "x2"}
         if "range" in second:
             lay["yaxis2"]["range"] = second["range"]

@@ -24,7 +24,7 @@ STRINGS = {
         "normalises the residual stream and it snowballs from block to block, while the first token carries a "
         "massive activation. Every claim is also checked on a built-in set of sixteen sentences.",
         "两个真实的预训练模型在本服务器上离线读取你的句子。MiniLM 属于 BERT 家族：Post-LN，每个块的输出都是 LayerNorm "
-        "的输出，其范数由学到的增益决定（图注说明各词元是否被钉在一起）。SmolLM2 属于 Llama 家族：Pre-norm，残差流从不被归一化，逐块像滚雪球一样增长，"
+        "的输出，其范数由学到的增益决定（图注说明各词元是否被固定在一起）。SmolLM2 属于 Llama 家族：Pre-norm，残差流从不被归一化，逐块像滚雪球一样增长，"
         "而第一个词元携带巨大的激活值。每个结论还在内置的十六个句子上核对。",
     ),
     "models.missing": (

@@ -46,7 +46,7 @@ PINNED = slide(
         "LayerNorm, not what went in, sets each block's output norm. In the first blocks it pins the tokens within "
         "1.5× of each other; in the last ones they spread again.",
         "MiniLM 属于 BERT 家族，而 BERT 是 Post-LN（Devlin 等 2019）：每个块都以 LayerNorm 结束，所以决定每个块输出范数的"
-        "是 LayerNorm，而不是输入。在前几个块里，它把各词元钉在彼此 1.5 倍以内；在最后几个块里，它们又散开了。",
+        "是 LayerNorm，而不是输入。在前几个块里，它把各词元固定在彼此 1.5 倍以内；在最后几个块里，它们又散开了。",
     ),
     (
         "A small correction to the usual table: BERT is sometimes listed with the Pre-LN models, but it is the "
@@ -57,7 +57,7 @@ PINNED = slide(
         "stacks built in this deck were all at initialisation.",
         "对常见表格的一点小更正：BERT 有时被列在 Pre-LN 模型中，但它其实是典型的 Post-LN 模型，"
         "x_{l+1} = LN(x_l + F(x_l))，与最初的 Transformer 相同。范数的水平由学到的增益 γ 决定，而不是 √d = 19.6："
-        "刚初始化的 LayerNorm（γ = 1、β = 0）会把每个词元的范数固定为恰好 √d。“钉住”只计文本词元（不计 [CLS]/[SEP] 和 "
+        "刚初始化的 LayerNorm（γ = 1、β = 0）会把每个词元的范数固定为恰好 √d。“固定”只计文本词元（不计 [CLS]/[SEP] 和 "
         "[UNK]）：[UNK] 词元的范数远低于其他词元。内置句子集中的每个句子都是如此（/models 画出了整个句子集）；"
         "这是训练过的模型，本课件自己搭建的网络都处于初始化状态。",
     ),
@@ -226,7 +226,7 @@ SINK = slide(
         "Sun 等 2024 称之为巨大激活（massive activations），并把它与注意力停在第一个词元上（Xiao 等 2023 的 attention "
         "sink）联系起来。并排画出来，两者相关，但不是一回事：在巨大激活出现之前，大多数块的注意力已经停在第一个词元上；"
         "恰好在写入它的那一块（第 12 块的 MLP 写入第 507 维，/models 画出了这个分量）注意力降到最低；范数比回落之后，"
-        "注意力仍然很高。把这个分量设为它在一组句子上的均值，下一词元损失几乎不变；设为 0，损失增加约 14 纳特，"
+        "注意力仍然很高。把这个分量设为它在一组句子上的均值，下一词元损失几乎不变；设为 0，损失增加约 14 奈特，"
         "与 Sun 等在 LLaMA2 中的发现一致（/models 的干预图）。本页的每个结论在内置句子集的每个句子上都成立。",
     ),
     chart(
@@ -235,6 +235,7 @@ SINK = slide(
         [SMOLLM2],
         "/models?model=smollm2&compare=none",
         settings=QUANTISED,
+        x={"en": "Block", "zh": "块"},
         panels=[
             panel(("Attention on token 1", "第一个词元上的注意力"), range=[0, 1]),
             panel(("First token ‖x‖ ÷ others'", "第一个词元 ‖x‖ ÷ 其他"), log=True),
@@ -264,10 +265,11 @@ SINK = slide(
         (
             "The first token's norm is above 100× the others' from block {jump|0} to block {last|0} (at most {top|3}), "
             "then below, down to {end|2} at block 30. The attention on it is another curve: {dip|2} at block "
-            "{jump|0}, below a uniform attention's {uniform|2}, then {after_low|2}–{after_high|2} in every later block.",
+            "{jump|0}, below a uniform attention's {uniform|2}, then {after_low|2}–{after_high|2} in every later block "
+            "(at least {gap|2}× the dip).",
             "第一个词元的范数从第 {jump|0} 块到第 {last|0} 块超过其他词元的 100 倍（最高 {top|3}），之后低于 100 倍，"
             "第 30 块降到 {end|2}。它上面的注意力是另一条曲线：第 {jump|0} 块为 {dip|2}，低于均匀注意力的 {uniform|2}；"
-            "之后每一块都在 {after_low|2}–{after_high|2} 之间。",
+            "之后每一块都在 {after_low|2}–{after_high|2} 之间（至少是该处的 {gap|2} 倍）。",
         ),
         {
             "firsts": read(0, "stream.first"),
