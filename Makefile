@@ -99,6 +99,7 @@ bench: $(VENV)/.installed-test
 	$(BIN)/python -m tools.bench_figures
 	$(BIN)/python -m tools.bench_real_models
 	$(BIN)/python -m tools.bench_library
+	$(BIN)/python -m tools.bench_real_claims
 	$(BIN)/python -m tools.bench_lecture
 	$(BIN)/python -m tools.bench_pages $(if $(BENCH_BASE),--base $(BENCH_BASE))
 

@@ -71,6 +71,8 @@ def test_every_chart_string_has_both_languages_and_reaches_the_pages_table():
         *("norms", "gradients", "grad-heatmap", "compare", "tour", "chain", "softmax-probs", "softmax-sweep"),
         *("precision-overflow", "layernorm", "norm-speed", "batch-dependence", "batch-padding"),
         *("train-loss", "train-profile"),
+        *("models-stream", "models-set", "models-tokens", "models-cosine", "models-branches", "models-gradient"),
+        *("models-grad-tokens", "models-sink", "models-heads", "models-dims", "models-intervention"),
     }
     for key, (english, chinese) in strings().items():
         assert english and chinese and STRINGS[key] == (english, chinese), key

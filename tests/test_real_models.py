@@ -17,7 +17,7 @@ from app.api.responses import RealTraceAnswer  # noqa: E402
 from app.experiments.real_trace import next_token_gradients, run_watched, trace_pretrained  # noqa: E402
 from app.models.pretrained.loading import LoadedModel, wrap_model  # noqa: E402
 from app.models.pretrained.sources import ModelSource, available_sources, local_source, packaged_source  # noqa: E402
-from app.settings import get_settings  # noqa: E402
+from tests.conftest import packaged_model  # noqa: E402
 
 SENTENCE = "The quick brown fox jumps over the lazy dog."
 VOCAB = 96
@@ -154,14 +154,7 @@ def test_sources_refuse_pickled_weights_and_unlisted_downloads(tmp_path: Path):
 
 
 def packaged(name: str) -> LoadedModel:
-    from app.models.pretrained.loading import load_model
-
-    source = packaged_source(name)
-    if source is None:
-        pytest.skip(f"{name} is not installed")
-    torch.set_num_threads(1)
-    # SmolLM2's first load dequantises its GGUF file once (~20-60 s), later loads take about a second
-    return load_model(source, get_settings().resolved_models_dir())
+    return packaged_model(name)  # loaded once per session (tests/conftest.py)
 
 
 @pytest.fixture(scope="module")

@@ -8,11 +8,10 @@ from collections.abc import Awaitable, Callable
 
 from fastapi import APIRouter, Request
 
-from ..experiments.requests import REQUESTS
 from ..figures import ChartKind, charts
 from ..jsonsafe import StrictJSONResponse
 from ..pages.registry import request_lang
-from ..services.figures import chart_json
+from ..services.figures import chart_json, request_model
 from .body import json_body
 from .deps import PoolDep
 from .responses import COMPUTING, ChartAnswer, json_route
@@ -22,7 +21,7 @@ router = APIRouter(tags=["figures"])
 
 
 def _route(kind: ChartKind) -> Callable[..., Awaitable[StrictJSONResponse]]:
-    model = REQUESTS[kind.request].model
+    model = request_model(kind.request)
 
     async def figure(request: Request, pool: PoolDep) -> StrictJSONResponse:
         # a chart never trains: the training budget is /api/train's alone (a recorded run is drawn whatever it cost)
@@ -40,5 +39,5 @@ for _kind in charts().values():
         _route(_kind),
         methods=["POST"],
         name=f"figure_{_kind.key}",
-        **json_route(ChartAnswer, COMPUTING, body=REQUESTS[_kind.request].model),
+        **json_route(ChartAnswer, COMPUTING, body=request_model(_kind.request)),
     )

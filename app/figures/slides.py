@@ -77,6 +77,8 @@ def per_layer(answer: Json, field: str) -> tuple[list[Any], list[float | None], 
         x = [0, *(layer["layer"] for layer in layers)]
     else:
         x, values = list(layers or []), list(read_path(answer, field) or [])
+        if len(values) == len(x) - 1:  # one value per block (a real model's attention): blocks 1..L
+            x = x[1:]
     return x, [None if v is _ABSENT else v for v in values], [v is None for v in values]
 
 
@@ -104,7 +106,7 @@ def layers_figure(chart: Json, answers: Answers, theme: str, lang: str, slide: S
     if two:
         second = chart["panels"][1]
         lay["xaxis"]["domain"] = [0, 0.4]  # the gap holds the right panel's y title and ticks
-        lay["xaxis2"] = {**axis(style, t("axis.layer", lang)), "domain": [0.63, 1], "anchor": "y2"}
+        lay["xaxis2"] = {**axis(style, x_title), "domain": [0.63, 1], "anchor": "y2"}
         lay["yaxis2"] = {**axis(style, tr(second["y"], lang), log=second["log"]), "anchor": "x2"}
         if "range" in second:
             lay["yaxis2"]["range"] = second["range"]
@@ -180,7 +182,12 @@ def _overlay(theme: str, fig: Json, answers: Answers, overlay: Json, lang: str) 
         spec = overlay["label"]
         label = t(spec["key"], lang, value=spec.get("value")) if "key" in spec else spec[lang]
         color = PALETTE[overlay.get("color", "black")]
-        hline(theme, fig, overlay["value"], label, color, below=overlay.get("below", False))
+        # a constant, or a number read from an answer (a real model's uniform attention share)
+        value = overlay["value"] if "value" in overlay else read_path(answers[overlay["source"]], overlay["path"])
+        if value is None:
+            return
+        axes = "y2" if overlay.get("panel") else "y"  # the second panel's axes, or the first's
+        hline(theme, fig, value, label, color, below=overlay.get("below", False), yaxis=axes)
         return
     # "law_fit": a law the server fitted from ‖x₀‖ (POST /api/laws, app/experiments/laws.py), read from its answer
     laws = answers[overlay["source"]]
