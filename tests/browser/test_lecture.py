@@ -294,7 +294,7 @@ def test_a_training_slide_trains_on_t_and_keeps_the_run(page, untrained_server):
     lines = page.evaluate(
         "() => document.querySelector('#train-shortcut [data-slide-chart]').data.map((t) => t.y.length)"
     )
-    assert lines[:2] == [300, 300], lines  # both runs' 300 steps drawn
+    assert lines[:3] == [2, 300, 300], lines  # the uniform guess (its two ends), then both runs' 300 steps
     page.screenshot(path=str(SHOTS / "en-trained-train-shortcut.png"))
     page.keyboard.press("ArrowRight")
     page.keyboard.press("ArrowLeft")  # back again: the finished run is still there

@@ -318,9 +318,8 @@ LIMITS_CELLS: list[tuple[tuple[str, str], list[Origin]]] = [
 # Where the real models are installed (slides_real): the massive activation beside the attention sink, as a line of
 # the caption with its value copied from slide real-sink (a sixth row does not fit the table on a 1280x720 stage).
 REAL_STATEMENT = (
-    " SmolLM2: later blocks put ≥ {real_gap|2}× the attention on token 1 that the massive activation's block does: "
-    "related curves, not one.",
-    "SmolLM2：之后各块放在首个词元上的注意力 ≥ 巨大激活那一块的 {real_gap|2} 倍：两条曲线相关，但不是同一条。",
+    " SmolLM2: after the massive activation's block, ≥ {real_gap|2}× its attention on token 1: related, not one curve.",
+    "SmolLM2：巨大激活那一块之后，首个词元上的注意力 ≥ 该块的 {real_gap|2} 倍：相关，但不是同一条曲线。",
 )
 
 
@@ -333,8 +332,8 @@ def limits_slide(slides: list[dict[str, Any]]) -> dict[str, Any]:
     softmax = next(s for s in slides if s["id"] == "softmax")
     copier.copy(softmax, "s_last", "s_last")  # the rows name s = 316: the softmax slide's largest scale
     statement = (
-        "Gradient at block 1 ÷ 96: Post-LN {r0c0|3}, Pre-LN {r1c0|3}. float16 overflows at block {r2c0|0}. "
-        "At s = 316 softmax's top weight is {r3c0|6} and ‖J‖ = {r4c0|3}.",
+        "Block 1 ÷ 96: Post-LN {r0c0|3}, Pre-LN {r1c0|3}. float16 overflows at block {r2c0|0}. "
+        "At s = 316: top weight {r3c0|6}, ‖J‖ = {r4c0|3}.",
         "第 1 块 ÷ 第 96 块的梯度：Post-LN 为 {r0c0|3}，Pre-LN 为 {r1c0|3}。float16 在第 {r2c0|0} 块溢出。"
         "s = 316 时 softmax 的最大权重为 {r3c0|6}，‖J‖ = {r4c0|3}。",
     )

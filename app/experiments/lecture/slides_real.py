@@ -263,13 +263,11 @@ SINK = slide(
     ),
     claim(
         (
-            "The first token's norm is above 100× the others' from block {jump|0} to block {last|0} (at most {top|3}), "
-            "then below, down to {end|2} at block 30. The attention on it is another curve: {dip|2} at block "
-            "{jump|0}, below a uniform attention's {uniform|2}, then {after_low|2}–{after_high|2} in every later block "
-            "(at least {gap|2}× the dip).",
-            "第一个词元的范数从第 {jump|0} 块到第 {last|0} 块超过其他词元的 100 倍（最高 {top|3}），之后低于 100 倍，"
-            "第 30 块降到 {end|2}。它上面的注意力是另一条曲线：第 {jump|0} 块为 {dip|2}，低于均匀注意力的 {uniform|2}；"
-            "之后每一块都在 {after_low|2}–{after_high|2} 之间（至少是该处的 {gap|2} 倍）。",
+            "The first token's norm is over 100× the others' in blocks {jump|0}–{last|0} (at most {top|3}), {end|2} at "
+            "block 30. The attention on it: {dip|2} at block {jump|0} (uniform: {uniform|2}), then "
+            "{after_low|2}–{after_high|2} in every later block (≥ {gap|2}× the dip).",
+            "第一个词元的范数在第 {jump|0}–{last|0} 块超过其他词元的 100 倍（最高 {top|3}），第 30 块为 {end|2}。"
+            "它上面的注意力：第 {jump|0} 块为 {dip|2}（均匀：{uniform|2}），之后每一块都在 {after_low|2}–{after_high|2} 之间（≥ 该处的 {gap|2} 倍）。",
         ),
         {
             "firsts": read(0, "stream.first"),
