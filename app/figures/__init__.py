@@ -16,10 +16,23 @@ __all__ = ["Chart", "ChartKind", "apply_patch", "build", "charts", "strings"]
 @cache
 def charts() -> dict[str, ChartKind]:
     """Every chart built in Python, by key (the /embed/{key} and POST /api/figure/{key} name)."""
-    from . import batchnorm, chain, compare, gradients, heatmap, layernorm, norms, precision, softmax, tour
+    from . import (
+        batchnorm,
+        chain,
+        compare,
+        gradients,
+        heatmap,
+        layernorm,
+        layernorm_geometry,
+        norms,
+        precision,
+        softmax,
+        tour,
+    )
 
     kinds = (norms.CHART, gradients.CHART, heatmap.CHART, compare.CHART, tour.CHART, chain.CHART, softmax.PROBS, softmax.SWEEP,
-             precision.CHART, batchnorm.DEPENDENCE, batchnorm.PADDING, layernorm.NORMS, layernorm.SPEED)  # fmt: skip
+             precision.CHART, batchnorm.DEPENDENCE, batchnorm.PADDING, layernorm.NORMS, layernorm_geometry.CHART,
+             layernorm.SPEED)  # fmt: skip
     return {kind.key: kind for kind in kinds}
 
 

@@ -1,8 +1,8 @@
 """The deck's teaching order: its sections in the order a lecturer teaches them, and the agenda slide that shows them.
 
 The order follows the argument: the problem (the chain product) → the first stabilizer (the shortcut) → what the
-unchecked stream runs into (the explosion, float16, softmax) → the second stabilizer (LayerNorm: three steps, γ and β,
-and why a norm alone is not enough) → where it sits (the block diagram, Post-LN against Pre-LN) → the snowball and
+unchecked stream runs into (the explosion, float16, softmax) → the second stabilizer (LayerNorm: three steps, its
+geometry, γ and β, and why a norm alone is not enough) → where it sits (the block diagram, Post-LN against Pre-LN) → the snowball and
 why it is not exactly √l → training (the shortcut, Post-LN's stall, warm-up) → RMSNorm and BatchNorm → the alternatives → real
 models → the summary. build_deck lays the slides out in this order, so a slide is placed by naming it here; a term a
 slide uses must be defined on or before it (terms.py, tests/test_lecture_order.py).
@@ -42,7 +42,12 @@ SECTIONS: tuple[Section, ...] = (
         ("drift", "float16", "softmax"),
         optional=("drift",),
     ),
-    Section("layernorm", ("LayerNorm", "LayerNorm（层归一化）"), 8, ("layernorm", "gamma-beta", "norm-collapse")),
+    Section(
+        "layernorm",
+        ("LayerNorm", "LayerNorm（层归一化）"),
+        11,
+        ("layernorm", "layernorm-geometry", "gamma-beta", "norm-collapse"),
+    ),
     Section(
         "placement",
         ("Where it sits: Post- or Pre-LN", "位置：Post-LN 或 Pre-LN"),

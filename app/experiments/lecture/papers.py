@@ -13,6 +13,8 @@ from typing import Any
 # short form -> full citation (authors, year, title, venue)
 PAPERS: dict[str, str] = {
     "Ba et al. 2016": "J. L. Ba, J. R. Kiros, G. E. Hinton (2016). Layer Normalization. arXiv:1607.06450.",
+    "Brody et al. 2023": "S. Brody, U. Alon, E. Yahav (2023). On the Expressivity Role of LayerNorm in Transformers' "
+    "Attention. Findings of ACL 2023.",
     "Devlin et al. 2019": "J. Devlin, M.-W. Chang, K. Lee, K. Toutanova (2019). BERT: Pre-training of Deep "
     "Bidirectional Transformers for Language Understanding. NAACL 2019.",
     "Dong et al. 2021": "Y. Dong, J.-B. Cordonnier, A. Loukas (2021). Attention is not all you need: pure attention "
