@@ -1,5 +1,6 @@
 """POST /api/trace (and GET with the same fields as query keys): one traced forward+backward pass; POST /api/laws:
-the growth laws fitted to that trace's stream (app/experiments/laws.py), from the same cached trace."""
+the growth laws fitted to that trace's stream (app/experiments/laws.py), from the same cached trace; POST /api/paths:
+the unrolled view of one Pre-norm model (app/experiments/paths.py)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from pydantic import ValidationError
 
 from ..config import TraceConfig
 from ..experiments.depth_scan import DepthScan
+from ..experiments.paths import PathsRequest
 from ..jsonsafe import StrictJSONResponse
 from ..pages.registry import url_state_keys
 from ..services.answers import answer
@@ -59,6 +61,15 @@ async def depth_scan(request: Request) -> StrictJSONResponse:
     and seed (at most 2 presets × 5 depths up to 96 × 4 seeds, each an ordinary cached trace), and its exponent
     against depth per seed."""
     result, source = await answer("depth_scan", await json_body(request, DepthScan))
+    return StrictJSONResponse(result, headers={CACHE_HEADER: source})
+
+
+@router.post("/api/paths", response_class=StrictJSONResponse, openapi_extra=body_doc(PathsRequest))
+async def paths(request: Request) -> StrictJSONResponse:
+    """Veit et al. 2016's unrolled view measured on a Pre-norm model (body: {"model": a /api/trace body, "samples"}):
+    how many of its 2^L paths pass k units, the gradient every path of length k carries together (exact), and the
+    sizes of sampled single paths of each length."""
+    result, source = await answer("paths", await json_body(request, PathsRequest))
     return StrictJSONResponse(result, headers={CACHE_HEADER: source})
 
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from ..experiments.lecture.claims import OVERFLOW, evaluate, failed_values, format_number, read_path, statement
 from ..i18n import t
-from . import batchnorm, layernorm_geometry
+from . import batchnorm, layernorm_geometry, paths
 from .chart import Chart, diff
 from .style import (
     FLOAT16_MAX,
@@ -498,6 +498,7 @@ KINDS: dict[str, Callable[[Json, Answers, str, str, Slide], Json]] = {
     "table": table_figure,
     "batch": batch_figure,
     "geometry": layernorm_geometry.slide_figure,
+    "paths": paths.slide_figure,
 }
 
 

@@ -36,6 +36,8 @@ PAPERS: dict[str, str] = {
     "Sun et al. 2024": "M. Sun, X. Chen, J. Z. Kolter, Z. Liu (2024). Massive Activations in Large Language Models. "
     "COLM 2024.",
     "Vaswani et al. 2017": "A. Vaswani et al. (2017). Attention Is All You Need. NeurIPS 2017.",
+    "Veit et al. 2016": "A. Veit, M. Wilber, S. Belongie (2016). Residual Networks Behave Like Ensembles of Relatively "
+    "Shallow Networks. NeurIPS 2016.",
     "Xiao et al. 2023": "G. Xiao, Y. Tian, B. Chen, S. Han, M. Lewis (2023). Efficient Streaming Language Models with "
     "Attention Sinks. ICLR 2024.",
     "Xiong et al. 2020": "R. Xiong et al. (2020). On Layer Normalization in the Transformer Architecture. ICML 2020.",
