@@ -69,7 +69,7 @@ def test_every_chart_string_has_both_languages_and_reaches_the_pages_table():
 
     assert set(charts()) == {
         *("norms", "gradients", "grad-heatmap", "compare", "tour", "chain", "softmax-probs", "softmax-sweep"),
-        *("precision-overflow", "layernorm", "norm-speed", "batch-dependence", "batch-padding"),
+        *("precision-overflow", "layernorm", "layernorm-geometry", "norm-speed", "batch-dependence", "batch-padding"),
     }
     for key, (english, chinese) in strings().items():
         assert english and chinese and STRINGS[key] == (english, chinese), key

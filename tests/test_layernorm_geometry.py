@@ -97,6 +97,19 @@ def test_the_page_caption_says_what_the_numbers_show(x, case, lang):
     assert (len(chart.figure["layout"].get("xaxis2", {})) > 0) == (len(x) == 3)  # the plane view only for 3
 
 
+@pytest.mark.parametrize("x", [[1e308, -1e308, 0.0], [1.7e308, 1.7e308, -1.7e308], [1e200, 1e200, 3e200, 0.0]])
+def test_numbers_past_float64_are_said_not_drawn(client, x):
+    """A mean or variance that overflows float64 is no point: the caption says so (no "inside the sphere"), and an
+    RMS that overflowed gives RMSNorm no point and no sentence."""
+    for lang, word in (("en", "float64's range"), ("zh", "float64 的范围")):
+        response = client.post(f"/api/figure/layernorm-geometry?lang={lang}", json={"x": x})
+        assert response.status_code == 200, response.text
+        chart = response.json()
+        assert chart["claim"]["case"] == "overflow" and word in chart["caption"]
+        assert "rmsnorm" not in chart["claim"] and "RMSNorm" not in chart["caption"]
+        assert all(p["point"] != "rmsnorm" for p in chart["rows"])
+
+
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_the_figure_draws_the_answers_points_on_equal_scales(lang):
     answer = page([3.0, 1.0, -1.0], gamma=2.0, beta=0.5)

@@ -9,15 +9,18 @@ inside it where σ² is not large against ε, or at the centre where every entry
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 
 from .chart import Chart, ChartKind, Json, diff
+from .lesson import precise
 from .style import PALETTE, axis, finish, layout, line, theme_of
-from .words import precise, say, sentences
+from .words import say, sentences
 
 ON_SPHERE = 0.999  # ‖x̂‖ / √n at least this: "on the sphere", with ε's shortfall stated
 CIRCLE_POINTS = 121
 MARGIN = 1.18  # the plotted range beyond the farthest point or the radius
 PLANE_MARGIN = 1.32  # room for the axes' labels x₁, x₂, x₃ beyond the farthest point
+HEAD_ROOM = 0.14  # a band above the data for the panel's name, so it covers no point
 GAP = 0.1  # between the panels: the right one's y title and ticks
 FLATTEST = 0.8  # the side view's height at least this times its width (a far x with little mean stays readable)
 GREY = "#8a9099"
@@ -57,9 +60,9 @@ STRINGS: dict[str, tuple[str, str]] = {
         "左图沿 (1, 1, 1) 看这个平面，用单位向量 e₁ = (1, −1, 0)/√2 和 e₂ = (1, 1, −2)/√6 表示；右图为侧视。",
     ),
     "geometry.caption.sphere": (
-        "Dividing by √(σ² + ε) = {std} puts it on the sphere: ‖x̂‖ = {length} against √n = {radius}, short by a "
+        "Dividing by √(σ² + ε) = {std} puts it on the sphere: ‖x̂‖ = {length_fine} against √n = {radius_fine}, short by a "
         "relative {short}, which is ε's doing.",
-        "再除以 √(σ² + ε) = {std}，它就落到球面上：‖x̂‖ = {length}，而 √n = {radius}，相对短了 {short}，这是 ε 造成的。",
+        "再除以 √(σ² + ε) = {std}，它就落到球面上：‖x̂‖ = {length_fine}，而 √n = {radius_fine}，相对短了 {short}，这是 ε 造成的。",
     ),
     "geometry.caption.inside": (
         "σ² = {variance} is not large against ε = {eps}: dividing by √(σ² + ε) = {std} leaves x̂ inside the "
@@ -72,6 +75,12 @@ STRINGS: dict[str, tuple[str, str]] = {
         "x̂ = (x − μ)/√ε has length {length}, the centre, not the sphere. Without ε it would be 0/0.",
         "所有分量都相等，所以 σ = {sigma}，x − μ 为 0：根号下只剩 ε = {eps}，x̂ = (x − μ)/√ε 的长度为 {length}，"
         "落在球心，而不在球面上。没有 ε 就是 0/0。",
+    ),
+    "geometry.caption.overflow": (
+        "These numbers' mean or variance passes float64's range (μ = {mean}, σ² = {variance}): LayerNorm's output "
+        "is no point to draw. Smaller numbers show the same picture: LayerNorm forgets the scale.",
+        "这些数的均值或方差超出了 float64 的范围（μ = {mean}，σ² = {variance}）：LayerNorm 的输出无法画成一个点。"
+        "换成小一些的数，图是一样的：LayerNorm 不记得尺度。",
     ),
     "geometry.caption.rmsnorm": (
         "RMSNorm skips the projection: x / RMS has length {length} but keeps x's direction, off the plane (its "
@@ -94,7 +103,8 @@ def text(key: str, lang: str, **values: object) -> str:
 
 
 def number(value: float | None, lang: str, digits: int = 6) -> str:
-    return precise(value, lang, digits, "—")
+    """A value with `digits` significant digits, or the lesson's word for one that overflowed."""
+    return precise(value, lang, digits)
 
 
 # --- the figure ---
@@ -107,7 +117,7 @@ def _names(lang: str) -> dict[str, str]:
 def _points(answer: Json) -> dict[str, Json]:
     """The points to draw: LayerNorm's input, centred and normalized vectors, and RMSNorm's output where given."""
     points = dict(answer["layernorm"]["geometry"]["points"])
-    if answer.get("rmsnorm"):
+    if answer.get("rmsnorm") and _finite([answer["rmsnorm"]["rms_eps"]]):  # an RMS that overflowed leaves no point
         points["rmsnorm"] = answer["rmsnorm"]["geometry"]["points"]["normalized"]
     return points
 
@@ -161,17 +171,24 @@ def _spokes(theme: str, fig: Json, axes: list[list[float]], reach: float) -> Non
                                              "font": {"size": size, "color": "#6b7079"}})  # fmt: skip
 
 
+def _finite(values: Iterable[float | None]) -> list[float]:
+    return [v for v in values if v is not None and math.isfinite(v)]
+
+
 def _ranges(points: dict[str, Json], radius: float, view: str) -> tuple[list[float], list[float]]:
     """The axes' ranges: every point and the whole circle inside, with a margin (the side view spans only what
-    its points and its half circle use: distances from a line are never negative)."""
+    its points and its half circle use: distances from a line are never negative). A value that overflowed float64
+    is no point: it is left out."""
     if view == "plane":
-        reach = max([radius, *(abs(v) for p in points.values() for v in p["plane"])]) * PLANE_MARGIN
-        return [-reach, reach], [-reach, reach]
-    right = max([radius, *(p["across"] for p in points.values())]) * MARGIN
-    tall = FLATTEST * right  # equal scales: a panel no flatter than this, whatever the vector
-    low = min([-radius * MARGIN, -tall / 2, *(p["along"] * MARGIN for p in points.values())])
-    high = max([radius * MARGIN, tall / 2, *(p["along"] * MARGIN for p in points.values())])
-    return [-0.06 * right, right], [low, high]
+        reach = max([radius, *(abs(v) for v in _finite(v for p in points.values() for v in p["plane"]))])
+        x, y = [-reach * PLANE_MARGIN, reach * PLANE_MARGIN], [-reach * PLANE_MARGIN, reach * PLANE_MARGIN]
+    else:
+        right = max([radius, *_finite(p["across"] for p in points.values())]) * MARGIN
+        tall = FLATTEST * right  # equal scales: a panel no flatter than this, whatever the vector
+        along = [v * MARGIN for v in _finite(p["along"] for p in points.values())]
+        x = [-0.06 * right, right]
+        y = [min([-radius * MARGIN, -tall / 2, *along]), max([radius * MARGIN, tall / 2, *along])]
+    return x, [y[0], y[1] + HEAD_ROOM * (y[1] - y[0])]
 
 
 def _domains(spans: list[tuple[list[float], list[float]]]) -> list[list[float]]:
@@ -250,12 +267,23 @@ def claim(answer: Json) -> Json:
         "ratio": geo["radius_ratio"], "shortfall": 1.0 - geo["radius_ratio"], "spread": geo["spread"],
         "along": points["input"]["along"], "centred_sum": points["centred"]["sum"],
         "plane_view": geo["basis"] is not None,
-        "case": "constant" if geo["spread"] == 0 else "sphere" if geo["radius_ratio"] >= ON_SPHERE else "inside",
+        "case": _case(ln),
     }  # fmt: skip
-    if answer.get("rmsnorm"):
+    if "rmsnorm" in _points(answer):
         rms = answer["rmsnorm"]["geometry"]["points"]["normalized"]
         facts["rmsnorm"] = {"length": rms["length"], "sum": rms["sum"]}
     return facts
+
+
+def _case(ln: Json) -> str:
+    """What the numbers show: an overflow of float64 (no point to draw), equal entries (σ = 0), x̂ on the sphere,
+    or inside it (σ² not large against ε)."""
+    geo = ln["geometry"]
+    if len(_finite([ln["mean"], ln["variance"], geo["radius_ratio"]])) < 3:
+        return "overflow"
+    if geo["spread"] == 0:
+        return "constant"
+    return "sphere" if geo["radius_ratio"] >= ON_SPHERE else "inside"
 
 
 def caption(answer: Json, facts: Json, lang: str) -> str:
@@ -263,13 +291,14 @@ def caption(answer: Json, facts: Json, lang: str) -> str:
         return number(facts[key], lang, digits)
 
     values = {"mean": n("mean"), "along": n("along"), "sum": n("centred_sum", 3), "std": n("std"), "length": n("length"),
+              "length_fine": n("length", 9), "radius_fine": n("radius", 9),  # on the sphere: the digits where ε shows
               "radius": n("radius"), "short": n("shortfall", 3), "variance": n("variance", 3), "eps": n("eps", 3),
               "sigma": n("sigma", 3)}  # fmt: skip
     gain = answer.get("gamma", 1) != 1 or answer.get("beta", 0) != 0
     rms = facts.get("rmsnorm")
     return sentences([
-        facts["case"] != "constant" and text("geometry.caption.project", lang, **values),
-        facts["plane_view"] and text("geometry.caption.basis", lang),
+        facts["case"] not in ("constant", "overflow") and text("geometry.caption.project", lang, **values),
+        facts["plane_view"] and facts["case"] != "overflow" and text("geometry.caption.basis", lang),
         text(f"geometry.caption.{facts['case']}", lang, **values),
         rms and text("geometry.caption.rmsnorm", lang, length=number(rms["length"], lang), sum=number(rms["sum"], lang, 4)),
         gain and text("geometry.caption.gain", lang, gamma=number(answer.get("gamma"), lang, 3),
