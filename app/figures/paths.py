@@ -12,17 +12,17 @@ from ..numbers import fmt
 from .style import PALETTE, Json, axis, layout, line, theme_of
 from .words import say
 
-FLOOR = -8  # log10 of the right panel's bottom: paths carrying under 10⁻⁸ of the top's gradient leave the chart
+FLOOR = -9  # log10 of the right panel's bottom: lengths carrying under 10⁻⁹ of the top's gradient are gaps
 GREY = "#b4bac2"
 
 STRINGS: dict[str, tuple[str, str]] = {
-    "paths.axis.length": ("path length k: branches passed", "路径长度 k：经过的分支数"),
-    "paths.axis.count": ("number of paths", "路径条数"),
-    "paths.axis.carried": ("gradient carried ÷ at the top", "携带的梯度 ÷ 顶部梯度"),
+    "paths.axis.length": ("path length k", "路径长度 k"),
+    "paths.axis.count": ("paths", "路径条数"),
+    "paths.axis.carried": ("gradient ÷ top's", "梯度 ÷ 顶部梯度"),
     "paths.series.count": ("paths", "路径"),
-    "paths.series.chain": ("chain, g = {g}", "链，g = {g}"),
-    "paths.series.exact": ("every path summed", "所有路径求和"),
-    "paths.series.sampled": ("sampled paths (Veit)", "抽样路径（Veit）"),
+    "paths.series.chain": ("chain g = {g}", "链 g = {g}"),
+    "paths.series.exact": ("all paths summed", "所有路径求和"),
+    "paths.series.sampled": ("sampled (Veit)", "抽样（Veit）"),
 }
 
 
@@ -47,19 +47,27 @@ def figure(chain: Json, measured: Json, color: str, theme: str, lang: str, title
     g = fmt(chain["derivative"], digits=3, lang=lang)
     right = {"xaxis": "x2", "yaxis": "y2"}
     fig["data"].append(line(theme, text("paths.series.chain", lang, g=g), chain["paths"]["lengths"],
-                            chain["paths"]["carried"], PALETTE["black"], dash="dash", markers=False, width=0.6,
-                            **right))  # fmt: skip
-    fig["data"].append(line(theme, text("paths.series.exact", lang), lengths, measured["exact_ratio"], color, **right))
+                            _above_floor(chain["paths"]["carried"]), PALETTE["black"], dash="dash", markers=False,
+                            width=0.6, **right))  # fmt: skip
+    fig["data"].append(line(theme, text("paths.series.exact", lang), lengths, _above_floor(measured["exact_ratio"]),
+                            color, **right))  # fmt: skip
     sampled = line(theme, text("paths.series.sampled", lang), lengths,
-                   measured["sampled"]["total_ratio"], color, dash="dot", width=0.6, **right)  # fmt: skip
+                   _above_floor(measured["sampled"]["total_ratio"]), color, dash="dot", width=0.6, **right)  # fmt: skip
     sampled["marker"] = {"size": style["marker"], "color": "#fff", "line": {"color": color, "width": 2}}
     fig["data"].append(sampled)
     tops = [v for series in (measured["exact_ratio"], measured["sampled"]["total_ratio"]) for v in series if v]
-    lay["yaxis2"].update(range=[FLOOR, math.ceil(math.log10(max(tops))) + 0.5], dtick=2)
+    lay["yaxis2"].update(range=[FLOOR, math.log10(max(tops)) + 0.4], dtick=3)
     for name_x in ("xaxis", "xaxis2"):
         lay[name_x].update(range=[-0.7, lengths[-1] + 0.7], dtick=4 if lengths[-1] > 12 else 1)
     lay["hovermode"] = "closest"
+    lay["legend"]["y"] = 1.07  # clear of the top tick label of the log panel (half a label above the plot)
     return fig
+
+
+def _above_floor(values: list[float | None]) -> list[float | None]:
+    """A gap below 10^FLOOR, the chart's bottom: a point there would sit under the axis (the caption's numbers
+    cover every length)."""
+    return [v if v is not None and v >= 10.0**FLOOR else None for v in values]
 
 
 def slide_figure(chart: Json, answers: list[Json], theme: str, lang: str, slide: Json) -> Json:

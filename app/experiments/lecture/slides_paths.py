@@ -57,12 +57,12 @@ def both_claim() -> dict[str, Any]:
     return claim(
         (
             "2²⁴ = {total|3} paths; {middle|3} of them pass 12 of the 24 sublayers, the commonest length. Yet paths "
-            "through at most {exact_most|0} sublayers carry 90% of the gradient (every path summed; Veit's sampling, "
-            "{drawn|0} paths a length: {sampled_most|0}; the chain with g = 0.01: {chain_most|0}). The lengths add up "
-            "to autograd's gradient within {sum_error|1}.",
+            "through at most {exact_most|0} sublayers carry 90% of the gradient, every path summed; Veit's sampling "
+            "({drawn|0} paths a length) says {sampled_most|0}; the chain with g = 0.01 needs only {chain_most|0}. The lengths "
+            "add up to autograd's gradient within {sum_error|1}.",
             "2²⁴ = {total|3} 条路径；其中 {middle|3} 条经过 24 个子层中的 12 个，这是最常见的长度。可是，经过不超过 "
-            "{exact_most|0} 个子层的路径就携带了 90% 的梯度（对所有路径求和；按 Veit 的抽样，每种长度 {drawn|0} 条："
-            "{sampled_most|0}；g = 0.01 的链：{chain_most|0}）。各长度之和与自动求导的梯度相差不到 {sum_error|1}。",
+            "{exact_most|0} 个子层的路径就携带了 90% 的梯度（对所有路径求和）；按 Veit 的方法（每种长度抽 {drawn|0} 条）"
+            "为 {sampled_most|0}；g = 0.01 的链只需 {chain_most|0}。各长度之和与自动求导的梯度相差不到 {sum_error|1}。",
         ),
         VALUES,
         [
@@ -81,12 +81,12 @@ def shortcut_claim() -> dict[str, Any]:
         (
             "2²⁴ = {total|3} paths; {middle|3} of them pass 12 of the 24 sublayers. Without a norm the branches' "
             "derivatives are not small, and long paths carry the gradient: half of it needs paths through up to "
-            "{exact_half|0} sublayers, 90% up to {exact_most|0} (Veit's sampling, {drawn|0} paths a length: half by "
-            "{sampled_half|0}); the chain with g = 0.01 needs {chain_most|0}. The lengths add up to autograd's "
-            "gradient within {sum_error|1}.",
+            "{exact_half|0} sublayers, 90% up to {exact_most|0}; Veit's sampling ({drawn|0} paths a length) puts "
+            "half by {sampled_half|0}; the chain with g = 0.01 needs {chain_most|0}. The lengths add up to "
+            "autograd's gradient within {sum_error|1}.",
             "2²⁴ = {total|3} 条路径；其中 {middle|3} 条经过 24 个子层中的 12 个。没有归一化时，分支的导数并不小，"
-            "梯度由长路径携带：经过不超过 {exact_half|0} 个子层的路径才携带一半梯度，{exact_most|0} 个才到 90%（按 Veit "
-            "的抽样，每种长度 {drawn|0} 条：一半在 {sampled_half|0}）；g = 0.01 的链只需 {chain_most|0}。各长度之和与"
+            "梯度由长路径携带：经过不超过 {exact_half|0} 个子层的路径才携带一半梯度，{exact_most|0} 个才到 90%；按 Veit "
+            "的方法（每种长度抽 {drawn|0} 条），一半在 {sampled_half|0}；g = 0.01 的链只需 {chain_most|0}。各长度之和与"
             "自动求导的梯度相差不到 {sum_error|1}。",
         ),
         VALUES,
@@ -108,7 +108,7 @@ PATHS = slide(
         "the others by the shortcut. C(L, k) paths pass k branches, most about L/2. A path carries the product of "
         "its k branch derivatives: how far the gradient travels depends on how large they are.",
         "把 L 个子层的 ∏(1 + f′ₗ) 乘开：共 2ᴸ 项，每项对应一条路径，它经过一部分分支，其余的由捷径绕过。经过 k 个分支"
-        "的路径有 C(L, k) 条，大多数约为 L/2 条。一条路径携带其 k 个分支导数的乘积：梯度走多远，取决于这些导数有多大。",
+        "的路径有 C(L, k) 条，大多数路径经过约 L/2 个分支。一条路径携带其 k 个分支导数的乘积：梯度走多远，取决于这些导数有多大。",
     ),
     (
         "Veit et al. 2016 unrolled a ResNet this way and found most of the gradient on short paths (in a 110-layer "
@@ -140,7 +140,7 @@ PATHS = slide(
         ],
         "both",
     ),
-    equation="(1 + f′₁)⋯(1 + f′₂₄)\n= 1 + Σ f′ₗ + Σ f′ₗ f′ₘ + ⋯\nf′ₗ = g:  Σₖ C(24, k)·gᵏ",
+    equation="(1 + f′₁)⋯(1 + f′₂₄)\n= 1 + Σ f′ₗ + Σ f′ₗ f′ₘ + ⋯\nf′ₗ = g:  (1 + g)²⁴ = Σₖ C(24, k)·gᵏ",
     departs=departs(
         "the reference model with 12 blocks (24 sublayers), one backward pass at initialisation.",
         "参考模型换成 12 块（24 个子层），初始化时一次反向传播。",
