@@ -51,7 +51,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     "geometry.caption.project": (
         "Subtracting μ = {mean} removes x's part along (1, …, 1), of length μ·√n = {along}: x − μ lies in the "
         "plane ⊥ (1, …, 1) (its components sum to {sum}).",
-        "减去 μ = {mean}，就去掉了 x 沿 (1, …, 1) 的部分，长度为 μ·√n = {along}：x − μ 落在垂直于 (1, …, 1) "
+        "减去 μ = {mean}，就去掉了 x 沿 (1, …, 1) 的部分，其范数为 μ·√n = {along}：x − μ 落在垂直于 (1, …, 1) "
         "的平面上（各分量之和为 {sum}）。",
     ),
     "geometry.caption.basis": (
@@ -73,7 +73,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     "geometry.caption.constant": (
         "Every entry is equal, so σ = {sigma} and x − μ is 0: only ε = {eps} is left under the root, and "
         "x̂ = (x − μ)/√ε has length {length}, the centre, not the sphere. Without ε it would be 0/0.",
-        "所有分量都相等，所以 σ = {sigma}，x − μ 为 0：根号下只剩 ε = {eps}，x̂ = (x − μ)/√ε 的长度为 {length}，"
+        "所有分量都相等，所以 σ = {sigma}，x − μ 为 0：根号下只剩 ε = {eps}，x̂ = (x − μ)/√ε 的范数为 {length}，"
         "落在球心，而不在球面上。没有 ε 就是 0/0。",
     ),
     "geometry.caption.overflow": (
@@ -85,7 +85,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     "geometry.caption.rmsnorm": (
         "RMSNorm skips the projection: x / RMS has length {length} but keeps x's direction, off the plane (its "
         "components sum to {sum}).",
-        "RMSNorm 跳过投影：x / RMS 的长度为 {length}，但保持 x 的方向，不在该平面上（各分量之和为 {sum}）。",
+        "RMSNorm 跳过投影：x / RMS 的范数为 {length}，但保持 x 的方向，不在该平面上（各分量之和为 {sum}）。",
     ),
     "geometry.caption.gain": (
         "Drawn before the gain γ = {gamma} and the shift β = {beta}.",

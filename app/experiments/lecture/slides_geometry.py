@@ -83,7 +83,7 @@ CONSTANT = (
     "All entries equal μ = {mean|6}: σ = {sigma|2}, so x − μ = 0 and only ε = 10⁻⁵ is left under the root. "
     "x̂ = (x − μ)/√ε has length {length|2}: the centre, not the circle of radius √3 = {radius|4}; without ε it "
     "would be 0/0. (Its components sum to {sum|2}.)",
-    "所有分量都等于 μ = {mean|6}：σ = {sigma|2}，所以 x − μ = 0，根号下只剩 ε = 10⁻⁵。x̂ = (x − μ)/√ε 的长度为 "
+    "所有分量都等于 μ = {mean|6}：σ = {sigma|2}，所以 x − μ = 0，根号下只剩 ε = 10⁻⁵。x̂ = (x − μ)/√ε 的范数为 "
     "{length|2}：落在圆心，而不在半径 √3 = {radius|4} 的圆上；没有 ε 就是 0/0。（各分量之和为 {sum|2}。）",
 )
 
@@ -159,7 +159,7 @@ GEOMETRY = slide(
         "(1, 1, 1) 看：x 与 x − μ 落在同一点（圆环处），因为两者只在视线方向上不同；点线是 x₁、x₂、x₃ 三个坐标轴。"
         "右图是侧视：x 先沿虚线垂直落到平面上，再沿自己的射线缩放到圆上。按 ×10 和 +1：x̂ 不变，因为 LayerNorm "
         "不记得词元的尺度和偏移。[2, 2, 2]：σ = 0，ε 让除法仍然有限。所以经过 LayerNorm 后，一个词元向量只剩 n − 1 "
-        "个自由方向，长度为 √n（在 γ 和 β 之前，见下一页）。",
+        "个自由方向，范数为 √n（在 γ 和 β 之前，见下一页）。",
     ),
     geometry_chart(X),
     geometry_claim(X),

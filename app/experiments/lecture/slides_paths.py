@@ -23,7 +23,7 @@ def paths_chart(setting: str) -> dict[str, Any]:
     cfg = reference(setting).with_depth(BLOCKS)
     return chart(
         "paths",
-        ("Paths by length, and what each length carries", "按长度统计的路径，以及每种长度携带的梯度"),
+        ("Paths by length, and what each length carries", "按路径长度统计的路径条数，以及每种路径长度携带的梯度"),
         [src.chain(G, UNITS), src.paths(cfg)],
         src.trace_link("/gradients", cfg),
         color=COLORS[setting],
@@ -60,9 +60,9 @@ def both_claim() -> dict[str, Any]:
             "through at most {exact_most|0} sublayers carry 90% of the gradient, every path summed; Veit's sampling "
             "({drawn|0} paths a length) says {sampled_most|0}; the chain with g = 0.01 needs only {chain_most|0}. The lengths "
             "add up to autograd's gradient within {sum_error|1}.",
-            "2²⁴ = {total|3} 条路径；其中 {middle|3} 条经过 24 个子层中的 12 个，这是最常见的长度。可是，经过不超过 "
-            "{exact_most|0} 个子层的路径就携带了 90% 的梯度（对所有路径求和）；按 Veit 的方法（每种长度抽 {drawn|0} 条）"
-            "为 {sampled_most|0}；g = 0.01 的链只需 {chain_most|0}。各长度之和与自动求导的梯度相差不到 {sum_error|1}。",
+            "2²⁴ = {total|3} 条路径；其中 {middle|3} 条经过 24 个子层中的 12 个，这是最常见的路径长度。可是，经过不超过 "
+            "{exact_most|0} 个子层的路径就携带了 90% 的梯度（对所有路径求和）；按 Veit 的方法（每种路径长度抽 {drawn|0} 条）"
+            "为 {sampled_most|0}；g = 0.01 的链只需 {chain_most|0}。各路径长度之和与自动求导的梯度相差不到 {sum_error|1}。",
         ),
         VALUES,
         [
@@ -86,7 +86,7 @@ def shortcut_claim() -> dict[str, Any]:
             "autograd's gradient within {sum_error|1}.",
             "2²⁴ = {total|3} 条路径；其中 {middle|3} 条经过 24 个子层中的 12 个。没有归一化时，分支的导数并不小，"
             "梯度由长路径携带：经过不超过 {exact_half|0} 个子层的路径才携带一半梯度，{exact_most|0} 个才到 90%；按 Veit "
-            "的方法（每种长度抽 {drawn|0} 条），一半在 {sampled_half|0}；g = 0.01 的链只需 {chain_most|0}。各长度之和与"
+            "的方法（每种路径长度抽 {drawn|0} 条），一半在 {sampled_half|0}；g = 0.01 的链只需 {chain_most|0}。各路径长度之和与"
             "自动求导的梯度相差不到 {sum_error|1}。",
         ),
         VALUES,
@@ -122,12 +122,12 @@ PATHS = slide(
         "it adds sizes, and paths of one length partly cancel. Switch to the shortcut alone: the branches' "
         "derivatives are large without a norm, long paths carry the gradient, and it explodes (slide "
         "{slide:live-gradient}).",
-        "Veit 等 2016 这样展开了 ResNet，发现梯度大多走短路径（在 110 层的 ResNet 中是 10 到 34 层深的路径：这是该文的报告，"
-        "不是这里的测量）。这里用参考模型的 12 块：灰色柱数的是路径条数 C(24, k)。右图（对数坐标）是每种长度的路径携带的"
-        "梯度除以顶部的梯度（长度为 0 的路径，即只走捷径，正好携带这么多）：虚线是第 {slide:shortcut} 页 g = 0.01 的链，"
-        "C(24, k)·0.01ᵏ，精确计算；实线把长度为 k 的所有路径精确求和（每种长度、每个子层一次向量-雅可比乘积，各长度之和"
-        "等于自动求导的梯度）；点线是 Veit 自己的测量：每种长度抽样若干条路径，平均大小乘以条数。点线高于实线，因为它把"
-        "大小相加，而同一长度的路径会部分抵消。切换到只有捷径：没有归一化时分支的导数很大，梯度由长路径携带，于是爆炸"
+        "Veit 等 2016 这样展开了 ResNet，发现梯度大多走较短的路径（在 110 层的 ResNet 中是 10 到 34 层深的路径：这是该文的报告，"
+        "不是这里的测量）。这里用参考模型的 12 块：灰色柱数的是路径条数 C(24, k)。右图（对数坐标轴）是每种路径长度的路径携带的"
+        "梯度除以顶部的梯度（路径长度为 0 的路径，即只走捷径，正好携带这么多）：虚线是第 {slide:shortcut} 页 g = 0.01 的链，"
+        "C(24, k)·0.01ᵏ，精确计算；实线把路径长度为 k 的所有路径精确求和（每种路径长度、每个子层一次向量-雅可比乘积，各路径长度之和"
+        "等于自动求导的梯度）；点线是 Veit 自己的测量：每种路径长度抽样若干条路径，平均大小乘以条数。点线高于实线，因为它把"
+        "大小相加，而同一路径长度的路径会部分抵消。切换到只有捷径：没有归一化时分支的导数很大，梯度由长路径携带，于是爆炸"
         "（第 {slide:live-gradient} 页）。",
     ),
     paths_chart("both"),
