@@ -62,7 +62,7 @@ def test_every_path_enumerated_adds_up_to_each_length_and_to_autograd(arch, norm
     by_length = unrolled.by_length()
     assert len(by_length) == units + 1
     for k in range(units + 1):
-        summed = sum(unrolled.along(set(path)) for path in itertools.combinations(range(units), k))
+        summed = torch.stack([unrolled.along(set(path)) for path in itertools.combinations(range(units), k)]).sum(0)
         assert torch.allclose(by_length[k], summed, rtol=1e-4, atol=1e-9), k
     assert torch.allclose(torch.stack(by_length).sum(0), unrolled.whole, rtol=1e-4, atol=1e-9)
     assert torch.equal(by_length[0], unrolled.top)  # length 0: the shortcut alone

@@ -12,7 +12,7 @@ from ..numbers import fmt
 from .style import PALETTE, Json, axis, layout, line, theme_of
 from .words import say
 
-FLOOR = -9  # log10 of the right panel's bottom: lengths carrying under 10⁻⁹ of the top's gradient are gaps
+FLOOR = -6  # log10 of the right panel's bottom: lengths carrying under 10⁻⁶ of the top's gradient are gaps
 GREY = "#b4bac2"
 
 STRINGS: dict[str, tuple[str, str]] = {
@@ -56,11 +56,12 @@ def figure(chain: Json, measured: Json, color: str, theme: str, lang: str, title
     sampled["marker"] = {"size": style["marker"], "color": "#fff", "line": {"color": color, "width": 2}}
     fig["data"].append(sampled)
     tops = [v for series in (measured["exact_ratio"], measured["sampled"]["total_ratio"]) for v in series if v]
-    lay["yaxis2"].update(range=[FLOOR, math.log10(max(tops)) + 0.4], dtick=3)
+    # the browser picks the decades it labels (charts.js tidyLogAxes): the top 0.9 of a decade above the highest
+    # power it could label keeps that label off the legend
+    lay["yaxis2"]["range"] = [FLOOR, math.floor(math.log10(max(tops)) + 0.25) + 0.9]
     for name_x in ("xaxis", "xaxis2"):
         lay[name_x].update(range=[-0.7, lengths[-1] + 0.7], dtick=4 if lengths[-1] > 12 else 1)
     lay["hovermode"] = "closest"
-    lay["legend"]["y"] = 1.07  # clear of the top tick label of the log panel (half a label above the plot)
     return fig
 
 
