@@ -28,12 +28,23 @@ def charts() -> dict[str, ChartKind]:
         precision,
         softmax,
         tour,
+        train,
+        train_profile,
     )
 
     kinds = (norms.CHART, gradients.CHART, heatmap.CHART, compare.CHART, tour.CHART, chain.CHART, softmax.PROBS, softmax.SWEEP,
              precision.CHART, batchnorm.DEPENDENCE, batchnorm.PADDING, layernorm.NORMS, layernorm_geometry.CHART,
-             layernorm.SPEED)  # fmt: skip
+             layernorm.SPEED, train.CHART, train_profile.CHART, *real_charts())  # fmt: skip
     return {kind.key: kind for kind in kinds}
+
+
+def real_charts() -> tuple[ChartKind, ...]:
+    """/models' charts, in the page's order (real pretrained models: app/config/real_charts.py's requests)."""
+    from . import real_dims, real_gradient, real_parts, real_patch, real_set, real_sink, real_stream
+
+    return (real_stream.STREAM, real_set.SET, real_stream.TOKENS, real_parts.COSINE, real_parts.BRANCHES,
+            real_gradient.GRADIENT, real_gradient.GRAD_TOKENS, real_sink.SINK, real_sink.HEADS, real_dims.DIMS,
+            real_patch.PATCH)  # fmt: skip
 
 
 def strings() -> dict[str, tuple[str, str]]:
