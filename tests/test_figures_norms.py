@@ -69,7 +69,7 @@ def test_every_chart_string_has_both_languages_and_reaches_the_pages_table():
 
     assert set(charts()) == {
         *("norms", "gradients", "grad-heatmap", "compare", "tour", "chain", "softmax-probs", "softmax-sweep"),
-        *("precision-overflow", "layernorm", "norm-speed", "batch-dependence", "batch-padding"),
+        *("precision-overflow", "layernorm", "layernorm-geometry", "norm-speed", "batch-dependence", "batch-padding"),
         *("train-loss", "train-profile"),
         *("models-stream", "models-set", "models-tokens", "models-cosine", "models-branches", "models-gradient"),
         *("models-grad-tokens", "models-sink", "models-heads", "models-dims", "models-intervention"),

@@ -304,6 +304,8 @@ def _trace_configs(chart: dict) -> list[TraceConfig]:
             from app.experiments.depth_scan import DepthScan
 
             configs += DepthScan(**source["body"]).configs()
+        if source["api"] == "paths":
+            configs.append(TraceConfig(**source["body"]["model"]))
     return configs
 
 

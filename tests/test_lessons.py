@@ -349,7 +349,7 @@ def test_precision_bad_input_names_the_field(client, params, field):
 
 PAGES_AND_CHARTS = {
     "/chain": ("chain",),
-    "/layernorm": ("layernorm", "norm-speed"),
+    "/layernorm": ("layernorm", "layernorm-geometry", "norm-speed"),
     "/softmax": ("softmax-probs", "softmax-sweep"),
     "/precision": ("precision-overflow",),
     "/batchnorm": ("batch-dependence", "batch-padding"),

@@ -404,6 +404,6 @@ def test_in_jupyter_training_draws_a_live_chart(monkeypatch):
 
 def test_the_agenda_and_the_diagram_show_in_a_notebook_without_a_global_style():
     agenda = rx.lecture.slide("agenda", lang="zh")._repr_html_()
-    assert "<th>部分</th>" in agenda and "<td>参考模型：96 块、tanh</td>" in agenda and "<td>10–12</td>" in agenda
+    assert "<th>部分</th>" in agenda and "<td>参考模型：96 块、tanh</td>" in agenda and "<td>10–13</td>" in agenda
     diagram = rx.lecture.slide("block-diagram")._repr_html_()
     assert "<style" not in diagram and diagram.count("<svg") == 1 and 'class="slide-picture wide"' in diagram

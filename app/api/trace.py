@@ -1,5 +1,6 @@
 """POST /api/trace (and GET with the same fields as query keys): one traced forward+backward pass; POST /api/laws:
-the growth laws fitted to that trace's stream (app/experiments/laws.py), from the same cached trace."""
+the growth laws fitted to that trace's stream (app/experiments/laws.py), from the same cached trace; POST /api/paths:
+the unrolled view of one Pre-norm model (app/experiments/paths.py)."""
 
 from __future__ import annotations
 
@@ -11,13 +12,14 @@ from pydantic import ValidationError
 
 from ..config import TraceConfig
 from ..experiments.depth_scan import DepthScan
+from ..experiments.paths import PathsRequest
 from ..jsonsafe import StrictJSONResponse
 from ..pages.registry import url_state_keys
 from ..services.answers import answer
 from ..services.compute import ComputePool
 from .body import InvalidBody, json_body
 from .deps import PoolDep
-from .responses import BUSY, COMPUTING, QUERY_ERRORS, DepthScanAnswer, LawsAnswer, TraceAnswer, json_route
+from .responses import BUSY, COMPUTING, QUERY_ERRORS, DepthScanAnswer, LawsAnswer, PathsAnswer, TraceAnswer, json_route
 
 router = APIRouter(tags=["trace"])
 
@@ -60,6 +62,15 @@ async def depth_scan(request: Request, pool: PoolDep) -> StrictJSONResponse:
     and seed (at most 2 presets × 5 depths up to 96 × 4 seeds, each an ordinary cached trace), and its exponent
     against depth per seed."""
     result, source = await answer(pool, "depth_scan", await json_body(request, DepthScan))
+    return StrictJSONResponse(result, headers={CACHE_HEADER: source})
+
+
+@router.post("/api/paths", **json_route(PathsAnswer, COMPUTING, body=PathsRequest))
+async def paths(request: Request, pool: PoolDep) -> StrictJSONResponse:
+    """Veit et al. 2016's unrolled view measured on a Pre-norm model (body: {"model": a /api/trace body, "samples"}):
+    how many of its 2^L paths pass k units, the gradient every path of length k carries together (exact), and the
+    sizes of sampled single paths of each length."""
+    result, source = await answer(pool, "paths", await json_body(request, PathsRequest))
     return StrictJSONResponse(result, headers={CACHE_HEADER: source})
 
 

@@ -29,6 +29,7 @@ from .lessons.layernorm import LayerNormPage, LayerNormRequest, layernorm_lesson
 from .lessons.norm_speed import NormSpeedRequest, norm_speed_key, timed_norm_speed
 from .lessons.precision import PrecisionPage, PrecisionView, page_view, precision_view, precision_view_lesson
 from .lessons.softmax import SoftmaxRequest, softmax_lesson
+from .paths import PathsRequest, unrolled_paths
 from .sweep import HeatmapRequest, SweepRequest, heatmap_answer, heatmap_parts
 from .tour import TourRequest
 from .tour import combine as toured
@@ -128,6 +129,7 @@ REQUESTS: dict[str, RequestKind] = {
         RequestKind("compare", CompareRequest, parts=compare_parts, combine=compared),
         RequestKind("tour", TourRequest, parts=tour_parts, combine=toured),
         RequestKind("depth_scan", DepthScan, parts=_depth_scan_parts, combine=depth_scan),
+        RequestKind("paths", PathsRequest, compute=unrolled_paths, key=lambda req: f"paths:{req.model_dump_json()}"),
         _lesson("chain", ChainRequest, chain_lesson),
         _lesson("layernorm", LayerNormRequest, layernorm_lesson),
         _lesson("softmax", SoftmaxRequest, softmax_lesson),

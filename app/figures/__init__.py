@@ -23,6 +23,7 @@ def charts() -> dict[str, ChartKind]:
         gradients,
         heatmap,
         layernorm,
+        layernorm_geometry,
         norms,
         precision,
         softmax,
@@ -32,8 +33,8 @@ def charts() -> dict[str, ChartKind]:
     )
 
     kinds = (norms.CHART, gradients.CHART, heatmap.CHART, compare.CHART, tour.CHART, chain.CHART, softmax.PROBS, softmax.SWEEP,
-             precision.CHART, batchnorm.DEPENDENCE, batchnorm.PADDING, layernorm.NORMS, layernorm.SPEED, train.CHART,
-             train_profile.CHART, *real_charts())  # fmt: skip
+             precision.CHART, batchnorm.DEPENDENCE, batchnorm.PADDING, layernorm.NORMS, layernorm_geometry.CHART,
+             layernorm.SPEED, train.CHART, train_profile.CHART, *real_charts())  # fmt: skip
     return {kind.key: kind for kind in kinds}
 
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from ..experiments.lecture.claims import OVERFLOW, evaluate, failed_values, format_number, read_path, statement
 from ..i18n import t
-from . import batchnorm, chain, layernorm, precision, softmax, train
+from . import batchnorm, chain, layernorm, layernorm_geometry, paths, precision, softmax, train
 from .chart import Chart, diff
 from .style import GREY, PALETTE, Json, axis, finish, hline, layout, line, mark_overflow, theme_of
 from .words import say
@@ -399,6 +399,8 @@ KINDS: dict[str, Callable[[Json, Answers, str, str, Slide], Json]] = {
     "bars": bars_figure,
     "table": table_figure,
     "batch": batch_figure,
+    "geometry": layernorm_geometry.slide_figure,
+    "paths": paths.slide_figure,
 }
 
 

@@ -29,6 +29,7 @@ LESSON_CHARTS: dict[str, dict[str, Any]] = {
     "softmax-sweep": {"scales": list(SWEEP_SCALES)},
     "precision-overflow": {},
     "layernorm": {},
+    "layernorm-geometry": {},
     "norm-speed": {},
     "batch-dependence": {},
     "batch-padding": {},

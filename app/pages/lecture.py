@@ -85,6 +85,15 @@ STRINGS = {
     "lecture.reveal": ("Show the answer (→)", "显示答案（→）"),
     "lecture.try": ("Try it", "试一试"),
     "lecture.try_recorded": ("recorded with this file", "随本文件记录"),
+    "lecture.try_entry": ("entry {n} of x", "x 的第 {n} 个分量"),
+    "lecture.try_vector_offline": (
+        ": only these values; typing your own numbers needs the server",
+        "：只有这几组数值；输入自己的数需要服务器",
+    ),
+    "lecture.try_vector_refused": (
+        "Not sent: type {length} numbers from {min} to {max}; the chart shows the last ones sent.",
+        "未发送：请输入 {length} 个介于 {min} 和 {max} 之间的数；图中仍是上一次发送的数值。",
+    ),
     "lecture.agenda.section": ("Section", "部分"),
     "lecture.agenda.min": ("Min", "分钟"),
     "lecture.agenda.optional_slides": ("Optional slides:", "可跳过的页："),

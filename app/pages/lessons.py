@@ -97,7 +97,7 @@ def _register_pages() -> None:
     }
     charts = {
         "chain": ("chain",),
-        "layernorm": ("layernorm", "norm-speed"),
+        "layernorm": ("layernorm", "layernorm-geometry", "norm-speed"),
         "softmax": ("softmax-probs", "softmax-sweep"),
         "precision": ("precision-overflow",),
         "batchnorm": ("batch-dependence", "batch-padding"),

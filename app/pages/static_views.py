@@ -210,6 +210,7 @@ def lesson_views(langs: tuple[str, ...]) -> dict[str, list[View]]:
         Call("POST", f"/api/figure/{chart}", {"lang": lang}, body)
         for chart, body in (
             ("layernorm", {"x": norm["x"], "gamma": 1, "beta": 0, "eps": norm["eps"]}),
+            ("layernorm-geometry", {"x": norm["x"], "gamma": 1, "beta": 0, "eps": norm["eps"]}),
             ("norm-speed", {}),
         )
         for lang in langs

@@ -204,6 +204,35 @@ def test_try_it_recomputes_the_chart_and_its_checked_caption_inside_the_slide(wa
     )
 
 
+def test_typed_numbers_recompute_the_geometry_slide_on_the_server(watch):
+    """The LayerNorm geometry slide takes three typed numbers: Apply sends them, the server draws and checks the
+    caption; numbers it would refuse are refused beside the entries and nothing is sent; a listed vector fills them."""
+    watch.open(f"/lecture?slide={NUMBER['layernorm-geometry']}")
+    wait_drawn(watch, "layernorm-geometry")
+    page, chart = watch.page, "#layernorm-geometry [data-slide-chart]"
+    entries = page.locator("#layernorm-geometry [data-entry]")
+    for i, value in enumerate(["3", "1", "-1"]):
+        entries.nth(i).fill(value)
+    drawn = page.get_attribute(chart, "data-drawn")
+    page.click("#layernorm-geometry [data-try-apply]")
+    page.wait_for_function("([c, n]) => document.querySelector(c).dataset.drawn !== n", arg=[chart, drawn])
+    wait_drawn(watch, "layernorm-geometry")
+    asked = json.loads(
+        urllib.request.urlopen(f"{watch.base}/api/lecture/slide/layernorm-geometry?option=3,1,-1").read()
+    )
+    state = current(watch)
+    assert state["claim"] == asked["caption"] and "μ = 1" in state["claim"] and state["checked"] == "ok"
+    assert "x=3,1,-1" in page.get_attribute("#layernorm-geometry a.explorer", "href")
+    entries.nth(0).fill("1e9")
+    entries.nth(0).press("Enter")
+    assert "1000" in page.text_content("#layernorm-geometry .field-note") and current(watch)["claim"] == state["claim"]
+    page.click("#layernorm-geometry [data-option='2,2,2']")
+    page.wait_for_function("() => document.querySelector('#layernorm-geometry .claim').textContent.includes('0/0')")
+    assert [entries.nth(i).input_value() for i in range(3)] == ["2", "2", "2"]
+    assert page.locator("#layernorm-geometry .field-note").count() == 0
+    watch.assert_clean()
+
+
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_an_agenda_section_jumps_to_its_first_slide(watch, lang):
     watch.open(f"/lecture?slide={NUMBER['agenda']}&lang={lang}")
@@ -331,6 +360,13 @@ def test_the_offline_file_presents_from_file_without_network(page, export, tmp_p
     page.wait_for_function("() => document.querySelector('#chain .claim').textContent.includes('¹²')")
     assert f"{0.9**12:.6g}" in page.text_content("#chain .claim") and page.is_visible("#chain .try-note")
     assert page.get_attribute("#chain", "data-claim-checked") == "ok"
+    # typed numbers need the server: the geometry slide offers its listed vectors only, and says so
+    page.evaluate("() => { location.hash = '#layernorm-geometry'; }")
+    assert page.locator("#layernorm-geometry [data-entry]").count() == 0
+    assert ("server" if lang == "en" else "服务器") in page.text_content("#layernorm-geometry .try-note")
+    page.click("#layernorm-geometry [data-option='80,20,20']")
+    page.wait_for_function("() => document.querySelector('#layernorm-geometry .claim').textContent.includes('μ = 40')")
+    assert page.get_attribute("#layernorm-geometry", "data-claim-checked") == "ok"
     page.keyboard.press("End")
     page.wait_for_function("n => document.body.dataset.slide === String(n)", arg=len(DECK))
     assert not errors, errors

@@ -34,7 +34,16 @@ from .lessons import (
     SoftmaxAnswer,
 )
 from .service import FollowOpened, FollowState, HealthAnswer, RealModelsAnswer, RealTraceAnswer, RoomAnswer, TokenCount
-from .trace import BudgetAnswer, DepthScanAnswer, LawsAnswer, PresetsAnswer, SweepAnswer, SweepLine, TraceAnswer
+from .trace import (
+    BudgetAnswer,
+    DepthScanAnswer,
+    LawsAnswer,
+    PathsAnswer,
+    PresetsAnswer,
+    SweepAnswer,
+    SweepLine,
+    TraceAnswer,
+)
 from .train import TrainBudgetAnswer, TrainChartMessage, TrainEvent, TrainPresetsAnswer, TrainStatus
 
 Responses = dict[int | str, dict[str, Any]]
@@ -96,6 +105,7 @@ __all__ = [
     "LawsAnswer",
     "LayerNormAnswer",
     "NormSpeedAnswer",
+    "PathsAnswer",
     "PrecisionAnswer",
     "PresetsAnswer",
     "RealModelsAnswer",

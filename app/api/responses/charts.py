@@ -83,10 +83,20 @@ class SlideOption(Answer):
     claim: Json
 
 
+class TypedVector(Answer):
+    """Numbers the live deck lets the lecturer type; the server builds their option (lecture.TYPED_OPTIONS)."""
+
+    length: int = Field(description="how many numbers")
+    min: float
+    max: float
+    explorer: str = Field(description="the page link the numbers are appended to, comma-separated")
+
+
 class TryIt(Answer):
     label: Bilingual
     options: list[SlideOption]
     default: str
+    vector: TypedVector | None = Field(None, description="typed numbers make an option too (?option=a,b,c)")
 
 
 class Slide(Answer):

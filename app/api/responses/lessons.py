@@ -25,6 +25,30 @@ class WorkedCase(Answer):
     residual_final: Measured
 
 
+class PathLengths(Answer):
+    """Path lengths (numbers of branches passed) read off what the lengths carry."""
+
+    peak: int | None = Field(description="the length that carries the most")
+    half: int | None = Field(description="the shortest lengths up to this one carry half of the total")
+    most: int | None = Field(description="... nine tenths of it")
+
+
+class ChainPathsSummary(PathLengths):
+    count_peak: int = Field(description="the commonest length, L // 2")
+
+
+class ChainPaths(Answer):
+    """(1 + g)^L unrolled into its 2^L paths (Veit et al. 2016), in exact rational arithmetic."""
+
+    lengths: list[int] = Field(description="k = 0..L")
+    count: list[float] = Field(description="C(L, k): the paths through k branches")
+    share: list[float] = Field(description="C(L, k) / 2^L")
+    carried: list[Measured] = Field(description="C(L, k)·g^k, what the paths of length k carry together")
+    carried_log10: list[Measured]
+    total: Measured = Field(description="Σ_k C(L, k)·g^k = (1 + g)^L")
+    summary: ChainPathsSummary
+
+
 class ChainAnswer(Lesson):
     """The products g^l and (1+g)^l for l = 1..depth, in float64."""
 
@@ -38,6 +62,7 @@ class ChainAnswer(Lesson):
     plain_log10: list[Measured]
     residual_log10: list[Measured]
     dtype: str
+    paths: ChainPaths = Field(description="the same product unrolled into its 2^L paths")
     worked_cases: list[WorkedCase]
 
 
@@ -55,6 +80,31 @@ class NormStep(Answer):
     worked: str = Field(description="the step with this vector's numbers put in")
     value: float | list[float] | None
     scalar: bool
+
+
+class GeometryPoint(Answer):
+    along: Measured = Field(description="v·u, u = (1, ..., 1)/√n: the part LayerNorm's centring removes")
+    across: Measured = Field(description="the distance from the line through (1, ..., 1)")
+    length: Measured = Field(description="‖v‖")
+    sum: Measured
+    plane: list[Measured] | None = Field(None, description="n = 3: (v·e₁, v·e₂) in the plane ⊥ (1, 1, 1)")
+
+
+class GeometryPoints(Answer):
+    input: GeometryPoint
+    normalized: GeometryPoint
+    centred: GeometryPoint | None = Field(None, description="x − μ (LayerNorm only)")
+
+
+class NormGeometry(Answer):
+    """Where the norm moves x: onto the plane ⊥ (1, ..., 1), then onto the sphere of radius √n."""
+
+    radius: float = Field(description="√n")
+    radius_ratio: Measured = Field(description="‖x̂‖ / √n")
+    spread: Measured = Field(description="max − min of x (0: every entry equal)")
+    points: GeometryPoints
+    basis: list[list[float]] | None = Field(description="n = 3: e₁, e₂, an orthonormal basis of the plane")
+    axes: list[list[float]] | None = Field(description="n = 3: each coordinate axis in that basis")
 
 
 class LayerNormAnswer(Lesson):
@@ -76,6 +126,7 @@ class LayerNormAnswer(Lesson):
     normalized_mean: Measured
     normalized_rms: Measured
     steps: list[NormStep]
+    geometry: NormGeometry
     torch_check: TorchCheck
 
 

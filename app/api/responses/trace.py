@@ -8,6 +8,7 @@ from pydantic import ConfigDict, Field, RootModel
 
 from ...config import TraceConfig
 from .common import Answer, Flagged, Measured, Source
+from .lessons import PathLengths
 
 
 class StreamStatistics(Answer):
@@ -97,6 +98,42 @@ class DepthScanAnswer(Flagged):
 
     layers: list[int] = Field(description="the depths")
     seeds: list[int]
+
+
+class PathsSampled(Answer):
+    """Veit et al.'s measurement: single paths of each length, sampled."""
+
+    drawn: list[int] = Field(description="paths sampled per length")
+    fewest: int = Field(description="the fewest drawn for a length strictly between 0 and L")
+    mean: list[Measured] = Field(description="mean size of a sampled path's gradient, per length")
+    low: list[Measured]
+    high: list[Measured]
+    total_ratio: list[Measured] = Field(description="C(L, k) × mean ÷ top: their total gradient magnitude")
+
+
+class PathsSummary(Answer):
+    exact: PathLengths
+    sampled: PathLengths
+    count_peak: int = Field(description="the commonest length, L // 2")
+
+
+class PathsAnswer(Flagged):
+    """A Pre-norm model unrolled into its 2^L paths (Veit et al. 2016), one backward pass at initialisation."""
+
+    units: int = Field(description="L: residual sublayers (two a transformer block)")
+    blocks: int
+    lengths: list[int] = Field(description="k = 0..L")
+    paths: list[float] = Field(description="C(L, k)")
+    paths_total: float = Field(description="2^L")
+    top: Measured = Field(description="size of the gradient at the top, ∂loss/∂x_L: the path of length 0")
+    whole: Measured = Field(description="size of autograd's gradient at x₀")
+    sum_error: Measured = Field(description="‖Σ_k G_k − autograd's‖ / ‖autograd's‖")
+    exact: list[Measured] = Field(description="‖G_k‖: every path of length k summed exactly")
+    exact_ratio: list[Measured] = Field(description="exact ÷ top")
+    sampled: PathsSampled
+    summary: PathsSummary
+    dtype: str
+    elapsed_ms: float
 
 
 class SweepRow(Source):

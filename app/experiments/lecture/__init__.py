@@ -11,6 +11,8 @@ slides_gradient  the gradient's trip down 96 blocks and the shortcut
 slides_reference the slides on the reference model: live chain product, norm alone, snowball, its increments
 slides_walls     what the snowballing stream runs into: drift, 16-bit overflow, softmax saturation
 slides_norm      normalization: LayerNorm by hand, Post-LN vs Pre-LN (drawn by diagram.py, then measured), RMSNorm
+slides_geometry  LayerNorm as geometry: the plane ⊥ (1, 1, 1) and the circle of radius √3, for typed numbers too
+slides_paths     the unrolled stack: 2^L paths, and which lengths carry the gradient (Veit et al. 2016)
 slides_real      real pretrained models: the pinning, the snowball, the first-token sink (where installed)
 slides_overview  title, alternatives (read from the registries), summary, references (papers.py)
 """
@@ -20,7 +22,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from . import slides_gradient, slides_norm, slides_real, slides_walls
+from . import slides_geometry, slides_gradient, slides_norm, slides_paths, slides_real, slides_walls
 from .agenda import agenda_of, agenda_slide, ordered
 from .describe import settings_text
 from .papers import cited_by
@@ -30,7 +32,8 @@ from .terms import mark_terms
 
 def build_deck() -> list[dict[str, Any]]:
     """The slides in the teaching order of agenda.SECTIONS, numbered, with the agenda filled in from the numbers."""
-    made = [*slides_gradient.SLIDES, *slides_walls.SLIDES, *slides_norm.SLIDES, *slides_real.SLIDES]
+    made = [*slides_gradient.SLIDES, *slides_walls.SLIDES, *slides_norm.SLIDES, *slides_geometry.SLIDES]
+    made += [*slides_paths.SLIDES, *slides_real.SLIDES]
     made.append(alternatives_slide())
     ids = [s["id"] for s in made]
     if len(set(ids)) != len(ids):
@@ -85,6 +88,8 @@ DECK: list[dict[str, Any]] = build_deck()
 
 
 SLIDES = {slide["id"]: slide for slide in DECK}
+# Slides whose "try it" control also takes typed numbers (try_it's `vector`): the option those numbers make.
+TYPED_OPTIONS = {"layernorm-geometry": slides_geometry.typed_option}
 
 
 def shown(slide_id: str, option: str | None = None) -> dict[str, Any]:
@@ -96,6 +101,9 @@ def shown(slide_id: str, option: str | None = None) -> dict[str, Any]:
     options = {o["key"]: o for o in slide.get("try_it", {}).get("options", [])}
     if option is None or option == slide.get("try_it", {}).get("default"):
         return slide
+    if option not in options and slide_id in TYPED_OPTIONS:
+        typed = TYPED_OPTIONS[slide_id](option)  # KeyError: the numbers it takes
+        return {**slide, "chart": typed["chart"], "claim": typed["claim"]}
     if option not in options:
         allowed = ", ".join(options) if options else "none (this slide has no try-it control)"
         raise KeyError(f"option: one of {allowed}")

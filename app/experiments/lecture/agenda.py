@@ -1,8 +1,8 @@
 """The deck's teaching order: its sections in the order a lecturer teaches them, and the agenda slide that shows them.
 
 The order follows the argument: the problem (the chain product) → the first stabilizer (the shortcut) → what the
-unchecked stream runs into (the explosion, float16, softmax) → the second stabilizer (LayerNorm: three steps, γ and β,
-and why a norm alone is not enough) → where it sits (the block diagram, Post-LN against Pre-LN) → the snowball and
+unchecked stream runs into (the explosion, float16, softmax) → the second stabilizer (LayerNorm: three steps, its
+geometry, γ and β, and why a norm alone is not enough) → where it sits (the block diagram, Post-LN against Pre-LN) → the snowball and
 why it is not exactly √l → training (the shortcut, Post-LN's stall, warm-up) → RMSNorm and BatchNorm → the alternatives → real
 models → the summary. build_deck lays the slides out in this order, so a slide is placed by naming it here; a term a
 slide uses must be defined on or before it (terms.py, tests/test_lecture_order.py).
@@ -19,7 +19,7 @@ from typing import Any
 
 from ...config import TraceConfig
 from .build import claim, const, pair, slide
-from .reference import is_reference
+from .reference import REFERENCE, is_reference
 
 
 @dataclass(frozen=True)
@@ -42,13 +42,18 @@ SECTIONS: tuple[Section, ...] = (
         ("drift", "float16", "softmax"),
         optional=("drift",),
     ),
-    Section("layernorm", ("LayerNorm", "LayerNorm（层归一化）"), 8, ("layernorm", "gamma-beta", "norm-collapse")),
+    Section(
+        "layernorm",
+        ("LayerNorm", "LayerNorm（层归一化）"),
+        11,
+        ("layernorm", "layernorm-geometry", "gamma-beta", "norm-collapse"),
+    ),
     Section(
         "placement",
         ("Where it sits: Post- or Pre-LN", "位置：Post-LN 或 Pre-LN"),
-        10,
-        ("block-diagram", "post-vs-pre", "post-vs-pre-grad", "xiong"),
-        optional=("xiong",),
+        13,
+        ("block-diagram", "post-vs-pre", "post-vs-pre-grad", "paths", "xiong"),
+        optional=("paths", "xiong"),
     ),
     Section(
         "snowball",
@@ -84,6 +89,7 @@ SECTIONS: tuple[Section, ...] = (
 # The models the deck runs, by what the slides' requests ask for (first match). A row: (key, name, which requests).
 MODELS: tuple[tuple[str, tuple[str, str]], ...] = (
     ("reference", ("Reference: 96 blocks, tanh", "参考模型：96 块、tanh")),
+    ("reference-12", ("Reference at 12 blocks", "参考模型，12 块")),
     ("recipe-2017", ("2017 recipe (ReLU)", "2017 配方（ReLU）")),
     ("gpt2", ("GPT-2 recipe (GELU)", "GPT-2 配方（GELU）")),
     ("stack-48", ("48 blocks, no norm", "48 块、无归一化")),
@@ -97,6 +103,8 @@ def _model_of_config(fields: dict[str, Any]) -> str:
     cfg = TraceConfig(**{k: v for k, v in fields.items() if k in TraceConfig.model_fields})
     if is_reference(cfg):
         return "reference"
+    if cfg.depth == 12 and is_reference(cfg.with_depth(REFERENCE["depth"])):
+        return "reference-12"
     if cfg.activation == "relu":
         return "recipe-2017"
     if cfg.init == "gpt2":
@@ -122,6 +130,8 @@ def model_of(source: dict[str, Any]) -> str | None:
 
         found = {_model_of_config(cfg.model_dump()) for cfg in DepthScan(**source["body"]).configs()}
         return found.pop() if len(found) == 1 else "presets"
+    if api == "paths":  # one model unrolled into its paths
+        return _model_of_config(source["body"]["model"])
     if api == "real_trace":
         name = str(source["body"].get("model", "")).lower()
         return "minilm" if "minilm" in name else "smollm2" if "smol" in name else "other"

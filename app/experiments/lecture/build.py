@@ -57,9 +57,19 @@ def panel(y: tuple[str, str], log: bool = False, **more: Any) -> dict[str, Any]:
     return {"y": pair(*y), "log": log, **more}
 
 
-def claim(statement: tuple[str, str], values: dict[str, Any], checks: list[dict[str, Any]]) -> dict[str, Any]:
-    """statement: the caption, with {name} (3 significant digits) or {name|k} (k digits) filled by measured values."""
-    return {"statement": pair(*statement), "values": values, "checks": checks}
+def claim(
+    statement: tuple[str, str],
+    values: dict[str, Any],
+    checks: list[dict[str, Any]],
+    cases: list[tuple[dict[str, Any], tuple[str, str]]] | None = None,
+) -> dict[str, Any]:
+    """statement: the caption, with {name} (3 significant digits) or {name|k} (k digits) filled by measured values.
+    cases: (a check, another statement) pairs; the first whose check holds on the measured values is the caption
+    instead (words that follow the numbers, e.g. a slide whose control lets the lecturer type the input)."""
+    out = {"statement": pair(*statement), "values": values, "checks": checks}
+    if cases:
+        out["cases"] = [{"when": when, "statement": pair(*words)} for when, words in cases]
+    return out
 
 
 def read(source: int, path: str) -> dict[str, Any]:
@@ -86,13 +96,19 @@ def option(key: str, label: tuple[str, str], chart: dict[str, Any], claim: dict[
     return {"key": key, "label": pair(*label), "chart": chart, "claim": claim}
 
 
-def try_it(label: tuple[str, str], options: list[dict[str, Any]], default: str) -> dict[str, Any]:
+def try_it(
+    label: tuple[str, str], options: list[dict[str, Any]], default: str, vector: dict[str, Any] | None = None
+) -> dict[str, Any]:
     """A control inside the slide that switches among `options` (each computed live, or baked offline); the slide's
-    own chart and claim are the default option's. Every option's claim is checked like a slide's."""
+    own chart and claim are the default option's. Every option's claim is checked like a slide's.
+    vector: the live deck also takes typed numbers ({"length", "min", "max", "explorer": the page link they are
+    appended to}); the option they make is built on the server (lecture.TYPED_OPTIONS), the offline file offers only
+    `options`."""
     keys = [o["key"] for o in options]
     if default not in keys or len(set(keys)) != len(keys):
         raise ValueError(f"try_it: default {default!r} must be one of the distinct keys {keys}")
-    return {"label": pair(*label), "options": options, "default": default}
+    out = {"label": pair(*label), "options": options, "default": default}
+    return {**out, "vector": vector} if vector else out
 
 
 def qa(why: tuple[str, str], what: tuple[str, str], how: str, cost: tuple[str, str]) -> dict[str, Any]:

@@ -21,6 +21,7 @@ values: name -> one of
   {"op": "one_minus", "of": a}                           1 − a (how far a cosine is from 1)
 checks: [{"value": name, "op": "<" | ">" | "between" | "close" | "==" | "null", "bound": x, "rel": r, "abs": a}]
   A list value (of lists: seeds × blocks) passes when every entry passes. null stands for a value that overflowed (strict JSON).
+cases: [{"when": a check, "statement": {"en", "zh"}}]: the first case whose check holds gives the caption's words.
 Paths: keys joined by dots; [i] (negative from the end), [*] every item, [a:b] a slice of items.
 """
 
@@ -184,9 +185,19 @@ def format_number(value: Any, digits: int, lang: str) -> str:
     return fmt(value, digits=digits, lang=lang)
 
 
+def chosen(claim: dict[str, Any], measured: dict[str, Any]) -> dict[str, str]:
+    """The statement these numbers call for: the first of the claim's `cases` whose check holds on them, else its
+    own statement."""
+    for case in claim.get("cases", []):
+        if not _failing({"checks": [case["when"]]}, measured):
+            return case["statement"]
+    return claim["statement"]
+
+
 def statement(claim: dict[str, Any], measured: dict[str, Any], lang: str) -> str:
-    """The claim's statement in lang, each {name} or {name|digits} replaced by the measured value."""
+    """The claim's statement in lang (or the case the numbers call for), each {name} or {name|digits} replaced by
+    the measured value."""
     return PLACEHOLDER.sub(
         lambda m: format_number(measured[m[1]], int(m[2] or 3), lang) if m[1] in measured else m[0],
-        claim["statement"][lang],
+        chosen(claim, measured)[lang],
     )

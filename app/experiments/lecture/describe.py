@@ -30,6 +30,8 @@ def settings_text(chart: dict[str, Any]) -> dict[str, str]:
             configs += [TraceConfig(**run) for run in source["body"]["runs"]]
         if source["api"] == "depth_scan":  # its traces: every preset at every depth and seed
             configs += DepthScan(**source["body"]).configs()
+        if source["api"] == "paths":  # the unrolled model
+            configs.append(TraceConfig(**source["body"]["model"]))
     parts = [_describe(configs, lang) for lang in ("en", "zh")] if configs else ["", ""]
     training = next((s["body"] for s in chart["sources"] if s["api"] == "train"), None)
     if training:

@@ -13,6 +13,8 @@ from typing import Any
 # short form -> full citation (authors, year, title, venue)
 PAPERS: dict[str, str] = {
     "Ba et al. 2016": "J. L. Ba, J. R. Kiros, G. E. Hinton (2016). Layer Normalization. arXiv:1607.06450.",
+    "Brody et al. 2023": "S. Brody, U. Alon, E. Yahav (2023). On the Expressivity Role of LayerNorm in Transformers' "
+    "Attention. Findings of ACL 2023.",
     "Devlin et al. 2019": "J. Devlin, M.-W. Chang, K. Lee, K. Toutanova (2019). BERT: Pre-training of Deep "
     "Bidirectional Transformers for Language Understanding. NAACL 2019.",
     "Dong et al. 2021": "Y. Dong, J.-B. Cordonnier, A. Loukas (2021). Attention is not all you need: pure attention "
@@ -34,6 +36,8 @@ PAPERS: dict[str, str] = {
     "Sun et al. 2024": "M. Sun, X. Chen, J. Z. Kolter, Z. Liu (2024). Massive Activations in Large Language Models. "
     "COLM 2024.",
     "Vaswani et al. 2017": "A. Vaswani et al. (2017). Attention Is All You Need. NeurIPS 2017.",
+    "Veit et al. 2016": "A. Veit, M. Wilber, S. Belongie (2016). Residual Networks Behave Like Ensembles of Relatively "
+    "Shallow Networks. NeurIPS 2016.",
     "Xiao et al. 2023": "G. Xiao, Y. Tian, B. Chen, S. Han, M. Lewis (2023). Efficient Streaming Language Models with "
     "Attention Sinks. ICLR 2024.",
     "Xiong et al. 2020": "R. Xiong et al. (2020). On Layer Normalization in the Transformer Architecture. ICML 2020.",

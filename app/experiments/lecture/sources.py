@@ -1,7 +1,7 @@
 """What a slide asks the API for: one "source" per request, written the way the browser sends it.
 
 A source is {"api": name, "body"/"query": ...} for one of POST /api/trace, POST /api/laws, GET /api/chain, POST /api/layernorm,
-POST /api/softmax, GET /api/precision, POST /api/batch_dependence or POST /api/train. Every config is validated here, when the deck is built,
+POST /api/softmax, GET /api/precision, POST /api/batch_dependence, POST /api/paths or POST /api/train. Every config is validated here, when the deck is built,
 by the same request models the API uses, so a slide cannot ask for something the API would refuse.
 """
 
@@ -18,6 +18,7 @@ from ..lessons.chain import ChainRequest
 from ..lessons.layernorm import LayerNormRequest
 from ..lessons.precision import PrecisionRequest
 from ..lessons.softmax import SoftmaxRequest
+from ..paths import PathsRequest
 from ..train import TrainRequest
 from ..train_presets import DEEP, SETTINGS, kind_config
 
@@ -44,6 +45,11 @@ def laws(cfg: TraceConfig) -> dict[str, Any]:
 def depth_scan() -> dict[str, Any]:
     """POST /api/depth_scan: Post-LN and Pre-LN (2017 recipe) at depths 6-96, seeds 0-3 (app/experiments/depth_scan.py)."""
     return {"api": "depth_scan", "body": DepthScan().model_dump()}
+
+
+def paths(cfg: TraceConfig, samples: int = 8) -> dict[str, Any]:
+    """POST /api/paths: Veit et al.'s unrolled view of a Pre-norm model (app/experiments/paths.py)."""
+    return {"api": "paths", "body": PathsRequest(model=cfg, samples=samples).model_dump()}
 
 
 def chain(derivative: float, depth: int) -> dict[str, Any]:

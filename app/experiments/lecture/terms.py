@@ -55,6 +55,7 @@ PREVIEW = ("title", "agenda")  # they name what is to come
 def visible_text(slide: dict[str, Any], lang: str) -> str:
     """The words a slide shows on screen in one language (not its speaker notes, not its settings line)."""
     parts = [slide["title"][lang], slide["text"][lang], slide["claim"]["statement"][lang]]
+    parts += [case["statement"][lang] for case in slide["claim"].get("cases", [])]
     for key in ("departs", "aside", "offline_text", "predict"):
         if slide.get(key):
             parts.append(slide[key][lang])

@@ -12,6 +12,7 @@ from typing import Any
 import torch
 from pydantic import BaseModel, ConfigDict
 
+from ..paths import chain_paths
 from . import lesson_field
 
 MAX_DEPTH = 1000
@@ -99,6 +100,8 @@ def chain_lesson(req: ChainRequest) -> dict[str, Any]:
         "plain_log10": plain_log10.tolist(),
         "residual_log10": residual_log10.tolist(),
         "dtype": "float64",
+        # the same product unrolled into its 2^L paths (Veit et al. 2016): how much the paths of each length carry
+        "paths": chain_paths(req.derivative, req.depth),
         "worked_cases": worked_cases(),
     }
 

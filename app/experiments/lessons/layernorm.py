@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, model_validator
 
 from ...numbers import fmt
 from . import Finite, lesson_field
+from .layernorm_geometry import geometry
 
 MAX_LENGTH = 4096
 SHOWN_TERMS = 8  # formulas spell out the numbers when the vector is this short
@@ -92,8 +93,9 @@ def layernorm_lesson(req: LayerNormRequest) -> dict[str, Any]:
     )
     beta = torch.tensor(req.beta, dtype=torch.float64) if req.beta is not None else torch.zeros(n, dtype=torch.float64)
     stats = _statistics(x, req.eps)
-    if req.kind == "layernorm":
-        normalized = (x - stats["mean"]) / stats["std_eps"]
+    centred = x - stats["mean"] if req.kind == "layernorm" else None
+    if centred is not None:
+        normalized = centred / stats["std_eps"]
         by_hand = gamma * normalized + beta
         output = F.layer_norm(x, (n,), weight=gamma, bias=beta, eps=req.eps)
         steps = _layernorm_steps(x, stats, normalized, by_hand, req)
@@ -114,6 +116,7 @@ def layernorm_lesson(req: LayerNormRequest) -> dict[str, Any]:
         "normalized_mean": normalized.mean().item(),
         "normalized_rms": normalized.pow(2).mean().sqrt().item(),
         "steps": steps,
+        "geometry": geometry(x, normalized, centred),
         "torch_check": {
             "op": "torch.nn.functional." + ("layer_norm" if req.kind == "layernorm" else "rms_norm"),
             "max_abs_difference": difference,

@@ -8,6 +8,7 @@ import { chartView, draw } from '../charts.js';
 import { fitEquations } from '../legible.js';
 import { isTrainingSlide, offline, redrawing, train, viewFor } from './sources.js';
 import { wireFollow } from './follow.js';
+import { showKey, typedKey } from './typed.js';
 
 const DECK = pageData.extra.deck;
 const STAGE = { width: 1280, height: 720 };
@@ -64,13 +65,16 @@ export class Deck {
     if (broadcast) this.channel.post({ type: 'reveal', index: i });
   }
 
-  /** Slide i as shown: the chart and claim of its chosen "try it" option in place of its own (the default). */
+  /** Slide i as shown: the chart and claim of its chosen "try it" option in place of its own (the default); typed
+   *  numbers (try_it.vector) are an option the server builds, linked to the explorer with those numbers. */
   view(i) {
     const slide = DECK[i];
     const key = this.choice.get(i);
     const option = slide.try_it?.options.find((o) => o.key === key);
-    if (!option || key === slide.try_it.default) return slide;
-    return { ...slide, chart: option.chart, claim: option.claim, option: key };
+    if (key === undefined || key === slide.try_it?.default) return slide;
+    if (option) return { ...slide, chart: option.chart, claim: option.claim, option: key };
+    if (!slide.try_it?.vector) return slide;
+    return { ...slide, chart: { ...slide.chart, explorer: `${slide.try_it.vector.explorer}${key}` }, option: key };
   }
 
   /** Try it: show option `key` of slide i, computed live (or recorded, in the offline file). */
@@ -79,6 +83,8 @@ export class Deck {
     this.sections[i].querySelectorAll('[data-try]').forEach((button) => {
       button.setAttribute('aria-pressed', String(button.dataset.option === key));
     });
+    const typed = this.sections[i].querySelector('[data-try-vector]');
+    if (typed) showKey(typed, key);
     const chart = this.view(i).chart;
     const settings = this.sections[i].querySelector('.settings');
     if (settings) settings.textContent = chart.settings[pageData.lang];
@@ -105,6 +111,7 @@ export class Deck {
     document.querySelectorAll('[data-try]').forEach((button) => button.addEventListener('click', () => {
       this.choose(DECK.findIndex((s) => s.id === button.dataset.try), button.dataset.option);
     }));
+    document.querySelectorAll('[data-try-vector]').forEach((box) => this.wireTyped(box));
     document.querySelectorAll('[data-reveal]').forEach((button) => button.addEventListener('click', () => {
       this.reveal(DECK.findIndex((s) => s.id === button.dataset.reveal));
     }));
@@ -118,6 +125,17 @@ export class Deck {
       this.drawAll();
     });
     return first;
+  }
+
+  /** Typed numbers: Apply (or Enter in an entry) shows the option they make, computed on the server. */
+  wireTyped(box) {
+    const i = DECK.findIndex((s) => s.id === box.dataset.tryVector);
+    const send = () => {
+      const key = typedKey(box);
+      if (key !== null) this.choose(i, key);
+    };
+    box.querySelector('[data-try-apply]').addEventListener('click', send);
+    box.addEventListener('keydown', (event) => { if (event.key === 'Enter' && event.target.matches('[data-entry]')) send(); });
   }
 
   /** Scale the 1280x720 stage to the window (letterboxed), or let a phone-sized window flow. */

@@ -1,7 +1,8 @@
 // /layernorm: LayerNorm (Ba et al. 2016) and RMSNorm (Zhang & Sennrich 2019) of the same vector, side by side, each
 // step with its formula, checked against torch; and below, "is RMSNorm faster?": forward + backward times of both,
-// measured on the server. Both charts, their captions and the step lists are built in Python
-// (app/figures/layernorm.py, POST /api/figure/layernorm and /norm-speed): drawn here.
+// measured on the server; between them, the same vector as geometry (the plane ⊥ (1, …, 1), the sphere of radius √n).
+// Every chart, caption and step list is built in Python (app/figures/layernorm.py and layernorm_geometry.py,
+// POST /api/figure/layernorm, /layernorm-geometry and /norm-speed): drawn here.
 import { runPage } from '../page.js';
 import { postJSON } from '../api.js';
 import { chartView } from '../charts.js';
@@ -12,13 +13,15 @@ import { scalarSpecs, vectorSpec, sliderSpec, remember, numbers, bindVector, syn
 const KINDS = ['layernorm', 'rmsnorm'];
 const STEP_MS = 700;
 
+/** The page's one request body (app/experiments/lessons/layernorm.py, LayerNormPage): both charts draw it. */
+const body = (state) => ({ x: numbers(state.x), gamma: state.gamma, beta: state.beta, eps: state.eps });
+
 async function loadBoth(state, ctx) {
   remember(ctx);
   syncVector('x', state.x);
   syncSlider('gamma', state.gamma);
   syncSlider('beta', state.beta);
-  const chart = await postJSON(`/api/figure/layernorm?lang=${lang}`,
-    { x: numbers(state.x), gamma: state.gamma, beta: state.beta, eps: state.eps }, { signal: ctx.signal });
+  const chart = await postJSON(`/api/figure/layernorm?lang=${lang}`, body(state), { signal: ctx.signal });
   KINDS.forEach((kind) => renderSteps(kind, chart.tables[`steps-${kind}`]));
   return chart;
 }
@@ -53,6 +56,13 @@ runPage({
     key: 'layernorm',
     dataKey: (state) => [state.x, state.gamma, state.beta, state.eps],
     load: loadBoth,
+    figure: drawn,
+    caption: (chart) => chart.caption,
+    table: (chart) => chart.rows,
+  }, {
+    key: 'layernorm-geometry',   // the same vector as geometry: onto the plane ⊥ (1, …, 1), then the sphere of radius √n
+    dataKey: (state) => [state.x, state.gamma, state.beta, state.eps],
+    load: (state, ctx) => postJSON(`/api/figure/layernorm-geometry?lang=${lang}`, body(state), { signal: ctx.signal }),
     figure: drawn,
     caption: (chart) => chart.caption,
     table: (chart) => chart.rows,
