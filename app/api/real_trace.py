@@ -9,8 +9,10 @@ from fastapi import APIRouter, Request
 
 from ..config.real import RealTraceRequest
 from ..jsonsafe import StrictJSONResponse
-from ..services.real_models import loaded_elsewhere, models_payload, real_trace_answer, token_count_answer
+from ..services.real_answers import loaded_in_models_process, real_trace_answer, token_count_answer
+from ..services.real_models import models_payload
 from .body import body_doc, json_body
+from .leaving import client_left, unless_client_leaves
 from .trace import CACHE_HEADER
 
 router = APIRouter(tags=["real models"])
@@ -21,7 +23,7 @@ async def real_models() -> StrictJSONResponse:
     """The pretrained models this server can trace, and the commands that install the others."""
     import anyio
 
-    loaded = await loaded_elsewhere()
+    loaded = await loaded_in_models_process()
     return StrictJSONResponse(await anyio.to_thread.run_sync(models_payload, True, loaded))  # a GGUF's digest: I/O
 
 
@@ -34,10 +36,14 @@ async def real_tokens(request: Request) -> StrictJSONResponse:
 
 @router.post("/api/real_trace", response_class=StrictJSONResponse, openapi_extra=body_doc(RealTraceRequest))
 async def real_trace(request: Request) -> StrictJSONResponse:
-    """Per-block stream norms, branch norms, per-token norms and (causal models) gradients of a real model."""
+    """Per-block stream norms, branch norms, per-token norms and (causal models) gradients of a real model; a
+    client that leaves takes its sentence out of the models' queue."""
     body = await json_body(request, RealTraceRequest)
     started = time.perf_counter()
-    result, where = await real_trace_answer(body)
+    answered = await unless_client_leaves(request, real_trace_answer(body))
+    if answered is None:
+        return client_left()
+    result, where = answered
     answer = {
         **result,
         "summary": {
