@@ -22,14 +22,21 @@ class Room:
     """A queue whose runner records each batch's texts and holds while a batch contains "hold"."""
 
     def __init__(
-        self, max_sentences: int = 16, max_tokens: int = 1024, fail: type[Exception] | None = None, runners: int = 1
+        self,
+        max_sentences: int = 16,
+        max_tokens: int = 1024,
+        fail: type[Exception] | None = None,
+        runners: int = 1,
+        max_waiting: int = 256,
     ) -> None:
         self.batches: list[list[str]] = []
         self.replies: dict[int, tuple[bool, Any]] = {}
         self.release, self.holding = threading.Event(), threading.Event()
         self.replied = threading.Condition()
         self.fail = fail
-        self.queue = SentenceQueue(max_sentences, max_tokens, 1, run=self.run, count=self.count, runners=runners)
+        self.queue = SentenceQueue(
+            max_sentences, max_tokens, 1, run=self.run, count=self.count, runners=runners, max_waiting=max_waiting
+        )
         self.together = threading.Barrier(runners) if runners > 1 else None
         self._ids = 0
 
@@ -128,7 +135,7 @@ def test_batches_keep_to_the_sentence_and_token_budgets(max_sentences: int, max_
 
 
 def test_a_full_queue_says_when_to_come_back():
-    room = Room(max_sentences=1)  # holds 8 waiting sentences
+    room = Room(max_waiting=8)
     room.hold()
     jobs = [room.submit(f"s{i}") for i in range(9)]
     room.wait_for(1)

@@ -21,13 +21,15 @@ async def unless_client_leaves(request: Request, work: Awaitable[T]) -> T | None
     task = asyncio.ensure_future(work)
     watcher = asyncio.ensure_future(_disconnected(request))
     try:
-        await asyncio.wait({task, watcher}, return_when=asyncio.FIRST_COMPLETED)
+        done, _ = await asyncio.wait({task, watcher}, return_when=asyncio.FIRST_COMPLETED)
+    except asyncio.CancelledError:  # this request itself is cancelled (the server stops)
+        task.cancel()
+        raise
     finally:
-        if not task.done():
-            task.cancel()
         watcher.cancel()
-    if not task.cancelled():
+    if task in done:
         return task.result()
+    task.cancel()
     with suppress(asyncio.CancelledError):
         await task
     return None

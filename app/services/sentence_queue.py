@@ -33,7 +33,9 @@ from .models_errors import ModelUnavailable, RoomFull
 from .processes import lower_this_thread
 
 logger = logging.getLogger(__name__)
-WAITING_PER_BATCH = 8  # the queue holds this many batches' worth of sentences a runner; more are told to come back
+# Sentences the queue holds, whatever the batch size; more are told to come back. At ~0.3 s a SmolLM2 sentence a
+# core, a full queue waits ~40 s on 2 cores: within the 120 s a client waits.
+MAX_WAITING = 256
 RETRY_AFTER_S = 5
 # A runner lets a room's burst arrive: it waits while sentences keep coming less than ARRIVAL_GAP_S apart, at most
 # LINGER_S after the oldest (a sentence alone waits ARRIVAL_GAP_S)
@@ -81,10 +83,11 @@ class SentenceQueue:
         count: Callable[[Job], int] | None = None,
         nice: int = 0,
         runners: int = 1,
+        max_waiting: int = MAX_WAITING,
     ) -> None:
         self.max_sentences, self.max_tokens, self.threads, self.nice = max_sentences, max_tokens, threads, nice
         self.runners = runners
-        self.max_waiting = WAITING_PER_BATCH * max_sentences * runners
+        self.max_waiting = max_waiting
         self._run, self._count = run or run_jobs, count or count_job
         self._jobs: list[Job] = []
         self._counting: list[Job] = []  # taken by a runner, being counted
@@ -192,11 +195,12 @@ class SentenceQueue:
         shared evenly between the runners waiting for work."""
         self._idle += 1
         try:
-            while not self._jobs:
-                self._changed.wait()
-            while len(self._jobs) < self.max_sentences * self._idle:
+            while True:
+                if not self._jobs:  # also when another runner took them while this one lingered
+                    self._changed.wait()
+                    continue
                 deadline = min(self._jobs[0].queued + LINGER_S, self._jobs[-1].queued + ARRIVAL_GAP_S)
-                if time.monotonic() >= deadline:
+                if len(self._jobs) >= self.max_sentences * self._idle or time.monotonic() >= deadline:
                     break
                 self._changed.wait(deadline - time.monotonic())
             group = self._jobs[0].group()
