@@ -175,3 +175,14 @@ def test_idle_runners_share_a_burst_and_trace_at_the_same_time():
     room.wait_for(10)
     assert sorted(len(batch) for batch in room.batches) == [5, 5]
     assert sorted(text for batch in room.batches for text in batch) == sorted(f"s{i}" for i in range(10))
+
+
+def test_a_batch_takes_the_shortest_sentences_of_the_two_oldest_batches():
+    """Sentences of like length are traced together (less padding); the longer ones go next, in arrival order."""
+    room = Room(max_sentences=2)
+    room.hold()
+    for text in ("a b c d e", "x", "f g h i j", "y", "k l m n o p"):
+        room.submit(text)
+    room.release.set()
+    room.wait_for(6)
+    assert room.batches[1:] == [["x", "y"], ["a b c d e", "f g h i j"], ["k l m n o p"]]

@@ -159,30 +159,28 @@ class SentenceQueue:
                 self._answer(batch)
 
     def _take(self) -> list[Job]:
-        """This runner's share of the oldest job's group (counted outside the lock), fitting the budgets; the jobs
-        that do not fit go back to the front of the queue."""
+        """This runner's share of the oldest job's group: from a window of the oldest jobs of that group (counted
+        outside the lock), the shortest that fit the budgets, so that a batch pads little; the others go back to
+        the front of the queue, in the order they came (the window is two batches: a long sentence waits at most
+        one batch longer)."""
         with self._changed:
-            candidates = self._claim()
-        for job in candidates:
+            window, share = self._claim()
+        for job in window:
             self._counted(job)
         with self._changed:
-            chosen: list[Job] = []
-            failed: list[Job] = []
-            back: list[Job] = []
-            width = 0
-            for job in candidates:
+            for job in window:
                 self._counting.remove(job)
-                if job.cancelled:
-                    continue
-                if job.error is not None:
-                    failed.append(job)
-                    continue
+            live = [job for job in window if not job.cancelled]
+            failed = [job for job in live if job.error is not None]
+            chosen: list[Job] = []
+            width = 0
+            for job in sorted((job for job in live if job.error is None), key=lambda job: job.tokens or 0):
                 wider = max(width, job.tokens or 0)
-                if back or (chosen and (len(chosen) + 1) * wider > self.max_tokens):
-                    back.append(job)
-                    continue
+                if len(chosen) == share or (chosen and (len(chosen) + 1) * wider > self.max_tokens):
+                    break  # sorted by length: no later job fits either
                 chosen.append(job)
                 width = wider
+            back = [job for job in live if job.error is None and job not in chosen]
             self._jobs[:0] = back
             if back:
                 self._changed.notify_all()
@@ -190,9 +188,9 @@ class SentenceQueue:
             job.reply(job, False, job.error)
         return chosen
 
-    def _claim(self) -> list[Job]:
-        """Under the lock: wait for a job, let a burst arrive (see LINGER_S), then take the oldest job's group,
-        shared evenly between the runners waiting for work."""
+    def _claim(self) -> tuple[list[Job], int]:
+        """Under the lock: wait for a job, let a burst arrive (see LINGER_S), then take a window of the oldest
+        job's group and this runner's share of it (the group shared evenly between the runners waiting for work)."""
         self._idle += 1
         try:
             while True:
@@ -208,10 +206,10 @@ class SentenceQueue:
             share = min(self.max_sentences, -(-len(same) // self._idle))  # ceil: the others take the rest
         finally:
             self._idle -= 1
-        taken = same[:share]
-        self._jobs = [job for job in self._jobs if job not in taken]
-        self._counting.extend(taken)
-        return taken
+        window = same[: 2 * self.max_sentences]
+        self._jobs = [job for job in self._jobs if job not in window]
+        self._counting.extend(window)
+        return window, share
 
     def _counted(self, job: Job) -> None:
         if job.tokens is not None or job.error is not None:
