@@ -28,6 +28,7 @@ class Room:
         fail: type[Exception] | None = None,
         runners: int = 1,
         max_waiting: int = 256,
+        together: bool = False,
     ) -> None:
         self.batches: list[list[str]] = []
         self.replies: dict[int, tuple[bool, Any]] = {}
@@ -37,7 +38,7 @@ class Room:
         self.queue = SentenceQueue(
             max_sentences, max_tokens, 1, run=self.run, count=self.count, runners=runners, max_waiting=max_waiting
         )
-        self.together = threading.Barrier(runners) if runners > 1 else None
+        self.together = threading.Barrier(runners) if together else None
         self._ids = 0
 
     def run(self, batch: list[Job], threads: int) -> list[dict[str, Any]]:
@@ -168,10 +169,11 @@ def test_a_model_that_cannot_load_fails_its_whole_batch_once():
 
 
 def test_idle_runners_share_a_burst_and_trace_at_the_same_time():
-    """Two runners (one a core): a room's burst arrives within the linger time and is split evenly between them."""
-    room = Room(runners=2)
-    for i in range(10):
-        room.submit(f"s{i}")
+    """Two runners (one a core): a room's burst is split evenly between them, and both trace at once."""
+    room = Room(runners=2, together=True)
+    with room.queue._changed:  # all ten at once, however busy the machine (the queue's lock is reentrant)
+        for i in range(10):
+            room.submit(f"s{i}")
     room.wait_for(10)
     assert sorted(len(batch) for batch in room.batches) == [5, 5]
     assert sorted(text for batch in room.batches for text in batch) == sorted(f"s{i}" for i in range(10))
@@ -186,3 +188,17 @@ def test_a_batch_takes_the_shortest_sentences_of_the_two_oldest_batches():
     room.release.set()
     room.wait_for(6)
     assert room.batches[1:] == [["x", "y"], ["a b c d e", "f g h i j"], ["k l m n o p"]]
+
+
+def test_an_idle_runner_leaves_a_busy_runner_its_share():
+    """One runner traces a sentence when 16 arrive: the other takes ceil((16 + 1) / 2) = 9, not all 16, so both
+    cores have work when the first is free again."""
+    room = Room(runners=2)
+    room.hold()
+    with room.queue._changed:
+        for i in range(16):
+            room.submit(f"s{i}")
+    room.wait_for(9)  # the other runner answered its batch while the first is still busy
+    room.release.set()
+    room.wait_for(17)
+    assert [len(batch) for batch in room.batches[:2]] == [1, 9]

@@ -2,14 +2,14 @@
 
 It runs where the models are loaded (the server's models process, models_process.py; threads of the worker when the
 server runs without compute processes). A runner thread waits for a job, lets a room's burst arrive (ARRIVAL_GAP_S),
-then takes the oldest job's group (one model, one version of its weights, one set of options), shared evenly with
-the other idle runners, up to RESNORM_MODELS_BATCH sentences and RESNORM_MODELS_BATCH_TOKENS padded tokens
-(sentences x the longest). It loads the model once, traces the batch in one pass (app/experiments/real_batch.py)
-and answers each sentence. There are RESNORM_COMPUTE_SLOTS runners, one torch thread each (on 2 cores, two
-batches at once use both cores: more OpenMP threads in one pass ran 10-20x slower on a busy machine, see
-processes.py). While batches compute, the next sentences queue, so a room sending at once is traced in a few
-passes. A job whose client left before its batch started is dropped; a full queue refuses new jobs (503 with
-Retry-After, as every endpoint does).
+then takes its share of the oldest job's group (one model, one version of its weights, one set of options; the
+waiting sentences and those the other runners trace, shared evenly), up to RESNORM_MODELS_BATCH sentences and
+RESNORM_MODELS_BATCH_TOKENS padded tokens (sentences x the longest). It loads the model once, traces the batch in
+one pass (app/experiments/real_batch.py) and answers each sentence. There are RESNORM_COMPUTE_SLOTS runners, one
+torch thread each (on 2 cores, two batches at once use both cores: more OpenMP threads in one pass ran 10-20x
+slower on a busy machine, see processes.py). While batches compute, the next sentences queue, so a room sending at
+once is traced in a few passes. A job whose client left before its batch started is dropped; a full queue refuses
+new jobs (503 with Retry-After, as every endpoint does).
 """
 
 from __future__ import annotations
@@ -94,6 +94,7 @@ class SentenceQueue:
         self._changed = threading.Condition()
         self._runners: list[threading.Thread] = []
         self._idle = 0  # runners waiting for work
+        self._busy: dict[int, int] = {}  # runner thread -> sentences in the batch it traces
         self.stats = QueueStats()
 
     def submit(self, job: Job) -> None:
@@ -153,10 +154,13 @@ class SentenceQueue:
 
     def _loop(self) -> None:
         lower_this_thread(self.nice)
+        me = threading.get_ident()
         while True:
             batch = self._take()
             if batch:
                 self._answer(batch)
+            with self._changed:
+                self._busy.pop(me, None)
 
     def _take(self) -> list[Job]:
         """This runner's share of the oldest job's group: from a window of the oldest jobs of that group (counted
@@ -181,6 +185,7 @@ class SentenceQueue:
                 chosen.append(job)
                 width = wider
             back = [job for job in live if job.error is None and job not in chosen]
+            self._busy[threading.get_ident()] = len(chosen)
             self._jobs[:0] = back
             if back:
                 self._changed.notify_all()
@@ -190,7 +195,7 @@ class SentenceQueue:
 
     def _claim(self) -> tuple[list[Job], int]:
         """Under the lock: wait for a job, let a burst arrive (see LINGER_S), then take a window of the oldest
-        job's group and this runner's share of it (the group shared evenly between the runners waiting for work)."""
+        job's group and this runner's share of it (so that the runners finish together)."""
         self._idle += 1
         try:
             while True:
@@ -203,7 +208,10 @@ class SentenceQueue:
                 self._changed.wait(deadline - time.monotonic())
             group = self._jobs[0].group()
             same = [job for job in self._jobs if job.group() == group]
-            share = min(self.max_sentences, -(-len(same) // self._idle))  # ceil: the others take the rest
+            # Even finishing times: the waiting sentences and those the other runners are tracing, shared by all
+            # runners (taking everything while the other runner traced one sentence left a core idle)
+            busy = sum(self._busy.values())
+            share = min(self.max_sentences, max(1, -(-(len(same) + busy) // self.runners)))
         finally:
             self._idle -= 1
         window = same[: 2 * self.max_sentences]
