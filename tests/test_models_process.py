@@ -17,7 +17,7 @@ import pytest
 pytest.importorskip("transformers")
 
 from app.models.pretrained.sources import local_source
-from app.services import models_client, real_models
+from app.services import compute, models_client, real_models
 from app.services.models_client import ModelsClient
 from app.services.sentence_queue import Job, SentenceQueue, run_jobs
 from tests.conftest import strict
@@ -39,6 +39,9 @@ def test_one_models_process_serves_every_worker_and_is_started_again_when_it_die
     assert same_numbers(answer, by_hand(folder))
     before = client.portal.call(models.figures)
     assert before["pid"] != os.getpid() and before["nice"] == min(19, os.nice(0) + 10)
+    compute_pool = compute.get_pool()  # a whole job (the set's intervention) runs there too, where it is loaded
+    assert client.portal.call(compute_pool.run_pretrained, os.getpid) == before["pid"]
+    assert source.name in client.portal.call(compute_pool.run_pretrained, real_models.loaded_descriptions)
 
     other_worker = ModelsClient(models.socket_path, models.lock_path, models.nice)  # as a second worker would
     try:

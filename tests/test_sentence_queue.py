@@ -5,6 +5,7 @@ come back, and one failing sentence does not fail its neighbours. Stand-in runne
 from __future__ import annotations
 
 import threading
+import time
 from typing import Any
 
 import pytest
@@ -202,3 +203,29 @@ def test_an_idle_runner_leaves_a_busy_runner_its_share():
     room.release.set()
     room.wait_for(17)
     assert [len(batch) for batch in room.batches[:2]] == [1, 9]
+
+
+def _torch_threads_and_thread(pause: float) -> tuple[int, str, float, float]:
+    import torch
+
+    started = time.monotonic()
+    time.sleep(pause)
+    return torch.get_num_threads(), threading.current_thread().name, started, time.monotonic()
+
+
+def test_a_whole_job_runs_beside_the_sentences_one_at_a_time_under_the_servers_torch_settings():
+    """The set's intervention: a job of its own on the loaded models, under the queue's torch threads, never two at
+    once (each is a batched pass over the whole set), while a sentence's batch is still traced meanwhile."""
+    import torch
+
+    room = Room()
+    room.queue.threads = 3
+    outside = torch.get_num_threads()
+    room.hold()  # a batch is being traced: the whole jobs do not wait for it
+    first, second = (room.queue.run_whole(_torch_threads_and_thread, (0.2,)) for _ in range(2))
+    (threads, name, _, first_end), (_, _, second_start, _) = first.result(WAIT_S), second.result(WAIT_S)
+    room.release.set()
+    assert threads == 3 and name.startswith("models-job") and torch.get_num_threads() == outside
+    assert second_start >= first_end  # one at a time
+    room.wait_for(1)
+    assert room.batches == [["hold"]]

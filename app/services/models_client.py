@@ -1,7 +1,8 @@
 """How a worker reaches the pretrained models: the server's models process over its socket (models_process.py), or,
 on a server without compute processes, a sentence queue in a thread of the worker itself. Both answer `trace` (one
-sentence, batched with the others waiting) and `ask` (a quick look: what is loaded, the queue's figures). A caller
-that leaves (its HTTP client disconnected) cancels its sentence if its batch has not started.
+sentence, batched with the others waiting), `run` (a whole job on a loaded model, beside the queue) and `ask` (a
+quick look: what is loaded, the queue's figures). A caller that leaves (its HTTP client disconnected) cancels its
+sentence if its batch has not started.
 """
 
 from __future__ import annotations
@@ -68,6 +69,9 @@ class InProcessModels:
     def _leave(self, job_id: int) -> None:
         self.queue.cancel(job_id)
 
+    async def run(self, fn: Callable[..., Any], *args: Any) -> Any:
+        return await asyncio.wrap_future(self.queue.run_whole(fn, args))
+
     async def ask(self, fn: Callable[..., Any], *args: Any) -> Any:
         import anyio.to_thread
 
@@ -103,6 +107,11 @@ class ModelsClient:
 
     async def trace(self, source: ModelSource, digest: str, request: RealTraceRequest) -> dict[str, Any]:
         return await self._request(source.name, "trace", source, digest, request)
+
+    async def run(self, fn: Callable[..., Any], *args: Any) -> Any:
+        """fn(*args) beside the sentence queue (a whole job on a loaded model: the sentence set's intervention)."""
+        name = next((arg.name for arg in args if isinstance(arg, ModelSource)), "a model")
+        return await self._request(name, "run", fn, args)
 
     async def ask(self, fn: Callable[..., Any], *args: Any) -> Any:
         return await self._request("", "ask", fn, args)

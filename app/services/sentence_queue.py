@@ -19,6 +19,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Hashable
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -95,6 +96,7 @@ class SentenceQueue:
         self._runners: list[threading.Thread] = []
         self._idle = 0  # runners waiting for work
         self._busy: dict[int, int] = {}  # runner thread -> sentences in the batch it traces
+        self._whole: ThreadPoolExecutor | None = None  # whole jobs on a loaded model (run_whole)
         self.stats = QueueStats()
 
     def submit(self, job: Job) -> None:
@@ -109,6 +111,16 @@ class SentenceQueue:
         if refused:
             job.reply(job, False, RoomFull(self.max_waiting, RETRY_AFTER_S))
         self._start()
+
+    def run_whole(self, fn: Callable[..., Any], args: tuple[Any, ...]) -> Future:
+        """fn(*args): a whole job on the loaded models beside the sentences (the sentence set's intervention, a
+        batched pass of its own), one at a time in a lowered thread of its own, under the server's torch settings."""
+        with self._changed:
+            if self._whole is None:
+                self._whole = ThreadPoolExecutor(
+                    1, thread_name_prefix="models-job", initializer=lower_this_thread, initargs=(self.nice,)
+                )
+        return self._whole.submit(_as_server_call, self.threads, fn, args)
 
     def cancel(self, job_id: int, owner: Hashable = None) -> bool:
         """Drop a job whose client left, if its batch has not started (a started batch finishes)."""
@@ -268,3 +280,8 @@ def run_jobs(batch: list[Job], threads: int) -> list[dict[str, Any]]:
     for answer in answers:
         answer["summary"].update(compute_s=elapsed, batch=len(batch))
     return answers
+
+
+def _as_server_call(threads: int, fn: Callable[..., Any], args: tuple[Any, ...]) -> Any:
+    with as_server(threads):
+        return fn(*args)
