@@ -71,7 +71,8 @@ def lower_this_thread(nice: int) -> None:
     value: setpriority on a thread id, sched(7)); elsewhere a thread id could name another process: do nothing."""
     if nice and sys.platform == "linux":
         with suppress(OSError):
-            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), nice)
+            thread = threading.get_native_id()
+            os.setpriority(os.PRIO_PROCESS, thread, min(19, os.getpriority(os.PRIO_PROCESS, thread) + nice))
 
 
 def start_resource_tracker_outside_cwd() -> None:
