@@ -18,9 +18,12 @@ from .jsonsafe import StrictJSONResponse
 class FieldError(Exception):
     """A request that is well-formed but not acceptable, for a named field."""
 
-    def __init__(self, field: str, message: str, allowed: str = "", status: int = 422) -> None:
+    def __init__(
+        self, field: str, message: str, allowed: str = "", status: int = 422, retry_after: int | None = None
+    ) -> None:
         super().__init__(message)
         self.field, self.message, self.allowed, self.status = field, message, allowed, status
+        self.retry_after = retry_after  # a 503 that will pass: the client may send the same request again then
 
 
 class Busy(Exception):
@@ -163,7 +166,8 @@ def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(FieldError)
     async def _field(request: Request, exc: FieldError) -> StrictJSONResponse:
         errors = [{"field": exc.field, "message": exc.message, "allowed": exc.allowed}]
-        return StrictJSONResponse(error_body(errors, exc.status), status_code=exc.status)
+        headers = {"Retry-After": str(exc.retry_after)} if exc.retry_after is not None else None
+        return StrictJSONResponse(error_body(errors, exc.status), status_code=exc.status, headers=headers)
 
     @app.exception_handler(Busy)
     async def _busy(request: Request, exc: Busy) -> StrictJSONResponse:

@@ -29,6 +29,7 @@ async def lifespan(app: FastAPI):
     from .experiments.train import warm_up_in_background
     from .pages import warm_computations
     from .services.compute import get_pool
+    from .services.models_client import close_models
     from .services.warmup import warm_in_background
 
     configure_torch()
@@ -45,9 +46,9 @@ async def lifespan(app: FastAPI):
     if warming is not None:
         warming.cancel()
     await pool.flush()  # results computed last are still written to disk and Redis
-    for runner in (pool.processes, pool.models_process):
-        if runner is not None:
-            runner.shutdown()
+    if pool.processes is not None:
+        pool.processes.shutdown()
+    close_models()  # the models process, if this worker started it
 
 
 def create_app() -> FastAPI:

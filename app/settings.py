@@ -105,7 +105,21 @@ class Settings(BaseSettings):
         "weights (default: models/ in the user's cache folder)",
     )
     models_memory_mb: int = Field(
-        1536, ge=64, description="memory for loaded pretrained models in each worker; least recently used unload first"
+        1536,
+        ge=64,
+        description="memory for loaded pretrained models (the server's models process); least recently "
+        "used unload first",
+    )
+    models_batch: int = Field(
+        16,
+        ge=1,
+        description="sentences of one pretrained model traced together in one padded batch (1 = one at a time)",
+    )
+    models_batch_tokens: int = Field(
+        512,
+        ge=256,
+        description="largest padded batch of pretrained-model sentences, in tokens (sentences x the longest); "
+        "bounds the memory of one batch",
     )
 
     @field_validator("workers")

@@ -1,5 +1,6 @@
 """Model runs are scheduled below the web process (RESNORM_COMPUTE_NICE): in compute processes, in the pretrained
-models' process and in compute threads, so a page is answered while every compute slot is busy."""
+models' process (tests/test_models_process.py) and in compute threads, so a page is answered while every compute
+slot is busy."""
 
 from __future__ import annotations
 
@@ -38,32 +39,12 @@ def test_compute_processes_run_nicer():
     assert child == min(19, os.nice(0) + 5)
 
 
-def test_pretrained_models_run_in_a_nicer_process_of_their_own():
-    """transformers' Python would hold the worker's GIL while its event loop answers pages: it runs elsewhere."""
-    pool = ComputePool(slots=1, cache_size=0, queue_timeout_s=5, threads=1, models_process=ProcessRunner(1, nice=4))
-    assert pool.models_process is not None
-
-    async def three() -> tuple[tuple[int, int], ...]:
-        traced, asked = await pool.run_pretrained(_pid_and_nice), await pool.ask_pretrained(_pid_and_nice)
-        return traced, asked, await pool.run_unslotted(_pid_and_nice)
-
-    try:
-        traced, asked, counted = asyncio.run(three())
-    finally:
-        pool.models_process.shutdown()
-    assert traced == asked and traced[0] != os.getpid() and traced[1] == min(19, os.nice(0) + 4)
-    assert counted[0] == os.getpid()  # the token counter: a thread of this process, lowered too
-    assert _priority() == os.nice(0)
-
-
-def _pid_and_nice() -> tuple[int, int]:
-    return os.getpid(), os.nice(0)
-
-
 def test_the_default_server_has_a_models_process():
-    from app.services import compute
+    """transformers' Python would hold the worker's GIL while its event loop answers pages: the pretrained models run
+    in a process of the server's own, at the compute nice value (tests/test_models_process.py)."""
+    from app.services.models_client import ModelsClient, get_models
 
-    assert compute.get_pool().models_process is not None  # spawned by the first /models request
+    assert isinstance(get_models(), ModelsClient)  # started by the first /models request
 
 
 def test_the_default_lowers_compute_and_bounds_are_named():

@@ -252,6 +252,16 @@ def tiny_folder(folder: Path, kind: str, seed: int) -> Path:
     return folder
 
 
+def in_process_models(monkeypatch: pytest.MonkeyPatch, queue: Any = None) -> Any:
+    """The models in this process (where a test's stand-ins are), behind a sentence queue of their own."""
+    from app.services import models_client
+    from app.services.sentence_queue import SentenceQueue
+
+    models = models_client.InProcessModels(queue or SentenceQueue(16, 1024, 1))
+    monkeypatch.setattr(models_client, "get_models", lambda: models)
+    return models
+
+
 class App:
     """The API of a running server whose only real model is a local folder; `restart()` keeps the disk cache and
     forgets everything held in memory (loaded models, digests, the memory cache), as a new process would."""
@@ -279,6 +289,7 @@ class App:
         cache = self.ResultCache(self.cache_dir / "answers", 50 * 2**20, namespace="test")
         pool = self.compute.ComputePool(1, 16, 30.0, 1, cache=cache)
         self.monkeypatch.setitem(self.client.app.dependency_overrides, self.compute_pool, lambda: pool)
+        self.models = in_process_models(self.monkeypatch)
 
     def trace(self, text: str = "the quick brown fox") -> tuple[dict[str, Any], str]:
         response = self.client.post("/api/real_trace", json={"model": self.name, "text": text})

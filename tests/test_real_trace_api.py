@@ -74,11 +74,11 @@ def test_without_the_extra_the_answer_says_what_to_install(client, monkeypatch):
 @needs_minilm
 def test_a_model_that_fails_to_load_is_one_clear_error(client, monkeypatch):
     """A damaged file, a missing package or too little memory: a 503 naming the model; other pages keep working."""
-    from app.services.compute import get_pool
+    from tests.test_real_models import in_process_models
 
     shelf = real_models.ModelShelf(10_000, real_models.get_shelf().models_dir, False)
     monkeypatch.setattr(real_models, "get_shelf", lambda: shelf)
-    monkeypatch.setattr(get_pool(), "models_process", None)  # the models in this process, where the fake is
+    in_process_models(monkeypatch)  # the models in this process, where the fake is
 
     def broken(*args, **kwargs):
         raise OSError("safetensors header is damaged")

@@ -4,7 +4,9 @@ Per model (each in a fresh child process, so load times and memory are the first
 also the one-off dequantisation, when the float32 copy is not there yet), parameter memory, the process's
 resident and proportional set size (PSS: shared memory-mapped pages counted once per sharer), the first answer
 after the load (with gradients for the causal model) and a repeated answer from the result cache, through
-POST /api/real_trace on an in-process TestClient. One torch thread, like a server request on 2 cores.
+POST /api/real_trace on an in-process TestClient, and 8 sentences as one padded batch against one pass each (CPU
+time, largest relative difference). One torch thread, like a server request on 2 cores. Then the room of sentences
+(tools/bench_real_room.py) unless --no-room.
 """
 
 from __future__ import annotations
@@ -15,6 +17,10 @@ import os
 import subprocess
 import sys
 import time
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from app.models.pretrained.loading import LoadedModel
 
 SENTENCE = "Residual connections keep the gradient alive through thirty blocks of a small model."  # ~16 tokens
 
@@ -54,21 +60,58 @@ def measure(name: str) -> dict[str, object]:
         cached_ms = (time.perf_counter() - started) * 1000
     answer = first.json()
     return {
+        **_memory_mb(),
+        **batch_against_single(loaded),
         "model": name,
         "tokens": answer["summary"]["tokens"],
         "gradients": answer["gradient"] is not None,
         "load_s": round(load_s, 2),
         "parameters_mb": round(loaded.memory_mb, 1),
-        **_memory_mb(),
         "first_answer_s": round(first_s, 3),
         "cached_answer_ms": round(cached_ms, 1),
         "cache": again.headers["X-Resnorm-Cache"],
     }
 
 
+def batch_against_single(loaded: LoadedModel, count: int = 8) -> dict[str, object]:
+    """The largest relative difference between a padded batch's answers and one pass per sentence (stream norms
+    and gradient norms per token), and the CPU time of each way."""
+    from app.experiments.real_batch import trace_batch
+    from app.experiments.real_trace import TraceOptions, trace_pretrained
+    from tools.bench_real_room import base_sentences
+
+    texts = base_sentences(count)
+    started = time.process_time()
+    single = [trace_pretrained(loaded, text, TraceOptions()) for text in texts]
+    single_cpu = time.process_time() - started
+    started = time.process_time()
+    batched = trace_batch(loaded, texts, TraceOptions())
+    batch_cpu = time.process_time() - started
+    worst = {"stream": 0.0, "gradient": 0.0}
+    for alone, together in zip(single, batched, strict=True):
+        for part in worst:
+            if alone[part] is not None:
+                a, b = alone[part]["per_token"], together[part]["per_token"]
+                worst[part] = max(worst[part], _largest_relative(a, b))
+    return {
+        "batch_of": count,
+        "batch_cpu_s": round(batch_cpu, 2),
+        "single_cpu_s": round(single_cpu, 2),
+        "batch_max_rel_diff": {k: float(f"{v:.2g}") for k, v in worst.items()},
+    }
+
+
+def _largest_relative(a: list[list[float]], b: list[list[float]]) -> float:
+    pairs = [(x, y) for row_a, row_b in zip(a, b, strict=True) for x, y in zip(row_a, row_b, strict=True)]
+    return max((abs(x - y) / abs(x) for x, y in pairs if abs(x) > 1e-6), default=0.0)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", help="measure one model in this process (the parent runs each in a child)")
+    parser.add_argument(
+        "--no-room", action="store_true", help="leave out the room of sentences (tools/bench_real_room.py)"
+    )
     args = parser.parse_args()
     if args.model:
         print(json.dumps(measure(args.model)))
@@ -87,6 +130,10 @@ def main() -> None:
             print(f"{name}: failed\n{out.stderr[-2000:]}")
             continue
         print(out.stdout.strip().splitlines()[-1])
+    if not args.no_room:
+        from tools import bench_real_room
+
+        bench_real_room.main([])
 
 
 if __name__ == "__main__":

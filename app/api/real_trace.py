@@ -9,9 +9,11 @@ from fastapi import APIRouter, Request
 
 from ..config.real import RealTraceRequest
 from ..jsonsafe import StrictJSONResponse
-from ..services.real_models import loaded_elsewhere, models_payload, real_trace_answer, token_count_answer
+from ..services.real_answers import loaded_in_models_process, real_trace_answer, token_count_answer
+from ..services.real_models import models_payload
 from .body import json_body
 from .deps import PoolDep
+from .leaving import client_left, unless_client_leaves
 from .responses import BODY_ERRORS, COMPUTING, RealModelsAnswer, RealTraceAnswer, TokenCount, json_route
 from .trace import sourced
 
@@ -19,11 +21,11 @@ router = APIRouter(tags=["real models"])
 
 
 @router.get("/api/real_models", **json_route(RealModelsAnswer))
-async def real_models(pool: PoolDep) -> StrictJSONResponse:
+async def real_models() -> StrictJSONResponse:
     """The pretrained models this server can trace, and the commands that install the others."""
     import anyio
 
-    loaded = await loaded_elsewhere(pool)
+    loaded = await loaded_in_models_process()
     return StrictJSONResponse(await anyio.to_thread.run_sync(models_payload, True, loaded))  # a GGUF's digest: I/O
 
 
@@ -36,8 +38,12 @@ async def real_tokens(request: Request, pool: PoolDep) -> StrictJSONResponse:
 
 @router.post("/api/real_trace", **json_route(RealTraceAnswer, COMPUTING, body=RealTraceRequest))
 async def real_trace(request: Request, pool: PoolDep) -> StrictJSONResponse:
-    """Per-block stream norms, branch norms, per-token norms and (causal models) gradients of a real model."""
+    """Per-block stream norms, branch norms, per-token norms and (causal models) gradients of a real model; a
+    client that leaves takes its sentence out of the models' queue."""
     body = await json_body(request, RealTraceRequest)
     started = time.perf_counter()
-    result, source = await real_trace_answer(pool, body)
+    answered = await unless_client_leaves(request, real_trace_answer(pool, body))
+    if answered is None:
+        return client_left()
+    result, source = answered
     return sourced(result, source, started)

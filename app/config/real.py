@@ -11,6 +11,9 @@ MAX_TEXT_CHARS = 2000
 # A paragraph: a 256-token SmolLM2 trace with gradients takes a few seconds on 2 cores (docs/models.md); the
 # layer x token heatmap stays readable when zoomed.
 MAX_TOKENS = 256
+# An answer grows with blocks x tokens (per-token norms, gradients, top coordinates; attention is summarised per
+# block and head, never token x token): SmolLM2 at the cap is ~0.7 MB before gzip. Tested at the cap.
+MAX_ANSWER_BYTES = 1 << 20
 DEFAULT_TEXT = "The quick brown fox jumps over the lazy dog."
 ALLOWED_CONTROL = "\n\t"  # paragraphs, code and Sun et al. 2024's "\n" outliers; other control characters refused
 

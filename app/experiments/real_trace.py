@@ -117,10 +117,14 @@ def next_token_gradients(record: StreamRecord, output: Any, ids: torch.Tensor) -
     """∂loss/∂x_l for every recorded stream x_l, loss = mean cross-entropy of each next token."""
     logits = output.logits[0]  # (T, vocab)
     loss = F.cross_entropy(logits[:-1], ids[0, 1:])
-    grads = torch.autograd.grad(loss, record.streams)
+    return gradient_norms(loss.item(), torch.autograd.grad(loss, record.streams))
+
+
+def gradient_norms(loss: float, grads: tuple[torch.Tensor, ...] | list[torch.Tensor]) -> dict[str, Any]:
+    """The gradient's norms per block and per token, from ∂loss/∂x_l of one sentence, each (1, T, d)."""
     per_token = torch.stack([g[0].norm(dim=-1) for g in grads])  # (L+1, T)
     return {
-        "loss": loss.item(),
+        "loss": loss,
         "per_block": [float(g.norm()) for g in grads],  # ‖∂loss/∂x_l‖ over the whole sentence
         "per_token": per_token.tolist(),
     }
@@ -197,6 +201,21 @@ def trace_encoded(loaded: LoadedModel, text: str, encoded: dict[str, torch.Tenso
     absent = _no_gradient_because(loaded, ids, options)
     record, output = run_watched(loaded, encoded, absent is None, options.attention)
     gradient = next_token_gradients(record, output, ids) if absent is None else None
+    return trace_recorded(loaded, text, encoded, options, record, output, gradient)
+
+
+def trace_recorded(
+    loaded: LoadedModel,
+    text: str,
+    encoded: dict[str, torch.Tensor],
+    options: TraceOptions,
+    record: StreamRecord,
+    output: Any,
+    gradient: dict[str, Any] | None,
+) -> dict[str, Any]:
+    """The answer for one sentence from its forward pass: the record's tensors (1, T, d), the output's attention
+    weights (1, H, T, T) and its gradient norms, from a pass of its own or its rows of a batch (real_batch.py)."""
+    absent = _no_gradient_because(loaded, encoded["input_ids"], options)
     kinds = token_kinds(loaded, text, encoded)
     with torch.no_grad():
         streams = torch.stack([s[0].detach() for s in record.streams])  # (L+1, T, d)

@@ -40,15 +40,11 @@ class ComputePool:
         cache: ResultCache | None = None,
         processes: ProcessRunner | None = None,
         nice: int = 0,
-        models_process: ProcessRunner | None = None,
     ) -> None:
         self.slots = slots
         self.processes = processes
-        # Pretrained models (/models) run in a child of their own that keeps them loaded: their Python (transformers'
-        # imports, loading, the hooks) would otherwise hold this process's GIL while the event loop answers pages.
-        self.models_process = models_process
-        # Model runs in threads (RESNORM_COMPUTE_PROCESSES=0, the pretrained models then too) get threads of their own at a
-        # lower priority, so the event loop's thread, which answers pages, is scheduled first on a busy machine.
+        # Model runs in threads (RESNORM_COMPUTE_PROCESSES=0) get threads of their own at a lower priority, so the
+        # event loop's thread, which answers pages, is scheduled first on a busy machine.
         self._threads = ThreadPoolExecutor(
             slots, thread_name_prefix="compute", initializer=lower_this_thread, initargs=(nice,)
         )
@@ -58,6 +54,7 @@ class ComputePool:
         self._semaphores: dict[asyncio.AbstractEventLoop, asyncio.Semaphore] = {}
         self._idle: dict[asyncio.AbstractEventLoop, asyncio.Event] = {}
         self._inflight: dict[str, asyncio.Future] = {}  # key -> the task computing it
+        self._waiters: dict[str, int] = {}  # key -> how many callers await it
         self._storing: set[asyncio.Future] = set()  # writes to disk and Redis still under way
         self.max_waiting = max_waiting if max_waiting is not None else 8 * slots
         # a computing marker outlives any computation the queue timeout and the budget allow (a dead holder's is
@@ -98,8 +95,14 @@ class ComputePool:
         return await self._run_in(self.processes, fn, *args)
 
     async def run_pretrained(self, fn: Callable[..., Any], *args: Any) -> Any:
-        """Like run, but in the pretrained models' process when there is one (it keeps the models loaded)."""
-        return await self._run_in(self.models_process, fn, *args)
+        """Like run, but where the pretrained models are loaded (the server's models process, models_client.py),
+        holding a slot of this worker: a whole job on a loaded model beside the sentence queue (fn and its
+        arguments must pickle)."""
+        from .models_client import get_models
+
+        models = get_models()
+        await self._acquire()
+        return await self._start(lambda: models.run(fn, *args))
 
     async def _run_in(self, runner: ProcessRunner | None, fn: Callable[..., Any], *args: Any) -> Any:
         """fn(*args) in `runner`'s processes holding a slot, or in a thread (run) when there is no runner."""
@@ -108,16 +111,9 @@ class ComputePool:
         await self._acquire()
         return await self._start(lambda: runner.run(self.threads, fn, *args))
 
-    async def ask_pretrained(self, fn: Callable[..., Any], *args: Any) -> Any:
-        """fn(*args) where the pretrained models live, without a compute slot (a look at what is loaded): in their
-        process, or in a thread of this one."""
-        if self.models_process is None:
-            return await anyio.to_thread.run_sync(fn, *args)
-        return await self.models_process.run(self.threads, fn, *args)
-
     async def run_unslotted(self, fn: Callable[..., Any], *args: Any) -> Any:
         """fn(*args) in one of this process's lowered-priority compute threads, without a slot: something short
-        that must not queue behind model runs (the token counter while a model loads)."""
+        that must not queue behind model runs (the token counter of the pretrained models)."""
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self._threads, _with_threads, self.threads, fn, *args)
 
@@ -164,21 +160,40 @@ class ComputePool:
         return await self.run_sourced(cfg.cache_key(), answer_first, trace_and_model, cfg, runner=self.run_model)
 
     async def run_sourced(
-        self, key: str, fn: Callable[..., Any], *args: Any, runner: Callable[..., Any] | None = None
+        self,
+        key: str,
+        fn: Callable[..., Any],
+        *args: Any,
+        runner: Callable[..., Any] | None = None,
+        leave_cancels: bool = False,
     ) -> tuple[Any, str]:
         """(result, where it came from). Concurrent identical keys share one lookup-or-computation, which is its
-        own task: a caller that leaves (a closed tab, a cancelled sweep) neither cancels it nor wastes it."""
+        own task: a caller that leaves (a closed tab, a cancelled sweep) neither cancels it nor wastes it. With
+        `leave_cancels`, the last caller to leave cancels it (a queued sentence nobody waits for is dropped)."""
         hit = self.cached(key)
         if hit is not None:
             return hit, "memory"
         if key in self._inflight:
             self.coalesced += 1
-            result, _ = await asyncio.shield(self._inflight[key])
+            result, _ = await self._wait_for(key, self._inflight[key], leave_cancels)
             return result, COALESCED
         task = asyncio.ensure_future(self._lookup_or_compute(key, fn, args, runner or self.run))
         self._inflight[key] = task
         task.add_done_callback(lambda done: self._settle(key, done))
-        return await asyncio.shield(task)
+        return await self._wait_for(key, task, leave_cancels)
+
+    async def _wait_for(self, key: str, task: asyncio.Future, leave_cancels: bool) -> Any:
+        self._waiters[key] = self._waiters.get(key, 0) + 1
+        try:
+            return await asyncio.shield(task)
+        except asyncio.CancelledError:
+            if leave_cancels and self._waiters[key] == 1 and not task.done():
+                task.cancel()
+            raise
+        finally:
+            self._waiters[key] -= 1
+            if not self._waiters[key]:
+                del self._waiters[key]
 
     async def _lookup_or_compute(self, key: str, fn: Callable[..., Any], args: tuple, runner) -> tuple[Any, str]:
         found, claimed = await anyio.to_thread.run_sync(self._find_or_claim, key)  # one trip to a thread
@@ -280,7 +295,6 @@ def get_pool() -> ComputePool:
     if _POOL is None:
         s = get_settings()
         processes = ProcessRunner(s.compute_slots, nice=s.compute_nice) if s.compute_processes else None
-        models_process = ProcessRunner(1, nice=s.compute_nice) if s.compute_processes else None  # spawned on first use
         _POOL = ComputePool(
             s.compute_slots,
             s.cache_size,
@@ -289,6 +303,5 @@ def get_pool() -> ComputePool:
             cache=get_cache(),
             processes=processes,
             nice=s.compute_nice,
-            models_process=models_process,
         )
     return _POOL

@@ -28,7 +28,7 @@ from ..jsonsafe import to_strict
 from ..settings import get_settings
 from .answers import answer
 from .compute import ComputePool, get_cache
-from .real_models import real_trace_answer
+from .real_answers import real_trace_answer
 from .training import cache_key, recorded_run
 
 

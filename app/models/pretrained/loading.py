@@ -11,6 +11,7 @@ the next forward pass. The price is that processes no longer share the weights' 
 
 from __future__ import annotations
 
+import functools
 import os
 import threading
 import time
@@ -61,9 +62,26 @@ class LoadedModel:
             "d_model": self.d_model,
             "quantised": self.source.quantised,
             "revision": self.revision,
+            "weights_sha256": self.digest,
+            **library_versions(),
             "memory_mb": round(self.memory_mb, 1),
             "load_s": round(self.load_s, 2),
         }
+
+
+@functools.cache
+def library_versions() -> dict[str, str]:
+    """The versions of the libraries that compute a trace, read from their installed metadata (nothing imported):
+    in every answer beside the weights' digest, and in its cache key."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    found = {}
+    for name in ("transformers", "torch"):
+        try:
+            found[name] = version(name)
+        except PackageNotFoundError:
+            found[name] = "not installed"
+    return found
 
 
 _switching = threading.RLock()  # one load at a time changes the switches, so each gives back what it found
