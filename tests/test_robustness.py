@@ -43,7 +43,9 @@ def json_endpoints() -> list[str]:
 
 
 # a model and a sentence (the /models charts too): junk checks in test_real_trace_api.py and test_real_figures_api.py
-TEXT_ONLY = {"/api/real_trace", "/api/real_tokens"} | {p for p in json_endpoints() if p.startswith("/api/figure/models-")}
+TEXT_ONLY = {"/api/real_trace", "/api/real_tokens"} | {
+    p for p in json_endpoints() if p.startswith("/api/figure/models-")
+}
 # numbers only inside nested objects: checked in test_booleans_are_not_numbers_in_nested_configs_either
 NESTED_ONLY = {"/api/figure/compare", "/api/lecture/slide/train-shortcut"}
 NO_INPUT = {"/api/figure/norm-speed"}  # measured on this server once an hour: nothing to send (an unknown key is 422)
