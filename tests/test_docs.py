@@ -126,3 +126,24 @@ def test_the_pages_doc_lists_every_url_key_of_the_model():
     listed = re.search(r"Keys are the request model's field names \(`([^`]+)`\)", text(ROOT / "docs" / "pages.md"))
     assert listed, "docs/pages.md no longer lists the URL keys"
     assert [name.strip() for name in listed.group(1).split(",")] == list(TraceConfig.model_fields)
+
+
+def test_the_deck_size_the_docs_name_is_the_decks():
+    """"A 20-slide deck (23 with the real models)" must count the deck as built, with and without the real models."""
+    from app.experiments.lecture import DECK, slides_real
+
+    real = {s["id"] for s in (slides_real.PINNED, slides_real.SNOWBALL, slides_real.SINK)}
+    without = len([s for s in DECK if s["id"] not in real])
+    sizes = {without, without + len(real)}
+    named = [
+        (path.name, int(n), int(other) if other else None, kind)
+        for path in MARKDOWN
+        for n, other, kind in re.findall(
+            r"\b(\d+)[- ]slides?\b(?:[^()]{0,40}\((\d+) (with|where|without)\b)?", text(path)
+        )
+    ]
+    assert len(named) >= 3, named  # README, pages.md and lecture.md name it
+    for name, n, other, kind in named:
+        assert n in sizes, (name, n, sizes)
+        if other is not None:
+            assert {n, other} == sizes and (n < other) == (kind != "without"), (name, n, other, kind)
