@@ -123,3 +123,68 @@ def test_site_refuses_a_file_as_its_folder(tmp_path, capsys):
     with pytest.raises(SystemExit) as exit_:
         main(["site", "-o", str(target)], prog="resnorm-explorer")
     assert exit_.value.code == 1 and "is a file, not a folder" in capsys.readouterr().err
+
+
+def test_each_training_preset_is_baked_as_the_lab_defines_it():
+    """The body /train's script sends for a preset (app/pages/static_train.py retraces it) is that preset's request."""
+    from app.experiments.train import TrainRequest
+    from app.experiments.train_presets import TRAIN_PRESETS, preset_request
+    from app.pages.static_train import train_views
+
+    views = train_views()
+    assert len(views) == len(TRAIN_PRESETS) and views[0].query == {}  # the first preset is the page's default
+    for view, key in zip(views, TRAIN_PRESETS, strict=True):
+        train = next(c for c in view.calls if c.path == "/api/train")
+        assert train.stream and TrainRequest.model_validate(train.body) == preset_request(key)
+        assert view.label == {"en": TRAIN_PRESETS[key]["name"], "zh": TRAIN_PRESETS[key]["name_zh"]}
+    assert views[4].query == {"warmup_steps": "100", "depth": "24"}  # "24 blocks with warm-up": only what differs
+    assert "runs" in manifest("train", views)["keys"] and "profile" not in manifest("train", views)["keys"]
+
+
+def test_models_bakes_the_built_in_sentence_then_each_given_one(monkeypatch):
+    from app.pages.static_views import models_view
+
+    extra = PAGES["models"].extra
+    for key, value in {"ready": True, "default_model": "minilm", "default_compare": "smollm2"}.items():
+        monkeypatch.setitem(extra, key, value)
+    views = models_view(("Hello there.", extra["default_text"], "残差连接。", "Hello there."))
+    assert [v.query for v in views] == [{}, {"text": "Hello there."}, {"text": "残差连接。"}]
+    traced = [(c.body["model"], c.body["text"]) for c in views[2].calls if c.path == "/api/real_trace"]
+    assert traced == [("minilm", "残差连接。"), ("smollm2", "残差连接。")]
+    assert views[1].label == {"en": "Hello there.", "zh": "Hello there."}
+
+
+def test_a_sentence_file_is_read_line_by_line():
+    from app.cli.site_options import read_sentences
+
+    assert read_sentences("First one.\r\n\n  \nSecond\tone.\n") == ((1, "First one."), (4, "Second\tone."))
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ("Fine.\nA bell\x07 rings.\n", "line 2: contains control characters; allowed: one sentence per line"),
+        ("Fine.\n\n" + "x" * 2001 + "\n", "line 3: 2001 characters; allowed: one sentence per line, each 1 to 2000"),
+        ("".join(f"Sentence {i}.\n" for i in range(101)), "101 sentences; allowed:"),
+    ],
+)
+def test_site_refuses_a_bad_sentence_naming_its_line(text, words, tmp_path, capsys):
+    from app.cli import main
+
+    sentences = tmp_path / "sentences.txt"
+    sentences.write_text(text, encoding="utf-8")
+    with pytest.raises(SystemExit) as exit_:
+        main(["site", "-o", str(tmp_path / "site"), "--sentences", str(sentences)], prog="resnorm-explorer")
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and words in err and len(err.strip().splitlines()) == 1
+    assert "at most 256 tokens" in err and "sentences.txt" in err
+
+
+@pytest.mark.parametrize("url", ["ftp://x.edu", "https://x.edu/?a=1", "x.edu", "https://"])
+def test_site_refuses_a_server_that_is_not_an_address(url, tmp_path, capsys):
+    from app.cli import main
+
+    with pytest.raises(SystemExit) as exit_:
+        main(["site", "-o", str(tmp_path / "site"), "--server", url], prog="resnorm-explorer")
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and "must be the explorer server's address" in err

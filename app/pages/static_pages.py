@@ -14,6 +14,7 @@ from starlette.requests import Request
 from .. import i18n
 from ..experiments.lecture.export import bundle as bundle_modules
 from ..experiments.lecture.export import script_safe
+from ..security import content_security_policy
 from .registry import PAGES, page_context, page_data, templates
 
 STRINGS: dict[str, tuple[str, str]] = {
@@ -37,6 +38,34 @@ STRINGS: dict[str, tuple[str, str]] = {
         "built; the models' weights and their licences are described on each model's card.",
         "本页图表是对上面所列预训练模型的测量，在生成副本时记录；模型权重及其许可证见各模型的说明页（model card）。",
     ),
+    "static.built_pages": (
+        "Pages built by ResNorm Explorer {version} on {when}.",
+        "页面由 ResNorm Explorer {version} 于 {when} 生成。",
+    ),
+    "static.mixed_content": (
+        "This page was opened over https but its server, {server}, is http: browsers refuse that (mixed content). "
+        "Serve the API over https, or open this copy over http.",
+        "本页通过 https 打开，但它的服务器 {server} 是 http：浏览器会拒绝这种请求（混合内容）。"
+        "请让接口通过 https 提供，或通过 http 打开本副本。",
+    ),
+    "static.train_intro": (
+        "Short real training runs, recorded when this copy was built, side by side on the same data: a small "
+        "Transformer learns to copy (or reverse, or sort) a sequence. Pick a preset to see its loss curves and "
+        "per-layer gradients as they were recorded; other settings need the explorer's server.",
+        "在生成本副本时录制的简短真实训练，多个模型在同样的数据上并排训练：一个小 Transformer 学习复制（或反转、排序）"
+        "一个序列。选择一个预设，查看录制下来的损失曲线和逐层梯度；其他设置需要探索器的服务器。",
+    ),
+    "static.train_recorded": (
+        "Recorded when this copy was built ({seconds} s of training there); press Start to replay it.",
+        "在生成本副本时录制（当时训练用时 {seconds} 秒）；按“开始训练”可重放。",
+    ),
+    "static.html_export_file": (
+        "The offline HTML file needs this copy served over http(s): a page opened from a file cannot read Plotly.js. "
+        "PNG, SVG, JSON and CSV work here.",
+        "离线 HTML 文件需要通过 http(s) 打开本副本：从文件打开的页面无法读取 Plotly.js。PNG、SVG、JSON 和 CSV 在这里可用。",
+    ),
+    "footer.where.static": ("when this static copy was built", "在生成本静态副本时"),
+    "footer.where.remote": ("on the explorer's server at {server}", "在探索器服务器 {server} 上"),
     "static.licence": (
         "Charts drawn with plotly.js {plotly} (MIT licence, © Plotly, Inc.: assets/LICENSE.plotly.js.txt).",
         "图表由 plotly.js {plotly} 绘制（MIT 许可证，© Plotly, Inc.：assets/LICENSE.plotly.js.txt）。",
@@ -44,16 +73,25 @@ STRINGS: dict[str, tuple[str, str]] = {
 }
 i18n.register(STRINGS)
 
-SERVER_ONLY = ("models", "train")  # live training, and real models unless baked: the page says it needs the server
+SERVER_ONLY = ("models", "train")  # real models and training unless baked: the page says it needs the server
 DECK = "lecture"  # the offline deck file (app/pages/lecture_offline.py), one per language
 SCRIPTS_FILE = "assets/scripts.js"
 PLOTLY_FILE = "assets/plotly.min.js"
+EMBEDS = "embed"  # embed/<chart>.html: one chart alone, for an iframe (the live server's /embed/<chart>)
+
+
+def _in_lang(stem: str, lang: str) -> str:
+    return f"{stem}.html" if lang == "en" else f"{stem}.{lang}.html"
 
 
 def page_file(key: str, lang: str) -> str:
     """index.html, norms.html, ... in English; index.zh.html, norms.zh.html, ... in Chinese."""
-    stem = "index" if PAGES[key].path == "/" else PAGES[key].path.strip("/")
-    return f"{stem}.html" if lang == "en" else f"{stem}.{lang}.html"
+    return _in_lang("index" if PAGES[key].path == "/" else PAGES[key].path.strip("/"), lang)
+
+
+def embed_file(chart: str, lang: str) -> str:
+    """embed/norms.html, embed/norms.zh.html: a chart alone, with the same URL state as its page."""
+    return f"{EMBEDS}/{_in_lang(chart, lang)}"
 
 
 def path_file(path: str, lang: str) -> str:
@@ -72,41 +110,67 @@ class Site:
     manifests: dict[str, dict[str, Any]] = field(default_factory=dict)  # page -> views, keys
     data_files: dict[str, list[str]] = field(default_factory=dict)  # page -> data/<page>.js
     server_only: set[str] = field(default_factory=lambda: set(SERVER_ONLY))  # pages whose answers were not baked
+    server: str = ""  # --server: every request goes to this explorer server, nothing is baked
+
+    def __post_init__(self) -> None:
+        if self.server:
+            self.server_only.clear()
 
     def pages(self) -> list[str]:
         return [key for key in PAGES if key != DECK]
 
+    def embeds(self) -> list[tuple[str, str]]:
+        """(chart, page) of every chart a page of the site draws: each gets an embed file per language."""
+        return [(chart, key) for key in self.pages() for chart in PAGES[key].charts]
 
-def _static_context(site: Site, key: str, lang: str) -> dict[str, Any]:
+    def footer_where(self, lang: str) -> str:
+        """Where the numbers were computed, for the footers: at build time, or on the server this copy asks."""
+        if self.server:
+            return i18n.t("footer.where.remote", lang, server=self.server)
+        return i18n.t("footer.where.static", lang)
+
+
+def _static_context(site: Site, key: str, lang: str, root: str) -> dict[str, Any]:
+    baked = not site.server and key not in site.server_only  # its answers are in data/<page>.js
     return {
-        "data_files": site.data_files.get(key, []),
-        "scripts": SCRIPTS_FILE,
-        "built": i18n.t("static.built", lang, version=site.version, when=site.built_at),
+        "data_files": [root + file for file in site.data_files.get(key, [])],
+        "scripts": root + SCRIPTS_FILE,
+        "csp": content_security_policy(site.server),
+        "built": i18n.t(
+            "static.built_pages" if site.server else "static.built", lang, version=site.version, when=site.built_at
+        ),
         "licence": i18n.t("static.licence", lang, plotly=site.plotly),
-        "models": i18n.t("static.models_data", lang) if key == "models" and key not in site.server_only else "",
+        "models": i18n.t("static.models_data", lang) if key == "models" and baked else "",
+        "baked": baked,
     }
 
 
-def render(site: Site, key: str, lang: str) -> str:
-    """One page as a file of the static site: the live page's template and data, with files for URLs."""
+def render(site: Site, key: str, lang: str, embed_chart: str | None = None) -> str:
+    """One page (or one chart of it, for an iframe) as a file of the static site: the live page's template and data,
+    with files for URLs (relative to the embed/ folder for an embed)."""
     page = PAGES[key]
     request = Request({"type": "http", "method": "GET", "path": page.path, "query_string": b"", "headers": []})
-    data = page_data(request, page, lang, None)
-    data["nav"] = {k: page_file(k, lang) for k in PAGES}
+    root = "../" if embed_chart else ""
+    own = embed_file(embed_chart, lang) if embed_chart else page_file(key, lang)
+    data = page_data(request, page, lang, embed_chart)
+    data["nav"] = {k: root + page_file(k, lang) for k in PAGES}
     data["static"] = {
-        "self": page_file(key, lang),
+        "self": own.rsplit("/", 1)[-1],
         "server_only": key in site.server_only,
+        "server": site.server,
+        "embeds": {chart: root + embed_file(chart, lang) for chart in page.charts},
         **site.manifests.get(key, {"views": [], "keys": []}),
     }
     other = next((other for other in site.langs if other != lang), lang)
     context = {
-        **page_context(page, lang, None, data, page_file(key, other)),
-        "static_url": lambda path: f"assets/{path.lstrip('/')}",
-        "plotly_url": lambda: PLOTLY_FILE,
+        **page_context(page, lang, embed_chart, data, page_file(key, other), site.footer_where(lang)),
+        "static_url": lambda path: f"{root}assets/{path.lstrip('/')}",
+        "plotly_url": lambda: root + PLOTLY_FILE,
         "page_href": lambda path, lang: path_file(path, lang),
-        "static_site": _static_context(site, key, lang),
+        "static_site": _static_context(site, key, lang, root),
     }
-    return templates.env.get_template(page.template_name).render(**context)
+    template = "embed.html" if embed_chart else page.template_name
+    return templates.env.get_template(template).render(**context)
 
 
 # The deck's stage fills the window: its build line sits small in the top corner, on the empty band above the slide.

@@ -54,6 +54,7 @@ class View:
     query: dict[str, str]
     calls: tuple[Call, ...]
     preset: str = ""  # the preset it shows ("" for the page's default view)
+    label: dict[str, str] | None = None  # its name in a link ({"en", "zh"}) where a preset's name does not say it
 
 
 def js_number(value: float) -> str:
@@ -125,10 +126,12 @@ def preset_state(page: str, preset: str, depth: int) -> dict[str, Any]:
 
 def state_query(page: str, state: dict[str, Any], extra: dict[str, Any] | None = None) -> dict[str, str]:
     """Only what differs from the page's defaults, as the URL has it."""
-    base = page_state(page)
-    query = {k: url_value(v) for k, v in state.items() if not _same(v, base.get(k))}
-    query.update({k: url_value(v) for k, v in (extra or {}).items()})
-    return query
+    return {**state_query_of(page_state(page), state), **{k: url_value(v) for k, v in (extra or {}).items()}}
+
+
+def state_query_of(base: dict[str, Any], state: dict[str, Any]) -> dict[str, str]:
+    """The URL query of `state` on a page whose defaults are `base` (static/js/state.js `toQuery`)."""
+    return {k: url_value(v) for k, v in state.items() if not _same(v, base.get(k))}
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -224,21 +227,26 @@ def lesson_views(langs: tuple[str, ...]) -> dict[str, list[View]]:
     return {page: [View(page, {}, tuple(calls))] for page, calls in found.items()}
 
 
-def models_view() -> list[View]:
-    """/models' default view (static/js/pages/models.js): the built-in sentence through the default model and its
-    comparison, the token count, and the model list; none when this machine has no real models."""
+def models_view(sentences: tuple[str, ...] = ()) -> list[View]:
+    """/models' views (static/js/pages/models.js): the built-in sentence, then each of `sentences`, through the
+    default model and its comparison, with the token count and the model list; none when this machine has no real
+    models. A sentence is data: `resnorm-explorer site --sentences FILE` reads and checks them (app/cli/site.py)."""
     extra = PAGES["models"].extra
     if not extra["ready"] or not extra["default_model"]:
         return []
-    text, shown = extra["default_text"], [extra["default_model"], extra["default_compare"]]
-    calls = [
-        Call("POST", path, body={"model": model, "text": text}, optional=True)
-        for model in shown
-        if model != "none"
-        for path in ("/api/real_trace", "/api/real_tokens")
-    ]
-    calls.append(Call("GET", "/api/real_models", optional=True))
-    return [View("models", {}, tuple(calls))]
+    shown = [model for model in (extra["default_model"], extra["default_compare"]) if model != "none"]
+    texts = list(dict.fromkeys([extra["default_text"], *sentences]))
+    views = []
+    for text in texts:
+        calls = [
+            Call("POST", path, body={"model": model, "text": text}, optional=True)
+            for model in shown
+            for path in ("/api/real_trace", "/api/real_tokens")
+        ]
+        calls.append(Call("GET", "/api/real_models", optional=True))
+        query = {} if text == extra["default_text"] else {"text": text}
+        views.append(View("models", query, tuple(calls), label=None if not query else {"en": text, "zh": text}))
+    return views
 
 
 def model_views(page: str, depths: tuple[int, ...], langs: tuple[str, ...]) -> list[View]:
@@ -251,19 +259,30 @@ def model_views(page: str, depths: tuple[int, ...], langs: tuple[str, ...]) -> l
     return views
 
 
-def all_views(depths: tuple[int, ...], langs: tuple[str, ...]) -> dict[str, list[View]]:
+def all_views(
+    depths: tuple[int, ...], langs: tuple[str, ...], sentences: tuple[str, ...] = ()
+) -> dict[str, list[View]]:
+    from .static_train import train_views
+
     views = {"home": [home_view(langs)]}
     for page in PRESET_PAGES:
         views[page] = model_views(page, depths, langs)
-    return {**views, **lesson_views(langs), "models": models_view()}
+    return {**views, **lesson_views(langs), "models": models_view(sentences), "train": train_views()}
+
+
+# The URL keys that change what a page without model controls requests (its display-only keys never do).
+PAGE_KEYS: dict[str, tuple[str, ...]] = {"models": ("model", "compare", "text")}
 
 
 def manifest(page: str, views: list[View]) -> dict[str, Any]:
-    """What a static page knows of its views: each one's URL state and preset (to name the nearest ones when a view
-    was not baked) and the URL keys that change a request."""
+    """What a static page knows of its views: each one's URL state, preset and name (to name the nearest ones when a
+    view was not baked) and the URL keys that change a request."""
+    from .static_train import TRAIN_KEYS
+
     keys = [*TraceConfig.model_fields, *DATA_KEYS.get(page, ())] if page in PRESET_PAGES else []
+    keys += {**PAGE_KEYS, "train": TRAIN_KEYS}.get(page, ())
     return {
-        "views": [{"query": v.query, "preset": v.preset} for v in views],
+        "views": [{"query": v.query, "preset": v.preset, **({"label": v.label} if v.label else {})} for v in views],
         "keys": keys,
         "ignore": list(VIEW_KEYS),
     }
