@@ -3,7 +3,7 @@
 // Training starts only on Start (a link never starts a run by itself); Stop aborts the fetch, which cancels the server run.
 import { runPage, scaleParam, status } from '../page.js';
 import { ApiError, baked, fetchPresets, readNDJSON, postJSON, describeError } from '../api.js';
-import { isStaticSite } from '../staticsite.js';
+import { apiUrl, isStaticSite } from '../staticsite.js';
 import { layout, line, hline, SERIES, PALETTE, t, fmt } from '../charts.js';
 import { pageData, lang, sentences } from '../i18n.js';
 import { specsFromSchema } from '../state.js';
@@ -69,9 +69,8 @@ class Session {
   }
 
   async post() {
-    if (isStaticSite) return baked('POST', '/api/train', this.body);  // a static copy: training needs the server
     for (let attempt = 0; ; attempt += 1) {  // a just-stopped run frees its slot a few milliseconds later: retry briefly
-      const response = await fetch('/api/train', { method: 'POST', headers: { 'Content-Type': 'application/json' },
+      const response = await fetch(apiUrl('/api/train'), { method: 'POST', headers: { 'Content-Type': 'application/json' },
         body: JSON.stringify(this.body), signal: this.controller.signal });
       if (response.ok) return response;
       let body = null;
@@ -86,7 +85,8 @@ class Session {
 
   async stream() {
     try {
-      await readNDJSON(await this.post(), (event) => this.handle(event));
+      if (isStaticSite) (await baked('POST', '/api/train', this.body)).forEach((event) => this.handle(event));  // recorded
+      else await readNDJSON(await this.post(), (event) => this.handle(event));
     } catch (error) {
       this.refused = error instanceof ApiError && error.status < 500 && this.step === 0;
       if (!(error.name === 'AbortError' && this.stoppedByUser)) throw error;
@@ -111,6 +111,8 @@ class Session {
     } else if (event.type === 'done') {
       run.done = event;
       this.notify(false);
+    } else if (event.type === 'end') {
+      this.recordedSeconds = event.elapsed_ms / 1000;
     }
   }
 
@@ -141,6 +143,7 @@ function showProgress(s) {
   if (running) text.textContent = t('train.running', { step: s.step, steps: s.body.steps });
   else if (s.stoppedByUser) text.textContent = t('train.stopped', { step: s.step });
   else if (s.refused) text.textContent = t('train.not_started');
+  else if (isStaticSite && s.recordedSeconds) text.textContent = t('static.train_recorded', { seconds: fmt(s.recordedSeconds) });
   else text.textContent = t('train.finished', { seconds: fmt(s.elapsed) });
 }
 
@@ -216,7 +219,8 @@ function wire(ctx) {
   }
   document.getElementById('train-stop')?.addEventListener('click', () => session?.stop());
   document.querySelectorAll('[data-train-preset]').forEach((button) => button.addEventListener('click', () => {
-    ctx.url.update(presetPatch(PRESETS.find((p) => p.key === button.dataset.trainPreset)));
+    const patch = presetPatch(PRESETS.find((p) => p.key === button.dataset.trainPreset));
+    ctx.url.update(isStaticSite ? { ...patch, run: ctx.url.state.run + 1 } : patch);  // a static copy: show its recording
   }));
   ctx.url.onChange((state) => markPreset(state));
   markPreset(ctx.url.state);
@@ -225,7 +229,8 @@ function wire(ctx) {
 /** Both charts load the same session: the first one to ask for a token starts it. */
 async function load(state, ctx) {
   if (!page) wire(ctx);
-  if (state.run !== armed || armed === 0) return session ? session.snapshot() : null;
+  // A static copy shows the recorded run of what the page shows at once; the server trains only after Start.
+  if (!isStaticSite && (state.run !== armed || armed === 0)) return session ? session.snapshot() : null;
   if (sessionToken !== state.run) {  // the second chart asks for the same token while the first is still building it
     session?.stop();
     sessionToken = state.run;
