@@ -44,6 +44,26 @@ def test_numbers_and_keys_are_written_as_javascript_writes_them():
     assert answer["keys"] == [request_key(m, url.split("?")[0], query, body) for m, url, query, body in calls]
 
 
+def test_lists_two_answers_share_are_written_once_and_read_back_alike():
+    """The data script's pool (app/pages/static_pages.py) as Python and the browser read it back."""
+    from app.pages.static_pages import data_script, read_data_script
+
+    z = [[float(i * j) for j in range(12)] for i in range(6)]
+    layers = list(range(40))
+    answers = {
+        "en": {"figure": {"data": [{"z": z, "x": layers}]}, "caption": "Each cell", "rows": [{"layer": 1}]},
+        "zh": {"figure": {"data": [{"z": z, "x": layers}]}, "caption": "每个格子", "rows": [{"layer": 1}]},
+        "other": {"y": [1.5, None, 2.0], "x": layers[:3]},
+    }
+    script = data_script("gradients", answers)
+    assert script.count("[0.0,0.0,0.0") == 1 and script.count('"$shared":"gradients:') == 2  # the same traces, twice
+    assert read_data_script(script) == answers
+    read = "const window = {}; new Function('window', input.script)(window);"
+    read += "console.log(JSON.stringify(Object.fromEntries(Object.entries(window.RESNORM_ANSWERS)"
+    read += ".map(([k, v]) => [k, keys.resolveShared(v, window.RESNORM_SHARED)]))));"
+    assert node(read, {"script": script}) == answers
+
+
 def test_canonical_sorts_keys_and_keeps_text():
     assert canonical({"b": 1.0, "a": [True, None, "√d"]}) == '{"a":[true,null,"√d"],"b":1}'
     assert js_number(float("inf")) == "null"

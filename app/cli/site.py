@@ -139,7 +139,7 @@ def _write_data(out: Path, site: Any, views: dict[str, list[Any]], answers: dict
         if not page_views or not all(key in answers for key in keys):
             continue
         site.server_only.discard(page)
-        written = _write(out / "data" / f"{page}.js", pages.data_script({k: answers[k] for k in keys}))
+        written = _write(out / "data" / f"{page}.js", pages.data_script(page, {k: answers[k] for k in keys}))
         sizes["train" if page == "train" else "data"] += written
         site.data_files[page] = [f"data/{page}.js"]
         site.manifests[page] = manifest(page, page_views)

@@ -191,16 +191,67 @@ def _escape(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
-def data_script(answers: dict[str, Any]) -> str:
-    """Baked answers as a classic script (file:// pages cannot fetch), merged into window.RESNORM_ANSWERS; the JSON
-    sits alone on the second line (`read_data_script`)."""
-    body = json.dumps(answers, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-    return f"window.RESNORM_ANSWERS = Object.assign(window.RESNORM_ANSWERS || {{}},\n{body}\n);\n"
+# A list this long (as JSON) that two answers carry alike is written once: the two languages' charts of one view
+# share their numbers, and the views of one page their axes (static/js/viewkeys.js `resolveShared` puts them back).
+SHARED_MIN_CHARS = 64
+SHARED = "$shared"  # {"$shared": id} stands for pool[id]; no API answer has this key
+
+
+def data_script(page: str, answers: dict[str, Any]) -> str:
+    """Baked answers as a classic script (file:// pages cannot fetch): the lists several answers share into
+    window.RESNORM_SHARED, the answers, referring to them, into window.RESNORM_ANSWERS. Each JSON sits alone on
+    its line (`read_data_script`)."""
+    pool, refs = _shared_lists(page, answers)
+    body = _json(_with_refs(answers, refs))
+    return (
+        f"window.RESNORM_SHARED = Object.assign(window.RESNORM_SHARED || {{}},\n{_json(pool)}\n);\n"
+        f"window.RESNORM_ANSWERS = Object.assign(window.RESNORM_ANSWERS || {{}},\n{body}\n);\n"
+    )
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+
+
+def _shared_lists(page: str, answers: Any) -> tuple[dict[str, Any], dict[str, str]]:
+    """(pool id -> list, the list's JSON -> pool id) of the long lists that occur more than once (outermost only)."""
+    counts: dict[str, int] = {}
+
+    def count(value: Any) -> None:
+        if isinstance(value, list) and len(text := _json(value)) >= SHARED_MIN_CHARS:
+            counts[text] = counts.get(text, 0) + 1
+            if counts[text] > 1:
+                return  # its inner lists were counted the first time
+        for item in value.values() if isinstance(value, dict) else value if isinstance(value, list) else ():
+            count(item)
+
+    count(answers)
+    shared = [text for text, n in counts.items() if n > 1]
+    refs = {text: f"{page}:{index}" for index, text in enumerate(shared)}
+    return {ref: json.loads(text) for text, ref in refs.items()}, refs
+
+
+def _with_refs(value: Any, refs: dict[str, str]) -> Any:
+    if isinstance(value, list) and (ref := refs.get(_json(value))):
+        return {SHARED: ref}
+    if isinstance(value, dict):
+        return {key: _with_refs(item, refs) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_with_refs(item, refs) for item in value]
+    return value
 
 
 def read_data_script(text: str) -> dict[str, Any]:
-    """The answers a data script carries (strict JSON)."""
-    return dict(json.loads(text.split("\n")[1]))
+    """The answers a data script carries (strict JSON), each shared list put back in its place."""
+    lines = text.split("\n")
+    pool, answers = json.loads(lines[1]), json.loads(lines[4])
+
+    def resolve(value: Any) -> Any:
+        if isinstance(value, dict):
+            return pool[value[SHARED]] if set(value) == {SHARED} else {k: resolve(v) for k, v in value.items()}
+        return [resolve(item) for item in value] if isinstance(value, list) else value
+
+    return dict(resolve(answers))
 
 
 # ---- Every page's ES modules as one classic script ------------------------------------------------------------

@@ -4,7 +4,7 @@
 // the nearest baked views of the same page. A copy built with --server bakes nothing: every request goes to that
 // explorer server (apiUrl). On the live server pageData.static is absent and nothing here runs.
 import { pageData, t, lang } from './i18n.js';
-import { requestKey, nearestViews } from './viewkeys.js';
+import { requestKey, nearestViews, resolveShared } from './viewkeys.js';
 
 const site = pageData.static || null;
 const server = site?.server || '';
@@ -39,7 +39,7 @@ export function lookup(method, url, body = null, { quiet = false } = {}) {
   const answers = window.RESNORM_ANSWERS || {};
   const key = requestKey(method, url, body);
   queueNotice();
-  if (Object.prototype.hasOwnProperty.call(answers, key)) return { value: structuredClone(answers[key]) };
+  if (Object.prototype.hasOwnProperty.call(answers, key)) return { value: resolveShared(answers[key], window.RESNORM_SHARED || {}) };
   if (!quiet) {
     missedAt.add(window.location.href);
     console.info('resnorm static site: not baked:', key);  // the key a build would need, for whoever builds the site
