@@ -36,9 +36,8 @@ SITE_API = (
     "/api/budget",
     "/api/trace",
     "/api/sweep",
-    "/api/train",
+    "/api/train/charts",
     "/api/train/budget",
-    "/api/real_trace",
     "/api/real_tokens",
     "/api/real_models",
     "/api/figure/",  # a prefix: every chart's route

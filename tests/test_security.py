@@ -202,7 +202,7 @@ def _preflight(client, path, origin=SITE_ORIGIN, method="POST"):
 
 
 def test_a_listed_origin_gets_the_site_routes_preflight_and_all(cors_client):
-    for path in ("/api/trace", "/api/figure/norms", "/api/train", "/api/sweep", "/api/real_trace"):
+    for path in ("/api/trace", "/api/figure/norms", "/api/train/charts", "/api/sweep", "/api/real_tokens"):
         answer = _preflight(cors_client, path)
         assert answer.status_code == 200, path
         assert answer.headers["access-control-allow-origin"] == SITE_ORIGIN
@@ -269,9 +269,9 @@ def test_every_api_route_a_page_script_calls_answers_the_site():
         if file.name != "lecture.js"
         for path in re.findall(r"['`](/api/[a-z_/]+)", file.read_text(encoding="utf-8"))
     }
-    assert {"/api/train", "/api/sweep", "/api/figure/", "/api/real_trace"} <= called
+    assert {"/api/train/charts", "/api/sweep", "/api/figure/", "/api/real_tokens"} <= called
     assert [path for path in sorted(called) if not site_api(path)] == []
-    assert not site_api("/api/follow") and not site_api("/api/trainer") and site_api("/api/figure/grad-heatmap")
+    assert not site_api("/api/follow") and not site_api("/api/train/status") and site_api("/api/figure/grad-heatmap")
 
 
 def test_a_static_copy_connects_to_its_server_alone():

@@ -12,7 +12,8 @@ import pytest
 
 from app.config import PRESETS, TraceConfig
 from app.pages import PAGES
-from app.pages.static_views import Call, all_views, canonical, js_number, manifest, request_key
+from app.pages.static_site import all_views, manifest
+from app.pages.static_views import Call, canonical, js_number, request_key
 from app.paths import asset_dir
 
 VIEWKEYS = asset_dir("static") / "js" / "viewkeys.js"
@@ -147,18 +148,26 @@ def test_site_refuses_a_file_as_its_folder(tmp_path, capsys):
 
 def test_each_training_preset_is_baked_as_the_lab_defines_it():
     """The body /train's script sends for a preset (app/pages/static_train.py retraces it) is that preset's request."""
-    from app.experiments.train import TrainRequest
+    from app.experiments.train_answer import TrainCharts
     from app.experiments.train_presets import TRAIN_PRESETS, preset_request
-    from app.pages.static_train import train_views
+    from app.pages.static_train import train_views, trained_requests
 
-    views = train_views()
+    views = train_views(("en", "zh"))
     assert len(views) == len(TRAIN_PRESETS) and views[0].query == {}  # the first preset is the page's default
     for view, key in zip(views, TRAIN_PRESETS, strict=True):
-        train = next(c for c in view.calls if c.path == "/api/train")
-        assert train.stream and TrainRequest.model_validate(train.body) == preset_request(key)
+        charts = [c for c in view.calls if c.path.startswith("/api/figure/train-")]
+        assert sorted((c.path, c.query["lang"]) for c in charts) == [
+            (f"/api/figure/train-{chart}", lang) for chart in ("loss", "profile") for lang in ("en", "zh")
+        ]
+        asked = TrainCharts.model_validate(charts[0].body, context={"train_budget": False})
+        assert asked.training() == preset_request(key)  # the run the charts draw is the preset's
+        assert asked.kinds == list(TRAIN_PRESETS[key]["runs"])  # the curves named as on the page
         assert view.label == {"en": TRAIN_PRESETS[key]["name"], "zh": TRAIN_PRESETS[key]["name_zh"]}
     assert views[4].query == {"warmup_steps": "100", "depth": "24"}  # "24 blocks with warm-up": only what differs
     assert "runs" in manifest("train", views)["keys"] and "profile" not in manifest("train", views)["keys"]
+    assert [TrainCharts.model_validate(body).training() for body in trained_requests(views)] == [
+        preset_request(key) for key in TRAIN_PRESETS
+    ]  # each run trained once, whatever the languages
 
 
 def test_models_bakes_the_built_in_sentence_then_each_given_one(monkeypatch):
@@ -167,10 +176,15 @@ def test_models_bakes_the_built_in_sentence_then_each_given_one(monkeypatch):
     extra = PAGES["models"].extra
     for key, value in {"ready": True, "default_model": "minilm", "default_compare": "smollm2"}.items():
         monkeypatch.setitem(extra, key, value)
-    views = models_view(("Hello there.", extra["default_text"], "残差连接。", "Hello there."))
+    views = models_view(("en", "zh"), ("Hello there.", extra["default_text"], "残差连接。", "Hello there."))
     assert [v.query for v in views] == [{}, {"text": "Hello there."}, {"text": "残差连接。"}]
-    traced = [(c.body["model"], c.body["text"]) for c in views[2].calls if c.path == "/api/real_trace"]
-    assert traced == [("minilm", "残差连接。"), ("smollm2", "残差连接。")]
+    charts = [c for c in views[2].calls if c.path.startswith("/api/figure/")]
+    assert len(charts) == 2 * len(extra["charts"]) and {c.body["text"] for c in charts} == {"残差连接。"}
+    assert {c.path.removeprefix("/api/figure/"): c.body.get("compare") for c in charts} == {
+        key: "smollm2" if kind == "real_pair" else None for key, kind in extra["charts"].items()
+    }  # each chart's body as its request kind takes it (static/js/pages/models.js `bodyOf`)
+    counted = [(c.body["model"], c.body["text"]) for c in views[2].calls if c.path == "/api/real_tokens"]
+    assert counted == [("minilm", "残差连接。"), ("smollm2", "残差连接。")]
     assert views[1].label == {"en": "Hello there.", "zh": "Hello there."}
 
 

@@ -84,7 +84,7 @@ def build(
     from ..assets import PLOTLY_VERSION
     from ..main import app
     from ..pages import static_pages as pages
-    from ..pages.static_views import all_views
+    from ..pages.static_site import all_views
 
     built_at = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     site = pages.Site(langs, __version__, built_at, PLOTLY_VERSION.split("-")[0], server=server)
@@ -94,6 +94,7 @@ def build(
         sizes["deck"] = _write_decks(client, out, site)
         if not server:
             _check_sentences(client, sentences, bool(views["models"]))
+            _record_runs(client, views["train"])
             calls = [call for page_views in views.values() for view in page_views for call in view.calls]
             answers = _bake(client, calls)
     if not server:
@@ -129,9 +130,9 @@ def _check_sentences(client: Any, sentences: tuple[tuple[int, str], ...], models
 
 def _write_data(out: Path, site: Any, views: dict[str, list[Any]], answers: dict[str, Any]) -> tuple[int, int]:
     """data/<page>.js for every page whose answers were all baked (else the page says it needs the server): the
-    bytes of the answers, and of /train's recorded runs among them."""
+    bytes of the answers, and of /train's charts of the recorded runs among them."""
     from ..pages import static_pages as pages
-    from ..pages.static_views import manifest
+    from ..pages.static_site import manifest
 
     sizes = {"data": 0, "train": 0}
     for page, page_views in views.items():
@@ -167,11 +168,12 @@ def _write_decks(client: Any, out: Path, site: Any) -> int:
     from ..pages import PAGES
     from ..pages import static_pages as pages
     from ..pages.lecture_offline import offline_html
+    from ..services.compute import get_pool
 
     total = 0
     for lang in site.langs:
         files = {PAGES[key].path: pages.page_file(key, lang) for key in site.pages()}
-        html = client.portal.call(offline_html, lang, "", None, files)
+        html = client.portal.call(offline_html, get_pool(), lang, "", None, files)
         total += _write(out / pages.page_file(pages.DECK, lang), pages.deck_footer(html, site, lang))
     return total
 
@@ -183,9 +185,6 @@ def _bake(client: Any, calls: list[Any]) -> dict[str, Any]:
     for number, call in enumerate(unique, 1):
         if sys.stderr.isatty():
             print(f"\rbaking {number}/{len(unique)} {call.path}   ", end="", file=sys.stderr)
-        if call.path == "/api/train":  # the deck's recorder: trained once, kept with the runs /api/train replays
-            answers[call.key] = client.portal.call(_recorded_run, call.body)
-            continue
         response = client.request(call.method, call.path, params=call.query or None, json=call.body)
         if response.status_code != 200 and call.optional:  # e.g. a pretrained model this machine lacks
             print(f"\n{call.path}: not baked ({response.status_code}); its page will need the server", file=sys.stderr)
@@ -200,13 +199,15 @@ def _bake(client: Any, calls: list[Any]) -> dict[str, Any]:
     return answers
 
 
-async def _recorded_run(body: dict[str, Any]) -> list[Any]:
-    """Every event POST /api/train streams for this body, as strict JSON (a diverged run's inf is null)."""
+def _record_runs(client: Any, views: list[Any]) -> None:
+    """Train each run /train's baked charts draw, through the deck's recorder (a run the deck showed is not trained
+    again), into the store POST /api/figure/train-* draws recorded runs from."""
     from ..experiments.train import TrainRequest
-    from ..jsonsafe import to_strict
+    from ..pages.static_train import trained_requests
     from ..services.deck import recorded_events
 
-    return list(to_strict(await recorded_events(TrainRequest.model_validate(body)))[0])
+    for body in trained_requests(views):
+        client.portal.call(recorded_events, TrainRequest.model_validate(body, context={"train_budget": False}))
 
 
 def _refuse(token: str) -> None:
@@ -232,7 +233,7 @@ SIZE_LABELS = {
     "pages": "pages",
     "embeds": "embeds (each chart alone, embed/)",
     "data": "baked answers (shared by the languages)",
-    "train": "recorded training runs of /train (shared by the languages)",
+    "train": "/train's recorded runs (their two charts)",
     "deck": "deck files (each inlines its own Plotly and answers)",
 }
 

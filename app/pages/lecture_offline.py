@@ -12,9 +12,10 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from ..assets import PLOTLY_JS
-from ..experiments.lecture import DECK, chart_key
+from ..experiments.lecture import DECK
 from ..experiments.lecture.export import STYLESHEET, bundle, script_safe
 from ..i18n import client_table, t
+from ..services.compute import ComputePool
 from ..services.deck import Progress, bake
 from .registry import PAGES, templates
 
@@ -31,7 +32,6 @@ def page_data(lang: str, origin: str, baked: dict[str, Any], pages: dict[str, st
         "page": "lecture",
         "lang": lang,
         "embed": None,
-        "charts": [chart_key(s) for s in DECK if s["chart"]],
         "model_controls": False,
         "schema": None,
         "presets": None,
@@ -57,7 +57,7 @@ def reachable(origin: str) -> bool:
 
 
 async def offline_html(
-    lang: str, origin: str, progress: Progress | None = None, pages: dict[str, str] | None = None
+    pool: ComputePool, lang: str, origin: str, progress: Progress | None = None, pages: dict[str, str] | None = None
 ) -> str:
     """The file; `progress` is told of each slide view as it is computed (resnorm-explorer lecture prints it);
     `pages`: a static site's page files by path, which the slides' explorer links then open."""
@@ -73,6 +73,6 @@ async def offline_html(
         "t": t,
         "offline": True,
         "inline": inline,
-        "data": page_data(lang, origin, await bake(lang, progress), pages),
+        "data": page_data(lang, origin, await bake(pool, lang, progress), pages),
     }
     return templates.env.get_template("lecture.html").render(**context)

@@ -56,8 +56,8 @@ STRINGS: dict[str, tuple[str, str]] = {
         "一个序列。选择一个预设，查看录制下来的损失曲线和逐层梯度；其他设置需要探索器的服务器。",
     ),
     "static.train_recorded": (
-        "Recorded when this copy was built ({seconds} s of training there); press Start to replay it.",
-        "在生成本副本时录制（当时训练用时 {seconds} 秒）；按“开始训练”可重放。",
+        "Recorded when this copy was built ({seconds} s of training there); training anew needs the explorer's server.",
+        "在生成本副本时录制（当时训练用时 {seconds} 秒）；重新训练需要探索器的服务器。",
     ),
     "static.html_export_file": (
         "The offline HTML file needs this copy served over http(s): a page opened from a file cannot read Plotly.js. "

@@ -16,7 +16,7 @@ from typing import Any
 
 from ..config import PRESETS, TraceConfig, presets_payload
 from ..experiments.grad_profile import BAND
-from .registry import PAGES, VIEW_KEYS
+from .registry import PAGES
 
 # The pages with model controls whose presets are baked, and the URL keys beyond the model's fields that change what
 # they request (display-only keys, such as an axis scale, never change a request and never make a view unbaked).
@@ -163,10 +163,13 @@ def view_calls(page: str, state: dict[str, Any], langs: tuple[str, ...]) -> tupl
             for seeds in (1, BAND)
         ]
         calls.append(Call("POST", "/api/sweep", {"rows": "false"}, sweep, stream=True))
-        calls += [
-            Call("POST", "/api/figure/grad-heatmap", {"lang": lang}, {**sweep, "upto": sweep_to, "relative": heat})
+        calls += [  # drawn, and as its CSV and JSON exports ask for it (with the exact rows)
+            Call(
+                "POST", "/api/figure/grad-heatmap", {"lang": lang}, {**sweep, "upto": sweep_to, "relative": heat, **csv}
+            )
             for lang in langs
             for heat in (True, False)
+            for csv in ({}, {"csv": True})
         ]
     elif page == "compare":  # static/js/pages/compare.js: each variant a preset on the state's sizes, one chart
         variants = [
@@ -227,26 +230,47 @@ def lesson_views(langs: tuple[str, ...]) -> dict[str, list[View]]:
     return {page: [View(page, {}, tuple(calls))] for page, calls in found.items()}
 
 
-def models_view(sentences: tuple[str, ...] = ()) -> list[View]:
-    """/models' views (static/js/pages/models.js): the built-in sentence, then each of `sentences`, through the
-    default model and its comparison, with the token count and the model list; none when this machine has no real
-    models. A sentence is data: `resnorm-explorer site --sentences FILE` reads and checks them (app/cli/site.py)."""
+def models_view(langs: tuple[str, ...] = ("en",), sentences: tuple[str, ...] = ()) -> list[View]:
+    """/models' views (static/js/pages/models.js): the built-in sentence, then each of `sentences`, with every chart
+    in each language (the body its request kind takes), the token count of the models shown and the model list; none
+    when this machine has no real models. A sentence is data: `resnorm-explorer site --sentences FILE` reads and
+    checks them (app/cli/site.py)."""
     extra = PAGES["models"].extra
     if not extra["ready"] or not extra["default_model"]:
         return []
-    shown = [model for model in (extra["default_model"], extra["default_compare"]) if model != "none"]
     texts = list(dict.fromkeys([extra["default_text"], *sentences]))
     views = []
     for text in texts:
-        calls = [
-            Call("POST", path, body={"model": model, "text": text}, optional=True)
-            for model in shown
-            for path in ("/api/real_trace", "/api/real_tokens")
-        ]
-        calls.append(Call("GET", "/api/real_models", optional=True))
         query = {} if text == extra["default_text"] else {"text": text}
-        views.append(View("models", query, tuple(calls), label=None if not query else {"en": text, "zh": text}))
+        label = None if not query else {"en": text, "zh": text}
+        views.append(View("models", query, models_calls(text, langs), label=label))
     return views
+
+
+def models_calls(text: str, langs: tuple[str, ...]) -> tuple[Call, ...]:
+    """What /models asks for one sentence: each chart's figure, the shown models' token counts, the model list."""
+    extra = PAGES["models"].extra
+    model, compare = extra["default_model"], extra["default_compare"]
+
+    def body(kind: str) -> dict[str, str]:
+        return (
+            {"model": model, "compare": compare, "text": text}
+            if kind == "real_pair"
+            else {"model": model, "text": text}
+        )
+
+    calls = [
+        Call("POST", f"/api/figure/{key}", {"lang": lang}, body(kind), optional=True)
+        for key, kind in extra["charts"].items()
+        for lang in langs
+    ]
+    calls += [
+        Call("POST", "/api/real_tokens", body={"model": name, "text": text}, optional=True)
+        for name in (model, compare)
+        if name != "none"
+    ]
+    calls.append(Call("GET", "/api/real_models", optional=True))
+    return tuple(calls)
 
 
 def model_views(page: str, depths: tuple[int, ...], langs: tuple[str, ...]) -> list[View]:
@@ -257,32 +281,3 @@ def model_views(page: str, depths: tuple[int, ...], langs: tuple[str, ...]) -> l
             state = preset_state(page, preset, depth)
             views.append(View(page, state_query(page, state), view_calls(page, state, langs), preset))
     return views
-
-
-def all_views(
-    depths: tuple[int, ...], langs: tuple[str, ...], sentences: tuple[str, ...] = ()
-) -> dict[str, list[View]]:
-    from .static_train import train_views
-
-    views = {"home": [home_view(langs)]}
-    for page in PRESET_PAGES:
-        views[page] = model_views(page, depths, langs)
-    return {**views, **lesson_views(langs), "models": models_view(sentences), "train": train_views()}
-
-
-# The URL keys that change what a page without model controls requests (its display-only keys never do).
-PAGE_KEYS: dict[str, tuple[str, ...]] = {"models": ("model", "compare", "text")}
-
-
-def manifest(page: str, views: list[View]) -> dict[str, Any]:
-    """What a static page knows of its views: each one's URL state, preset and name (to name the nearest ones when a
-    view was not baked) and the URL keys that change a request."""
-    from .static_train import TRAIN_KEYS
-
-    keys = [*TraceConfig.model_fields, *DATA_KEYS.get(page, ())] if page in PRESET_PAGES else []
-    keys += {**PAGE_KEYS, "train": TRAIN_KEYS}.get(page, ())
-    return {
-        "views": [{"query": v.query, "preset": v.preset, **({"label": v.label} if v.label else {})} for v in views],
-        "keys": keys,
-        "ignore": list(VIEW_KEYS),
-    }

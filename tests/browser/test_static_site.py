@@ -4,8 +4,9 @@ refused; file:// too. Then the same site built with --server: its pages on one o
 another, which answers CORS for the first alone.
 
 The training runs (the deck's and /train's presets) are shortened to 20 steps here (real training, fewer steps),
-/train bakes its first three presets, /models bakes its default model without the comparison and /gradients'
-heatmap opens on depths 1 to 24, so the build fits the test's time; everything else is the command's own build.
+/train bakes its first three presets (their settings and the page's default: 20 steps), /models bakes its default
+model without the comparison and /gradients' heatmap opens on depths 1 to 24, so the build fits the test's time;
+everything else is the command's own build.
 """
 
 from __future__ import annotations
@@ -39,6 +40,20 @@ def _shortened(recorded):
     return run
 
 
+def _short_preset(preset):
+    """A /train preset whose runs take TRAIN_STEPS steps (the page asks for the charts of what the preset sets)."""
+    settings = preset["settings"]
+    steps = {"steps": TRAIN_STEPS, "warmup_steps": min(settings["warmup_steps"], TRAIN_STEPS // 2)}
+    return {**preset, "settings": {**settings, **steps}}
+
+
+def _short_training(patch):
+    """/train as the test's site has it: its first three presets (8 of 25 runs), every setting at TRAIN_STEPS steps."""
+    train = PAGES["train"].extra
+    patch.setitem(train, "presets", [_short_preset(p) for p in train["presets"][:3]])
+    patch.setitem(train, "settings_defaults", {**train["settings_defaults"], "steps": TRAIN_STEPS})
+
+
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
     """(folder, sizes): the site built in a thread of its own (Playwright's event loop holds this one)."""
@@ -58,9 +73,11 @@ def site(tmp_path_factory):
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(deck, "recorded_events", _shortened(deck.recorded_events))
-        patch.setitem(PAGES["models"].extra, "default_compare", "none")  # /models bakes one real model, not two
+        # /models bakes one real model, the small one: its sentence set takes seconds, SmolLM2's most of a minute
+        patch.setitem(PAGES["models"].extra, "default_model", "minilm")
+        patch.setitem(PAGES["models"].extra, "default_compare", "none")
         patch.setitem(PAGES["gradients"].defaults, "sweep_to", 24)  # the heatmap's default rows: 1 to 24, not 96
-        patch.setitem(PAGES["train"].extra, "presets", PAGES["train"].extra["presets"][:3])  # 8 of 25 runs
+        _short_training(patch)
         thread = threading.Thread(target=run)
         thread.start()
         thread.join()
@@ -140,7 +157,7 @@ def drawn(page, chart: str) -> dict:
 
 def test_pages_draw_their_baked_answers_under_a_sub_path(site, static_base, sealed):
     folder, _ = site
-    from app.pages.static_views import all_views
+    from app.pages.static_site import all_views
 
     views = all_views((12,), ("en", "zh"))
     # /norms: the chart and caption the API built in Python, as baked (English and Chinese)
@@ -191,7 +208,7 @@ def test_pages_work_from_file_urls(site, sealed, file):
 
 
 def test_a_baked_preset_view_loads_and_an_unbaked_one_names_the_nearest(site, static_base, sealed):
-    from app.pages.static_views import all_views
+    from app.pages.static_site import all_views
 
     preset = next(v for v in all_views((12,), ("en",))["norms"] if v.preset == "llama")
     page = sealed(f"{static_base}norms.html?{urlencode(preset.query)}", static_base)
@@ -254,44 +271,47 @@ def test_every_link_and_file_resolves_and_plotly_ships_once(site):
     assert Call("GET", "/api/presets", {"depth": "12"}).key in answers(folder, "norms")
 
 
-def test_the_training_lab_shows_each_presets_recorded_run(site, static_base, sealed):
+def test_the_training_lab_shows_each_presets_recorded_run(site, static_base, sealed, monkeypatch):
     folder, _ = site
     from app.pages.static_train import train_views
 
-    views = train_views()
+    _short_training(monkeypatch)  # the views as the site was built
+    views = train_views(("en", "zh"))
     baked = answers(folder, "train")
+
+    def recorded(view, chart="train-loss", lang="en"):
+        return baked[next(c for c in view.calls if c.path == f"/api/figure/{chart}" and c.query["lang"] == lang).key]
+
     page = sealed(static_base + "train.html", static_base)
-    chart = drawn(page, "train-loss")
-    events = baked[next(c for c in views[0].calls if c.path == "/api/train").key]
-    losses = {run: [e["loss"] for e in events if e["type"] == "step" and e["run"] == run] for run in (0, 1)}
-    assert [trace["y"] for trace in chart["data"][:2]] == [losses[0], losses[1]]  # the recording, drawn at once
-    end = next(e for e in events if e["type"] == "end")  # how long the run took where it was recorded
-    assert f"({fmt(end['elapsed_ms'] / 1000)} s" in page.inner_text("#train-progress-text")
+    chart, loss = drawn(page, "train-loss"), recorded(views[0])
+    assert [trace["y"] for trace in chart["data"]] == [trace.get("y") for trace in loss["figure"]["data"]]
+    assert chart["caption"] == loss["caption"] and loss["claim"]["ended"]  # the whole recorded run, at once
+    assert drawn(page, "train-profile")["caption"] == recorded(views[0], "train-profile")["caption"]
+    seconds = loss["claim"]["seconds"]  # how long the run took where it was recorded
+    assert f"({fmt(seconds)} s" in page.inner_text("#train-progress-text") and page.is_disabled("#train-start")
     assert "recorded when this copy was built" in page.inner_text("main .intro").lower()
 
-    # another preset's button: its own recording (four runs), no notice
+    # another preset's button: its own recording (four runs), no notice; in Chinese too
     before = int(page.get_attribute("[data-chart='train-loss']", "data-drawn"))
     page.click("[data-train-preset='fixes']")
     redrawn(page, "train-loss", before)
     fixes = next(v for v in views if v.query.get("runs", "").startswith("post_ln,deepnorm"))
-    events = baked[next(c for c in fixes.calls if c.path == "/api/train").key]
-    finals = [e["final_loss"] for e in events if e["type"] == "done"]
-    caption = page.inner_text("[data-caption='train-loss']")
-    assert len(finals) == 4 and all(f"final loss {fmt(loss)}," in caption for loss in finals)
-    assert page.locator("#static-notice").is_hidden()
+    assert page.inner_text("[data-caption='train-loss']") == recorded(fixes)["caption"]
+    assert len(recorded(fixes)["claim"]["runs"]) == 4 and page.locator("#static-notice").is_hidden()
+    page = sealed(f"{static_base}train.zh.html?{urlencode(fixes.query)}", static_base)
+    assert drawn(page, "train-loss")["caption"] == recorded(fixes, lang="zh")["caption"]
 
-    # settings no recording has: Start says so and names the nearest presets
+    # settings no recording has: the page says so and names the nearest presets
     page.fill("#ctl-steps", "100")
     page.press("#ctl-steps", "Enter")
-    page.click("#train-start")
     page.wait_for_selector("#static-notice:not([hidden]) a", timeout=10_000)
     links = page.locator("#static-notice a")
-    assert links.count() == 3 and links.first.get_attribute("href").startswith("train.html")
+    assert links.count() == 3 and links.first.get_attribute("href").startswith("train.zh.html")
 
 
 def test_embeds_and_the_decks_links_stay_in_the_site(site, static_base, sealed):
     folder, _ = site
-    from app.pages.static_views import all_views
+    from app.pages.static_site import all_views
 
     post_ln = next(v for v in all_views((12,), ("zh",))["norms"] if v.preset == "post_ln")
     page = sealed(f"{static_base}norms.zh.html?{urlencode(post_ln.query)}", static_base)

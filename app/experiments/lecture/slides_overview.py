@@ -315,11 +315,41 @@ LIMITS_CELLS: list[tuple[tuple[str, str], list[Origin]]] = [
 ]
 
 
+# Where the real models are installed (slides_real): the massive activation beside the attention sink, as a line of
+# the caption with its value copied from slide real-sink (a sixth row does not fit the table on a 1280x720 stage).
+REAL_STATEMENT = (
+    " SmolLM2: later blocks put ≥ {real_gap|2}× the attention on token 1 that the massive activation's block does: "
+    "related curves, not one.",
+    "SmolLM2：之后各块放在首个词元上的注意力 ≥ 巨大激活那一块的 {real_gap|2} 倍：两条曲线相关，但不是同一条。",
+)
+
+
 def limits_slide(slides: list[dict[str, Any]]) -> dict[str, Any]:
-    """Placement and the walls, each cell re-sending its slide's requests (as the first summary's cells do)."""
+    """Placement and the walls, each cell re-sending its slide's requests (as the first summary's cells do); the real
+    models' row where the deck has their slides."""
+    sink = next((s for s in slides if s["id"] == "real-sink"), None)
+    real = sink is not None
     copier, cells = summary_cells(slides, LIMITS_CELLS)
     softmax = next(s for s in slides if s["id"] == "softmax")
     copier.copy(softmax, "s_last", "s_last")  # the rows name s = 316: the softmax slide's largest scale
+    statement = (
+        "Gradient at block 1 ÷ 96: Post-LN {r0c0|3}, Pre-LN {r1c0|3}. float16 overflows at block {r2c0|0}. "
+        "At s = 316 softmax's top weight is {r3c0|6} and ‖J‖ = {r4c0|3}.",
+        "第 1 块 ÷ 第 96 块的梯度：Post-LN 为 {r0c0|3}，Pre-LN 为 {r1c0|3}。float16 在第 {r2c0|0} 块溢出。"
+        "s = 316 时 softmax 的最大权重为 {r3c0|6}，‖J‖ = {r4c0|3}。",
+    )
+    checks = [
+        check("r0c0", "<", 0.5),
+        check("r1c0", "between", [0.5, 10.0]),
+        check("r2c0", "between", [1, 96]),
+        check("r3c0", ">", 0.999999),
+        check("r4c0", "<", 1e-100),
+        check("s_last", "close", 10**2.5, rel=1e-6),
+    ]
+    if sink is not None:
+        statement = (statement[0] + REAL_STATEMENT[0], statement[1] + REAL_STATEMENT[1])
+        copier.copy(sink, "gap", "real_gap")  # the same requests and value as slide real-sink shows
+        checks.append(check("real_gap", ">", 3.0))
     return slide(
         "summary-limits",
         ("Summary: where the norm sits, and the two walls", "总结：归一化的位置与两堵墙"),
@@ -347,26 +377,12 @@ def limits_slide(slides: list[dict[str, Any]]) -> dict[str, Any]:
             columns=[{"label": pair("Measured", "实测")}],
             cells=cells,
         ),
-        claim(
-            (
-                "Gradient at block 1 ÷ 96: Post-LN {r0c0|3}, Pre-LN {r1c0|3}. float16 overflows at block {r2c0|0}. "
-                "At s = 316 softmax's top weight is {r3c0|6} and ‖J‖ = {r4c0|3}.",
-                "第 1 块 ÷ 第 96 块的梯度：Post-LN 为 {r0c0|3}，Pre-LN 为 {r1c0|3}。float16 在第 {r2c0|0} 块溢出。"
-                "s = 316 时 softmax 的最大权重为 {r3c0|6}，‖J‖ = {r4c0|3}。",
-            ),
-            copier.values,
-            [
-                check("r0c0", "<", 0.5),
-                check("r1c0", "between", [0.5, 10.0]),
-                check("r2c0", "between", [1, 96]),
-                check("r3c0", ">", 0.999999),
-                check("r4c0", "<", 1e-100),
-                check("s_last", "close", 10**2.5, rel=1e-6),
-            ],
-        ),
+        claim(statement, copier.values, checks),
         departs=departs(
-            "each row its own slide's model: the 2017 recipe (placements), a no-norm stack (float16), logits (softmax).",
-            "每一行用它所在页面的模型：2017 年的配方（位置）、无归一化的网络（float16）、一组 logits（softmax）。",
+            "each row its own slide's model: the 2017 recipe (placements), a no-norm stack (float16), logits (softmax)"
+            + ("; the last line: pretrained SmolLM2." if real else "."),
+            "每一行用它所在页面的模型：2017 年的配方（位置）、无归一化的网络（float16）、一组 logits（softmax）"
+            + ("；最后一句：预训练的 SmolLM2。" if real else "。"),
         ),
     )
 
