@@ -55,6 +55,17 @@ STRINGS: dict[str, tuple[str, str]] = {
         "在生成本副本时录制的简短真实训练，多个模型在同样的数据上并排训练：一个小 Transformer 学习复制（或反转、排序）"
         "一个序列。选择一个预设，查看录制下来的损失曲线和逐层梯度；其他设置需要探索器的服务器。",
     ),
+    "static.models_intro": (
+        "Two real pretrained models read these sentences, offline, when this copy was built. MiniLM is a BERT: "
+        "Post-LN, so every block's output is a LayerNorm output, whose norm its learned gain sets (the caption says "
+        "whether the tokens end pinned together). SmolLM2 is a Llama: pre-norm, so nothing normalises the residual "
+        "stream and it snowballs from block to block, while the first token carries a massive activation. Every "
+        "claim is also checked on a built-in set of sixteen sentences; another sentence needs the explorer's server.",
+        "两个真实的预训练模型在生成本副本时离线读取了这些句子。MiniLM 属于 BERT 家族：Post-LN，每个块的输出都是 LayerNorm "
+        "的输出，其范数由学到的增益决定（图注说明各词元是否被固定在一起）。SmolLM2 属于 Llama 家族：Pre-norm，"
+        "残差流从不被归一化，逐块像滚雪球一样增长，而第一个词元携带巨大的激活值。每个结论还在内置的十六个句子上核对；"
+        "其他句子需要探索器的服务器。",
+    ),
     "static.train_recorded": (
         "Recorded when this copy was built ({seconds} s of training there); training anew needs the explorer's server.",
         "在生成本副本时录制（当时训练用时 {seconds} 秒）；重新训练需要探索器的服务器。",

@@ -339,6 +339,10 @@ def test_footers_say_where_the_numbers_were_computed(site):
         footer = html.read_text(encoding="utf-8").split('<footer class="site">')[1].split("</footer>")[0]
         assert "on this server" not in footer and "在本服务器上" not in footer, html.name
     assert "when this static copy was built" in (folder / "chain.html").read_text(encoding="utf-8")
+    intros = {"models.html": "when this copy was built", "models.zh.html": "在生成本副本时"}
+    for html, when in intros.items() if (folder / "data" / "models.js").exists() else ():  # real models baked
+        intro = (folder / html).read_text(encoding="utf-8").split('<p class="intro">')[1].split("</p>")[0]
+        assert when in intro and "this server" not in intro and "本服务器" not in intro, html  # when, not where
     assert set(sizes) == {"plotly", "scripts", "pages", "embeds", "data", "train", "deck"} and sizes["train"] > 0
 
 
