@@ -31,10 +31,13 @@ STRINGS: dict[str, tuple[str, str]] = {
     "lang.label": ("Language", "语言"),
     "lang.other": ("中文", "English"),
     "lang.other_code": ("zh", "en"),
+    # A footer says where its page's numbers are computed: {where} is this server, or for a static copy of the site
+    # the time it was built or the server it asks (app/pages/static_pages.py).
     "footer.offline": (
-        "Every number on this page comes from a real PyTorch forward and backward pass on this server.",
-        "本页每个数字都来自本服务器上真实的 PyTorch 前向和反向计算。",
+        "Every number on this page comes from a real PyTorch forward and backward pass {where}.",
+        "本页每个数字都来自 PyTorch {where}进行的真实前向和反向计算。",
     ),
+    "footer.where.server": ("on this server", "在本服务器上"),
     "footer.api": ("JSON API", "JSON 接口"),
     # Show the room: this page's address as a QR code for the phones in the room (templates/_room.html, room.js)
     "room.open": ("QR code", "二维码"),

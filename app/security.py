@@ -13,8 +13,11 @@ from __future__ import annotations
 import json
 from collections.abc import Awaitable, Callable
 from typing import Any
+from urllib.parse import urlsplit
 
 from fastapi import FastAPI
+from starlette import types
+from starlette.middleware.cors import CORSMiddleware
 
 from .settings import get_settings
 
@@ -25,12 +28,44 @@ Send = Callable[[Message], Awaitable[None]]
 
 EMBED_PREFIX = "/embed/"
 
-# Only this origin: scripts are ES modules under /static (no inline script, no eval). Inline styles are
-# allowed because Plotly writes style attributes into the SVG it draws; styles cannot run code.
-_CSP = (
-    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; "
-    "font-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'self'; form-action 'self'"
+# The API routes the pages call (static/js: api.js, budget.js, pages/*.js; tests/test_security.py reads them): a
+# static copy of the site built with `site --server URL` calls them from its own origin, and only these answer
+# the origins listed in RESNORM_CORS_ORIGINS. The deck's follow channel, the QR code and the room are not among them.
+SITE_API = (
+    "/api/presets",
+    "/api/budget",
+    "/api/trace",
+    "/api/sweep",
+    "/api/train/charts",
+    "/api/train/budget",
+    "/api/real_tokens",
+    "/api/real_models",
+    "/api/figure/",  # a prefix: every chart's route
 )
+
+
+def site_api(path: str) -> bool:
+    return any(path == route or (route.endswith("/") and path.startswith(route)) for route in SITE_API)
+
+
+def content_security_policy(server: str = "") -> str:
+    """Only this origin (and `server`'s, for a static copy that asks one): scripts are files (no inline script, no
+    eval). Inline styles are allowed because Plotly writes style attributes into the SVG it draws; styles cannot run
+    code. A static copy carries this in a <meta> tag, where frame-ancestors cannot be set."""
+    connect = f"'self' {origin_of(server)}" if server else "'self'"
+    return (
+        "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; "
+        f"font-src 'self'; connect-src {connect}; object-src 'none'; base-uri 'self'; form-action 'self'"
+    )
+
+
+def origin_of(url: str) -> str:
+    """scheme://host[:port] of an address (CSP's connect-src and CORS compare origins, not paths)."""
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}"
+
+
+_CSP = content_security_policy()
 
 
 def security_headers(path: str) -> list[tuple[bytes, bytes]]:
@@ -125,5 +160,32 @@ def _declared_length(scope: Scope) -> int:
     return 0
 
 
+class SiteCors:
+    """CORS (Fetch Standard, "CORS protocol") for the listed origins on the routes a static copy calls, preflight
+    included; every other route answers as if CORS did not exist, so no other origin reads anything else."""
+
+    def __init__(self, app: types.ASGIApp, origins: list[str]) -> None:
+        self.app = app
+        # Retry-After: a busy server's answer says when to retry, and a page on another origin reads only the
+        # headers listed here
+        self.cors = CORSMiddleware(
+            app,
+            allow_origins=origins,
+            allow_methods=["GET", "POST"],
+            allow_headers=["Content-Type"],
+            expose_headers=["Retry-After", "X-Resnorm-Cache"],
+            max_age=600,
+        )
+
+    async def __call__(self, scope: types.Scope, receive: types.Receive, send: types.Send) -> None:
+        if scope["type"] == "http" and site_api(scope.get("path", "")):
+            await self.cors(scope, receive, send)
+        else:
+            await self.app(scope, receive, send)
+
+
 def install(app: FastAPI) -> None:
-    app.add_middleware(SecurityMiddleware, max_body_bytes=get_settings().max_body_bytes)
+    settings = get_settings()
+    if settings.cors_origins:  # inside the security middleware, which adds its headers to every answer
+        app.add_middleware(SiteCors, origins=settings.cors_origin_list())
+    app.add_middleware(SecurityMiddleware, max_body_bytes=settings.max_body_bytes)

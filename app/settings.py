@@ -9,6 +9,7 @@ Defaults suit a laptop; the Docker image sets host 0.0.0.0 and workers 0 (one pe
 from __future__ import annotations
 
 import os
+import re
 import sys
 from collections.abc import Mapping
 from functools import lru_cache
@@ -20,6 +21,8 @@ from pydantic_core import ErrorDetails
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 ENV_PREFIX = "RESNORM_"
+# scheme://host[:port]: what a browser sends as Origin (RFC 6454), so listed origins compare as strings
+ORIGIN = re.compile(r"https?://(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(:[0-9]{1,5})?")
 MAX_AUTO_WORKERS = 8  # each worker holds its own torch (~300 MB) and cache: more rarely helps a room
 Language = Literal["en", "zh"]
 
@@ -66,6 +69,11 @@ class Settings(BaseSettings):
         description="address students' phones should open, e.g. "
         "http://192.168.1.20:8000; set it inside Docker where the container cannot "
         "see the host's address",
+    )
+    cors_origins: str = Field(
+        "",
+        description="origins whose pages may call this server's API, comma-separated, e.g. https://me.github.io: a "
+        "static copy built with `resnorm-explorer site --server URL` and hosted there (default: none)",
     )
     cache_dir: str = Field(
         "", description="folder of the result cache shared by this server's workers (default: the user's cache folder)"
@@ -136,6 +144,21 @@ class Settings(BaseSettings):
         if not url.startswith(("http://", "https://")) or any(c.isspace() for c in url):
             raise ValueError(f"must be a full address such as http://192.168.1.20:8000, got {url!r}")
         return url
+
+    @field_validator("cors_origins")
+    @classmethod
+    def _origins(cls, text: str) -> str:
+        origins = [part.strip().rstrip("/").lower() for part in text.split(",") if part.strip()]
+        for origin in origins:
+            if not ORIGIN.fullmatch(origin):
+                raise ValueError(
+                    f"each must be an origin such as https://me.github.io or http://192.168.1.20:8080 (scheme, host, "
+                    f"optional port; no path, no *), got {origin!r}"
+                )
+        return ",".join(dict.fromkeys(origins))
+
+    def cors_origin_list(self) -> list[str]:
+        return [origin for origin in self.cors_origins.split(",") if origin]
 
     @field_validator("redis_url")
     @classmethod

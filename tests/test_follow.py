@@ -74,6 +74,27 @@ def test_a_follower_on_another_hub_hears_every_change_in_order(make_store, monke
     assert heard == [0, 1, 2, 3] and silence is None
 
 
+def test_a_poll_reads_a_room_only_when_its_file_was_replaced(tmp_path):
+    """Two changes of the same length within one tick of the file system's clock are both heard (a new file each),
+    and a poll with nothing new reads nothing."""
+    store = FolderStore(tmp_path / "follow")
+    seen: dict = {}
+    first = store._write(follow.Session("ABCDEFGH", "k", 1, 0))
+    assert [s.slide for s in store._changed(["ABCDEFGH", "NOSUCHRM"], seen)] == [1]
+    assert store._changed(["ABCDEFGH"], seen) == []
+    second = store._write(follow.Session("ABCDEFGH", "k", 2, first.seq))
+    assert [(s.slide, s.seq) for s in store._changed(["ABCDEFGH"], seen)] == [(2, second.seq)]
+    third = store._write(follow.Session("ABCDEFGH", "k", 3, second.seq))  # same size, most likely the same tick
+    assert [(s.slide, s.seq) for s in store._changed(["ABCDEFGH"], seen)] == [(3, third.seq)]
+
+
+def test_a_change_is_encoded_once_for_every_follower():
+    session = follow.Session("ABCDEFGH", "k", 4, 17)
+    event = follow.slide_event(session)
+    assert event is follow.slide_event(follow.Session("ABCDEFGH", "k", 4, 17))
+    assert event == b'id: 17\nevent: slide\ndata: {"room":"ABCDEFGH","slide":4,"seq":17}\n\n'
+
+
 def test_the_shared_folder_reaches_another_process(tmp_path):
     """A follower in a second Python process (as a second uvicorn worker) sees the change written by this one."""
     child = textwrap.dedent(

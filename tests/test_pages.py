@@ -192,7 +192,7 @@ def test_each_footer_says_where_that_pages_numbers_come_from(lang):
         key: re.search(r"<footer class=\"site\">(.*?)</footer>", client.get(f"{p.path}?lang={lang}").text, re.S)
         for key, p in PAGES.items()
     }
-    model_pass = t("footer.offline", lang)
+    model_pass = t("footer.offline", lang, where=t("footer.where.server", lang))
     for key in ("chain", "softmax", "layernorm", "batchnorm"):
         text = footer[key]
         assert text is not None and model_pass not in text.group(1) and "PyTorch" in text.group(1), key

@@ -166,3 +166,119 @@ def test_no_route_serves_a_file_the_client_names(client, path):
     response = client.get(path)
     assert response.status_code == 404
     assert "[project]" not in response.text and "RESNORM_" not in response.text and "root:" not in response.text
+
+
+# ---- CORS for a static copy of the site built with `site --server URL` -------------------------------------------
+
+SITE_ORIGIN = "https://course.example.edu"
+
+
+@pytest.fixture
+def cors_client(monkeypatch):
+    """The app built with RESNORM_CORS_ORIGINS listing one origin (settings are read when the app is assembled)."""
+    from fastapi.testclient import TestClient
+
+    from app.main import create_app
+
+    monkeypatch.setenv("RESNORM_CORS_ORIGINS", f"{SITE_ORIGIN}/, http://192.168.1.20:8080")
+    monkeypatch.setenv("RESNORM_WARM", "0")
+    get_settings.cache_clear()
+    try:
+        app = create_app()
+    finally:
+        monkeypatch.undo()
+        get_settings.cache_clear()
+    with TestClient(app) as test_client:
+        yield test_client
+
+
+def _preflight(client, path, origin=SITE_ORIGIN, method="POST"):
+    headers = {
+        "Origin": origin,
+        "Access-Control-Request-Method": method,
+        "Access-Control-Request-Headers": "content-type",
+    }
+    return client.options(path, headers=headers)
+
+
+def test_a_listed_origin_gets_the_site_routes_preflight_and_all(cors_client):
+    for path in ("/api/trace", "/api/figure/norms", "/api/train/charts", "/api/sweep", "/api/real_tokens"):
+        answer = _preflight(cors_client, path)
+        assert answer.status_code == 200, path
+        assert answer.headers["access-control-allow-origin"] == SITE_ORIGIN
+        assert "POST" in answer.headers["access-control-allow-methods"]
+        assert "content-type" in answer.headers["access-control-allow-headers"].lower()
+    answer = cors_client.get("/api/presets?depth=12", headers={"Origin": "http://192.168.1.20:8080"})
+    assert answer.status_code == 200 and answer.headers["access-control-allow-origin"] == "http://192.168.1.20:8080"
+    assert "Retry-After" in answer.headers["access-control-expose-headers"]  # a busy server's answer stays readable
+    assert "Origin" in answer.headers["vary"]
+    assert _csp(answer)["connect-src"] == "'self'"  # the server's own pages still connect to it alone
+
+
+def test_other_origins_and_other_routes_get_no_cors(cors_client):
+    assert _preflight(cors_client, "/api/trace", origin="https://evil.example").status_code == 400
+    answer = cors_client.get("/api/presets?depth=12", headers={"Origin": "https://evil.example"})
+    assert "access-control-allow-origin" not in answer.headers
+    for path in ("/api/follow", "/api/health", "/api/qr?url=http://x.y", "/api/room"):  # not the site's routes
+        assert "access-control-allow-origin" not in _preflight(cors_client, path, method="GET").headers, path
+        assert "access-control-allow-origin" not in cors_client.get(path, headers={"Origin": SITE_ORIGIN}).headers
+
+
+def test_without_listed_origins_no_route_answers_another_origin(client):
+    answer = client.get("/api/presets?depth=12", headers={"Origin": SITE_ORIGIN})
+    assert "access-control-allow-origin" not in answer.headers
+    assert "access-control-allow-origin" not in _preflight(client, "/api/trace").headers
+
+
+@pytest.mark.parametrize(
+    ("value", "words"),
+    [
+        ("https://me.github.io/course", "no path"),
+        ("*", "got '*'"),
+        ("me.github.io", "got 'me.github.io'"),
+        ("https://a.io, ftp://b.io", "got 'ftp://b.io'"),
+    ],
+)
+def test_a_listed_origin_must_be_an_origin(value, words):
+    from app.settings import load_settings
+
+    with pytest.raises(ValueError) as refused:
+        load_settings(cors_origins=value)
+    assert str(refused.value).startswith("RESNORM_CORS_ORIGINS: ") and words in str(refused.value)
+
+
+def test_listed_origins_are_written_as_browsers_send_them():
+    from app.settings import load_settings
+
+    settings = load_settings(cors_origins="HTTPS://Me.GitHub.io/, http://[::1]:8080,https://me.github.io")
+    assert settings.cors_origin_list() == ["https://me.github.io", "http://[::1]:8080"]
+
+
+def test_every_api_route_a_page_script_calls_answers_the_site():
+    """The pages' own requests (static/js: api.js, budget.js, pages/*.js but the live deck's) are the site's routes."""
+    import re
+
+    from app.paths import asset_dir
+    from app.security import site_api
+
+    scripts = asset_dir("static") / "js"
+    files = [scripts / "api.js", scripts / "budget.js", *(scripts / "pages").glob("*.js")]
+    called = {
+        path
+        for file in files
+        if file.name != "lecture.js"
+        for path in re.findall(r"['`](/api/[a-z_/]+)", file.read_text(encoding="utf-8"))
+    }
+    assert {"/api/train/charts", "/api/sweep", "/api/figure/", "/api/real_tokens"} <= called
+    assert [path for path in sorted(called) if not site_api(path)] == []
+    assert not site_api("/api/follow") and not site_api("/api/train/status") and site_api("/api/figure/grad-heatmap")
+
+
+def test_a_static_copy_connects_to_its_server_alone():
+    from app.security import content_security_policy
+
+    policy = dict(
+        part.strip().split(" ", 1) for part in content_security_policy("https://x.edu:8443/explorer").split(";")
+    )
+    assert policy["connect-src"] == "'self' https://x.edu:8443" and policy["script-src"] == "'self'"
+    assert "frame-ancestors" not in policy  # a <meta> policy cannot carry it (browsers warn and ignore it)

@@ -12,7 +12,8 @@ import pytest
 
 from app.config import PRESETS, TraceConfig
 from app.pages import PAGES
-from app.pages.static_views import Call, all_views, canonical, js_number, manifest, request_key
+from app.pages.static_site import all_views, manifest
+from app.pages.static_views import Call, canonical, js_number, request_key
 from app.paths import asset_dir
 
 VIEWKEYS = asset_dir("static") / "js" / "viewkeys.js"
@@ -42,6 +43,26 @@ def test_numbers_and_keys_are_written_as_javascript_writes_them():
     answer = node(script, {"numbers": NUMBERS, "calls": calls})
     assert answer["numbers"] == [js_number(n) for n in NUMBERS]
     assert answer["keys"] == [request_key(m, url.split("?")[0], query, body) for m, url, query, body in calls]
+
+
+def test_lists_two_answers_share_are_written_once_and_read_back_alike():
+    """The data script's pool (app/pages/static_pages.py) as Python and the browser read it back."""
+    from app.pages.static_pages import data_script, read_data_script
+
+    z = [[float(i * j) for j in range(12)] for i in range(6)]
+    layers = list(range(40))
+    answers = {
+        "en": {"figure": {"data": [{"z": z, "x": layers}]}, "caption": "Each cell", "rows": [{"layer": 1}]},
+        "zh": {"figure": {"data": [{"z": z, "x": layers}]}, "caption": "每个格子", "rows": [{"layer": 1}]},
+        "other": {"y": [1.5, None, 2.0], "x": layers[:3]},
+    }
+    script = data_script("gradients", answers)
+    assert script.count("[0.0,0.0,0.0") == 1 and script.count('"$shared":"gradients:') == 2  # the same traces, twice
+    assert read_data_script(script) == answers
+    read = "const window = {}; new Function('window', input.script)(window);"
+    read += "console.log(JSON.stringify(Object.fromEntries(Object.entries(window.RESNORM_ANSWERS)"
+    read += ".map(([k, v]) => [k, keys.resolveShared(v, window.RESNORM_SHARED)]))));"
+    assert node(read, {"script": script}) == answers
 
 
 def test_canonical_sorts_keys_and_keeps_text():
@@ -123,3 +144,81 @@ def test_site_refuses_a_file_as_its_folder(tmp_path, capsys):
     with pytest.raises(SystemExit) as exit_:
         main(["site", "-o", str(target)], prog="resnorm-explorer")
     assert exit_.value.code == 1 and "is a file, not a folder" in capsys.readouterr().err
+
+
+def test_each_training_preset_is_baked_as_the_lab_defines_it():
+    """The body /train's script sends for a preset (app/pages/static_train.py retraces it) is that preset's request."""
+    from app.experiments.train_answer import TrainCharts
+    from app.experiments.train_presets import TRAIN_PRESETS, preset_request
+    from app.pages.static_train import train_views, trained_requests
+
+    views = train_views(("en", "zh"))
+    assert len(views) == len(TRAIN_PRESETS) and views[0].query == {}  # the first preset is the page's default
+    for view, key in zip(views, TRAIN_PRESETS, strict=True):
+        charts = [c for c in view.calls if c.path.startswith("/api/figure/train-")]
+        assert sorted((c.path, c.query["lang"]) for c in charts) == [
+            (f"/api/figure/train-{chart}", lang) for chart in ("loss", "profile") for lang in ("en", "zh")
+        ]
+        asked = TrainCharts.model_validate(charts[0].body, context={"train_budget": False})
+        assert asked.training() == preset_request(key)  # the run the charts draw is the preset's
+        assert asked.kinds == list(TRAIN_PRESETS[key]["runs"])  # the curves named as on the page
+        assert view.label == {"en": TRAIN_PRESETS[key]["name"], "zh": TRAIN_PRESETS[key]["name_zh"]}
+    assert views[4].query == {"warmup_steps": "100", "depth": "24"}  # "24 blocks with warm-up": only what differs
+    assert "runs" in manifest("train", views)["keys"] and "profile" not in manifest("train", views)["keys"]
+    assert [TrainCharts.model_validate(body).training() for body in trained_requests(views)] == [
+        preset_request(key) for key in TRAIN_PRESETS
+    ]  # each run trained once, whatever the languages
+
+
+def test_models_bakes_the_built_in_sentence_then_each_given_one(monkeypatch):
+    from app.pages.static_views import models_view
+
+    extra = PAGES["models"].extra
+    for key, value in {"ready": True, "default_model": "minilm", "default_compare": "smollm2"}.items():
+        monkeypatch.setitem(extra, key, value)
+    views = models_view(("en", "zh"), ("Hello there.", extra["default_text"], "残差连接。", "Hello there."))
+    assert [v.query for v in views] == [{}, {"text": "Hello there."}, {"text": "残差连接。"}]
+    charts = [c for c in views[2].calls if c.path.startswith("/api/figure/")]
+    assert len(charts) == 2 * len(extra["charts"]) and {c.body["text"] for c in charts} == {"残差连接。"}
+    assert {c.path.removeprefix("/api/figure/"): c.body.get("compare") for c in charts} == {
+        key: "smollm2" if kind == "real_pair" else None for key, kind in extra["charts"].items()
+    }  # each chart's body as its request kind takes it (static/js/pages/models.js `bodyOf`)
+    counted = [(c.body["model"], c.body["text"]) for c in views[2].calls if c.path == "/api/real_tokens"]
+    assert counted == [("minilm", "残差连接。"), ("smollm2", "残差连接。")]
+    assert views[1].label == {"en": "Hello there.", "zh": "Hello there."}
+
+
+def test_a_sentence_file_is_read_line_by_line():
+    from app.cli.site_options import read_sentences
+
+    assert read_sentences("First one.\r\n\n  \nSecond\tone.\n") == ((1, "First one."), (4, "Second\tone."))
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ("Fine.\nA bell\x07 rings.\n", "line 2: contains control characters; allowed: one sentence per line"),
+        ("Fine.\n\n" + "x" * 2001 + "\n", "line 3: 2001 characters; allowed: one sentence per line, each 1 to 2000"),
+        ("".join(f"Sentence {i}.\n" for i in range(101)), "101 sentences; allowed:"),
+    ],
+)
+def test_site_refuses_a_bad_sentence_naming_its_line(text, words, tmp_path, capsys):
+    from app.cli import main
+
+    sentences = tmp_path / "sentences.txt"
+    sentences.write_text(text, encoding="utf-8")
+    with pytest.raises(SystemExit) as exit_:
+        main(["site", "-o", str(tmp_path / "site"), "--sentences", str(sentences)], prog="resnorm-explorer")
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and words in err and len(err.strip().splitlines()) == 1
+    assert "at most 256 tokens" in err and "sentences.txt" in err
+
+
+@pytest.mark.parametrize("url", ["ftp://x.edu", "https://x.edu/?a=1", "x.edu", "https://"])
+def test_site_refuses_a_server_that_is_not_an_address(url, tmp_path, capsys):
+    from app.cli import main
+
+    with pytest.raises(SystemExit) as exit_:
+        main(["site", "-o", str(tmp_path / "site"), "--server", url], prog="resnorm-explorer")
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and "must be the explorer server's address" in err

@@ -26,7 +26,8 @@ def recorded_deck() -> list[dict[str, Any]]:
     return [{**s, "text": s["offline_text"]} if s.get("offline_text") else s for s in DECK]
 
 
-def page_data(lang: str, origin: str, baked: dict[str, Any]) -> dict[str, Any]:
+def page_data(lang: str, origin: str, baked: dict[str, Any], pages: dict[str, str] | None = None) -> dict[str, Any]:
+    """The deck's page data; `pages` (a static site's files by page path) points its links at the site's pages."""
     return {
         "page": "lecture",
         "lang": lang,
@@ -35,7 +36,13 @@ def page_data(lang: str, origin: str, baked: dict[str, Any]) -> dict[str, Any]:
         "schema": None,
         "presets": None,
         "strings": client_table(lang),
-        "extra": {"deck": recorded_deck(), "origin": origin, "baked": baked, "links": reachable(origin)},
+        "extra": {
+            "deck": recorded_deck(),
+            "origin": origin,
+            "baked": baked,
+            "links": bool(pages) or reachable(origin),
+            "pages": pages,
+        },
         "nav": {},
     }
 
@@ -49,8 +56,11 @@ def reachable(origin: str) -> bool:
     return (urlsplit(origin).hostname or "") not in LOOPBACK
 
 
-async def offline_html(pool: ComputePool, lang: str, origin: str, progress: Progress | None = None) -> str:
-    """The file; `progress` is told of each slide view as it is computed (resnorm-explorer lecture prints it)."""
+async def offline_html(
+    pool: ComputePool, lang: str, origin: str, progress: Progress | None = None, pages: dict[str, str] | None = None
+) -> str:
+    """The file; `progress` is told of each slide view as it is computed (resnorm-explorer lecture prints it);
+    `pages`: a static site's page files by path, which the slides' explorer links then open."""
     inline = {
         "css": STYLESHEET.read_text(encoding="utf-8"),
         "js": script_safe(bundle()),
@@ -63,6 +73,6 @@ async def offline_html(pool: ComputePool, lang: str, origin: str, progress: Prog
         "t": t,
         "offline": True,
         "inline": inline,
-        "data": page_data(lang, origin, await bake(pool, lang, progress)),
+        "data": page_data(lang, origin, await bake(pool, lang, progress), pages),
     }
     return templates.env.get_template("lecture.html").render(**context)

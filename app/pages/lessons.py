@@ -45,30 +45,30 @@ URL_KEYS = {"chain": ("y_scale",)}  # view settings beyond each request model's 
 # /precision's stack, so each says what it really computes.
 FOOTERS = {
     "chain.footer": (
-        "Every number on this page is computed on this server by PyTorch in float64: the per-layer factors "
-        "multiplied up, and their logarithms summed where a product leaves float64's range.",
-        "本页每个数字都由本服务器上的 PyTorch 以 float64 计算：逐层因子连乘；乘积超出 float64 范围时改为累加对数。",
+        "Every number on this page is computed by PyTorch in float64 {where}: the per-layer factors multiplied up, "
+        "and their logarithms summed where a product leaves float64's range.",
+        "本页每个数字都由 PyTorch {where}以 float64 计算：逐层因子连乘；乘积超出 float64 范围时改为累加对数。",
     ),
     "layernorm.footer": (
-        "Every number on this page is computed on this server by PyTorch, step by step, and checked against "
-        "torch.nn.functional; the timings are measured on this server.",
-        "本页每个数字都由本服务器上的 PyTorch 逐步计算，并与 torch.nn.functional 对照；计时在本服务器上测得。",
+        "Every number on this page is computed by PyTorch {where}, step by step, and checked against "
+        "torch.nn.functional; the timings are measured there too.",
+        "本页每个数字都由 PyTorch {where}逐步计算，并与 torch.nn.functional 对照；计时也在同一台机器上测得。",
     ),
     "softmax.footer": (
-        "Every number on this page is computed on this server by PyTorch in float64: the softmax, and its Jacobian by "
+        "Every number on this page is computed by PyTorch in float64 {where}: the softmax, and its Jacobian by "
         "autograd, checked against the closed form diag(p) − p pᵀ.",
-        "本页每个数字都由本服务器上的 PyTorch 以 float64 计算：softmax 及其由自动求导得到的雅可比矩阵，并与闭式解 "
+        "本页每个数字都由 PyTorch {where}以 float64 计算：softmax 及其由自动求导得到的雅可比矩阵，并与闭式解 "
         "diag(p) − p pᵀ 对照。",
     ),
     "precision.footer": (
-        "Every number on this page is computed on this server by PyTorch: the arithmetic in each number format, and a "
+        "Every number on this page is computed by PyTorch {where}: the arithmetic in each number format, and a "
         "real forward and backward pass of the stack in float16 and float32.",
-        "本页每个数字都由本服务器上的 PyTorch 计算：各数值格式下的算术，以及该网络在 float16 和 float32 下真实的前向和反向计算。",
+        "本页每个数字都由 PyTorch {where}计算：各数值格式下的算术，以及该网络在 float16 和 float32 下真实的前向和反向计算。",
     ),
     "batchnorm.footer": (
-        "Every number on this page is computed on this server by PyTorch with the explorer's own norm layers "
+        "Every number on this page is computed by PyTorch {where} with the explorer's own norm layers "
         "(forward passes in float64), checked against torch.nn.functional.",
-        "本页每个数字都由本服务器上的 PyTorch 用本站自己的归一化层计算（float64 前向计算），并与 torch.nn.functional 对照。",
+        "本页每个数字都由 PyTorch {where}用本站自己的归一化层计算（float64 前向计算），并与 torch.nn.functional 对照。",
     ),
 }
 

@@ -173,9 +173,11 @@ def render_page(request: Request, key: str, embed_chart: str | None = None) -> H
     return HTMLResponse(body, headers={"Vary": "Accept-Language"})
 
 
-def page_context(page: Page, lang: str, embed_chart: str | None, data: dict[str, Any], other: str) -> dict[str, Any]:
+def page_context(
+    page: Page, lang: str, embed_chart: str | None, data: dict[str, Any], other: str, where: str | None = None
+) -> dict[str, Any]:
     """What a page's template reads, for the live server and the static site alike (other: the link to the page
-    in the other language)."""
+    in the other language; where: where its numbers are computed, for the footer, by default this server)."""
     return {
         "page": page,
         "lang": lang,
@@ -184,6 +186,7 @@ def page_context(page: Page, lang: str, embed_chart: str | None, data: dict[str,
         "embed_chart": embed_chart,
         "data": data,
         "other_lang_query": other,
+        "footer": t(page.footer_key, lang, where=where or t("footer.where.server", lang)),
     }
 
 

@@ -14,6 +14,7 @@ from starlette.requests import Request
 from .. import i18n
 from ..experiments.lecture.export import bundle as bundle_modules
 from ..experiments.lecture.export import script_safe
+from ..security import content_security_policy
 from .registry import PAGES, page_context, page_data, templates
 
 STRINGS: dict[str, tuple[str, str]] = {
@@ -37,6 +38,45 @@ STRINGS: dict[str, tuple[str, str]] = {
         "built; the models' weights and their licences are described on each model's card.",
         "本页图表是对上面所列预训练模型的测量，在生成副本时记录；模型权重及其许可证见各模型的说明页（model card）。",
     ),
+    "static.built_pages": (
+        "Pages built by ResNorm Explorer {version} on {when}.",
+        "页面由 ResNorm Explorer {version} 于 {when} 生成。",
+    ),
+    "static.mixed_content": (
+        "This page was opened over https but its server, {server}, is http: browsers refuse that (mixed content). "
+        "Serve the API over https, or open this copy over http.",
+        "本页通过 https 打开，但它的服务器 {server} 是 http：浏览器会拒绝这种请求（混合内容）。"
+        "请让接口通过 https 提供，或通过 http 打开本副本。",
+    ),
+    "static.train_intro": (
+        "Short real training runs, recorded when this copy was built, side by side on the same data: a small "
+        "Transformer learns to copy (or reverse, or sort) a sequence. Pick a preset to see its loss curves and "
+        "per-layer gradients as they were recorded; other settings need the explorer's server.",
+        "在生成本副本时录制的简短真实训练，多个模型在同样的数据上并排训练：一个小 Transformer 学习复制（或反转、排序）"
+        "一个序列。选择一个预设，查看录制下来的损失曲线和逐层梯度；其他设置需要探索器的服务器。",
+    ),
+    "static.models_intro": (
+        "Two real pretrained models read these sentences, offline, when this copy was built. MiniLM is a BERT: "
+        "Post-LN, so every block's output is a LayerNorm output, whose norm its learned gain sets (the caption says "
+        "whether the tokens end pinned together). SmolLM2 is a Llama: pre-norm, so nothing normalises the residual "
+        "stream and it snowballs from block to block, while the first token carries a massive activation. Every "
+        "claim is also checked on a built-in set of sixteen sentences; another sentence needs the explorer's server.",
+        "两个真实的预训练模型在生成本副本时离线读取了这些句子。MiniLM 属于 BERT 家族：Post-LN，每个块的输出都是 LayerNorm "
+        "的输出，其范数由学到的增益决定（图注说明各词元是否被固定在一起）。SmolLM2 属于 Llama 家族：Pre-norm，"
+        "残差流从不被归一化，逐块像滚雪球一样增长，而第一个词元携带巨大的激活值。每个结论还在内置的十六个句子上核对；"
+        "其他句子需要探索器的服务器。",
+    ),
+    "static.train_recorded": (
+        "Recorded when this copy was built ({seconds} s of training there); training anew needs the explorer's server.",
+        "在生成本副本时录制（当时训练用时 {seconds} 秒）；重新训练需要探索器的服务器。",
+    ),
+    "static.html_export_file": (
+        "The offline HTML file needs this copy served over http(s): a page opened from a file cannot read Plotly.js. "
+        "PNG, SVG, JSON and CSV work here.",
+        "离线 HTML 文件需要通过 http(s) 打开本副本：从文件打开的页面无法读取 Plotly.js。PNG、SVG、JSON 和 CSV 在这里可用。",
+    ),
+    "footer.where.static": ("when this static copy was built", "在生成本静态副本时"),
+    "footer.where.remote": ("on the explorer's server at {server}", "在探索器服务器 {server} 上"),
     "static.licence": (
         "Charts drawn with plotly.js {plotly} (MIT licence, © Plotly, Inc.: assets/LICENSE.plotly.js.txt).",
         "图表由 plotly.js {plotly} 绘制（MIT 许可证，© Plotly, Inc.：assets/LICENSE.plotly.js.txt）。",
@@ -44,16 +84,25 @@ STRINGS: dict[str, tuple[str, str]] = {
 }
 i18n.register(STRINGS)
 
-SERVER_ONLY = ("models", "train")  # live training, and real models unless baked: the page says it needs the server
+SERVER_ONLY = ("models", "train")  # real models and training unless baked: the page says it needs the server
 DECK = "lecture"  # the offline deck file (app/pages/lecture_offline.py), one per language
 SCRIPTS_FILE = "assets/scripts.js"
 PLOTLY_FILE = "assets/plotly.min.js"
+EMBEDS = "embed"  # embed/<chart>.html: one chart alone, for an iframe (the live server's /embed/<chart>)
+
+
+def _in_lang(stem: str, lang: str) -> str:
+    return f"{stem}.html" if lang == "en" else f"{stem}.{lang}.html"
 
 
 def page_file(key: str, lang: str) -> str:
     """index.html, norms.html, ... in English; index.zh.html, norms.zh.html, ... in Chinese."""
-    stem = "index" if PAGES[key].path == "/" else PAGES[key].path.strip("/")
-    return f"{stem}.html" if lang == "en" else f"{stem}.{lang}.html"
+    return _in_lang("index" if PAGES[key].path == "/" else PAGES[key].path.strip("/"), lang)
+
+
+def embed_file(chart: str, lang: str) -> str:
+    """embed/norms.html, embed/norms.zh.html: a chart alone, with the same URL state as its page."""
+    return f"{EMBEDS}/{_in_lang(chart, lang)}"
 
 
 def path_file(path: str, lang: str) -> str:
@@ -72,41 +121,67 @@ class Site:
     manifests: dict[str, dict[str, Any]] = field(default_factory=dict)  # page -> views, keys
     data_files: dict[str, list[str]] = field(default_factory=dict)  # page -> data/<page>.js
     server_only: set[str] = field(default_factory=lambda: set(SERVER_ONLY))  # pages whose answers were not baked
+    server: str = ""  # --server: every request goes to this explorer server, nothing is baked
+
+    def __post_init__(self) -> None:
+        if self.server:
+            self.server_only.clear()
 
     def pages(self) -> list[str]:
         return [key for key in PAGES if key != DECK]
 
+    def embeds(self) -> list[tuple[str, str]]:
+        """(chart, page) of every chart a page of the site draws: each gets an embed file per language."""
+        return [(chart, key) for key in self.pages() for chart in PAGES[key].charts]
 
-def _static_context(site: Site, key: str, lang: str) -> dict[str, Any]:
+    def footer_where(self, lang: str) -> str:
+        """Where the numbers were computed, for the footers: at build time, or on the server this copy asks."""
+        if self.server:
+            return i18n.t("footer.where.remote", lang, server=self.server)
+        return i18n.t("footer.where.static", lang)
+
+
+def _static_context(site: Site, key: str, lang: str, root: str) -> dict[str, Any]:
+    baked = not site.server and key not in site.server_only  # its answers are in data/<page>.js
     return {
-        "data_files": site.data_files.get(key, []),
-        "scripts": SCRIPTS_FILE,
-        "built": i18n.t("static.built", lang, version=site.version, when=site.built_at),
+        "data_files": [root + file for file in site.data_files.get(key, [])],
+        "scripts": root + SCRIPTS_FILE,
+        "csp": content_security_policy(site.server),
+        "built": i18n.t(
+            "static.built_pages" if site.server else "static.built", lang, version=site.version, when=site.built_at
+        ),
         "licence": i18n.t("static.licence", lang, plotly=site.plotly),
-        "models": i18n.t("static.models_data", lang) if key == "models" and key not in site.server_only else "",
+        "models": i18n.t("static.models_data", lang) if key == "models" and baked else "",
+        "baked": baked,
     }
 
 
-def render(site: Site, key: str, lang: str) -> str:
-    """One page as a file of the static site: the live page's template and data, with files for URLs."""
+def render(site: Site, key: str, lang: str, embed_chart: str | None = None) -> str:
+    """One page (or one chart of it, for an iframe) as a file of the static site: the live page's template and data,
+    with files for URLs (relative to the embed/ folder for an embed)."""
     page = PAGES[key]
     request = Request({"type": "http", "method": "GET", "path": page.path, "query_string": b"", "headers": []})
-    data = page_data(request, page, lang, None)
-    data["nav"] = {k: page_file(k, lang) for k in PAGES}
+    root = "../" if embed_chart else ""
+    own = embed_file(embed_chart, lang) if embed_chart else page_file(key, lang)
+    data = page_data(request, page, lang, embed_chart)
+    data["nav"] = {k: root + page_file(k, lang) for k in PAGES}
     data["static"] = {
-        "self": page_file(key, lang),
+        "self": own.rsplit("/", 1)[-1],
         "server_only": key in site.server_only,
+        "server": site.server,
+        "embeds": {chart: root + embed_file(chart, lang) for chart in page.charts},
         **site.manifests.get(key, {"views": [], "keys": []}),
     }
     other = next((other for other in site.langs if other != lang), lang)
     context = {
-        **page_context(page, lang, None, data, page_file(key, other)),
-        "static_url": lambda path: f"assets/{path.lstrip('/')}",
-        "plotly_url": lambda: PLOTLY_FILE,
+        **page_context(page, lang, embed_chart, data, page_file(key, other), site.footer_where(lang)),
+        "static_url": lambda path: f"{root}assets/{path.lstrip('/')}",
+        "plotly_url": lambda: root + PLOTLY_FILE,
         "page_href": lambda path, lang: path_file(path, lang),
-        "static_site": _static_context(site, key, lang),
+        "static_site": _static_context(site, key, lang, root),
     }
-    return templates.env.get_template(page.template_name).render(**context)
+    template = "embed.html" if embed_chart else page.template_name
+    return templates.env.get_template(template).render(**context)
 
 
 # The deck's stage fills the window: its build line sits small in the top corner, on the empty band above the slide.
@@ -127,16 +202,67 @@ def _escape(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
-def data_script(answers: dict[str, Any]) -> str:
-    """Baked answers as a classic script (file:// pages cannot fetch), merged into window.RESNORM_ANSWERS; the JSON
-    sits alone on the second line (`read_data_script`)."""
-    body = json.dumps(answers, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-    return f"window.RESNORM_ANSWERS = Object.assign(window.RESNORM_ANSWERS || {{}},\n{body}\n);\n"
+# A list this long (as JSON) that two answers carry alike is written once: the two languages' charts of one view
+# share their numbers, and the views of one page their axes (static/js/viewkeys.js `resolveShared` puts them back).
+SHARED_MIN_CHARS = 64
+SHARED = "$shared"  # {"$shared": id} stands for pool[id]; no API answer has this key
+
+
+def data_script(page: str, answers: dict[str, Any]) -> str:
+    """Baked answers as a classic script (file:// pages cannot fetch): the lists several answers share into
+    window.RESNORM_SHARED, the answers, referring to them, into window.RESNORM_ANSWERS. Each JSON sits alone on
+    its line (`read_data_script`)."""
+    pool, refs = _shared_lists(page, answers)
+    body = _json(_with_refs(answers, refs))
+    return (
+        f"window.RESNORM_SHARED = Object.assign(window.RESNORM_SHARED || {{}},\n{_json(pool)}\n);\n"
+        f"window.RESNORM_ANSWERS = Object.assign(window.RESNORM_ANSWERS || {{}},\n{body}\n);\n"
+    )
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+
+
+def _shared_lists(page: str, answers: Any) -> tuple[dict[str, Any], dict[str, str]]:
+    """(pool id -> list, the list's JSON -> pool id) of the long lists that occur more than once (outermost only)."""
+    counts: dict[str, int] = {}
+
+    def count(value: Any) -> None:
+        if isinstance(value, list) and len(text := _json(value)) >= SHARED_MIN_CHARS:
+            counts[text] = counts.get(text, 0) + 1
+            if counts[text] > 1:
+                return  # its inner lists were counted the first time
+        for item in value.values() if isinstance(value, dict) else value if isinstance(value, list) else ():
+            count(item)
+
+    count(answers)
+    shared = [text for text, n in counts.items() if n > 1]
+    refs = {text: f"{page}:{index}" for index, text in enumerate(shared)}
+    return {ref: json.loads(text) for text, ref in refs.items()}, refs
+
+
+def _with_refs(value: Any, refs: dict[str, str]) -> Any:
+    if isinstance(value, list) and (ref := refs.get(_json(value))):
+        return {SHARED: ref}
+    if isinstance(value, dict):
+        return {key: _with_refs(item, refs) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_with_refs(item, refs) for item in value]
+    return value
 
 
 def read_data_script(text: str) -> dict[str, Any]:
-    """The answers a data script carries (strict JSON)."""
-    return dict(json.loads(text.split("\n")[1]))
+    """The answers a data script carries (strict JSON), each shared list put back in its place."""
+    lines = text.split("\n")
+    pool, answers = json.loads(lines[1]), json.loads(lines[4])
+
+    def resolve(value: Any) -> Any:
+        if isinstance(value, dict):
+            return pool[value[SHARED]] if set(value) == {SHARED} else {k: resolve(v) for k, v in value.items()}
+        return [resolve(item) for item in value] if isinstance(value, list) else value
+
+    return dict(resolve(answers))
 
 
 # ---- Every page's ES modules as one classic script ------------------------------------------------------------

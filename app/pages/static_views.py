@@ -16,7 +16,7 @@ from typing import Any
 
 from ..config import PRESETS, TraceConfig, presets_payload
 from ..experiments.grad_profile import BAND
-from .registry import PAGES, VIEW_KEYS
+from .registry import PAGES
 
 # The pages with model controls whose presets are baked, and the URL keys beyond the model's fields that change what
 # they request (display-only keys, such as an axis scale, never change a request and never make a view unbaked).
@@ -54,6 +54,7 @@ class View:
     query: dict[str, str]
     calls: tuple[Call, ...]
     preset: str = ""  # the preset it shows ("" for the page's default view)
+    label: dict[str, str] | None = None  # its name in a link ({"en", "zh"}) where a preset's name does not say it
 
 
 def js_number(value: float) -> str:
@@ -125,10 +126,12 @@ def preset_state(page: str, preset: str, depth: int) -> dict[str, Any]:
 
 def state_query(page: str, state: dict[str, Any], extra: dict[str, Any] | None = None) -> dict[str, str]:
     """Only what differs from the page's defaults, as the URL has it."""
-    base = page_state(page)
-    query = {k: url_value(v) for k, v in state.items() if not _same(v, base.get(k))}
-    query.update({k: url_value(v) for k, v in (extra or {}).items()})
-    return query
+    return {**state_query_of(page_state(page), state), **{k: url_value(v) for k, v in (extra or {}).items()}}
+
+
+def state_query_of(base: dict[str, Any], state: dict[str, Any]) -> dict[str, str]:
+    """The URL query of `state` on a page whose defaults are `base` (static/js/state.js `toQuery`)."""
+    return {k: url_value(v) for k, v in state.items() if not _same(v, base.get(k))}
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -160,10 +163,13 @@ def view_calls(page: str, state: dict[str, Any], langs: tuple[str, ...]) -> tupl
             for seeds in (1, BAND)
         ]
         calls.append(Call("POST", "/api/sweep", {"rows": "false"}, sweep, stream=True))
-        calls += [
-            Call("POST", "/api/figure/grad-heatmap", {"lang": lang}, {**sweep, "upto": sweep_to, "relative": heat})
+        calls += [  # drawn, and as its CSV and JSON exports ask for it (with the exact rows)
+            Call(
+                "POST", "/api/figure/grad-heatmap", {"lang": lang}, {**sweep, "upto": sweep_to, "relative": heat, **csv}
+            )
             for lang in langs
             for heat in (True, False)
+            for csv in ({}, {"csv": True})
         ]
     elif page == "compare":  # static/js/pages/compare.js: each variant a preset on the state's sizes, one chart
         variants = [
@@ -225,14 +231,27 @@ def lesson_views(langs: tuple[str, ...]) -> dict[str, list[View]]:
     return {page: [View(page, {}, tuple(calls))] for page, calls in found.items()}
 
 
-def models_view(langs: tuple[str, ...] = ("en",)) -> list[View]:
-    """/models' default view (static/js/pages/models.js): every chart of the built-in sentence in each language (the
-    body its request kind takes), the token count of the models shown, and the model list; none when this machine
-    has no real models."""
+def models_view(langs: tuple[str, ...] = ("en",), sentences: tuple[str, ...] = ()) -> list[View]:
+    """/models' views (static/js/pages/models.js): the built-in sentence, then each of `sentences`, with every chart
+    in each language (the body its request kind takes), the token count of the models shown and the model list; none
+    when this machine has no real models. A sentence is data: `resnorm-explorer site --sentences FILE` reads and
+    checks them (app/cli/site.py)."""
     extra = PAGES["models"].extra
     if not extra["ready"] or not extra["default_model"]:
         return []
-    text, model, compare = extra["default_text"], extra["default_model"], extra["default_compare"]
+    texts = list(dict.fromkeys([extra["default_text"], *sentences]))
+    views = []
+    for text in texts:
+        query = {} if text == extra["default_text"] else {"text": text}
+        label = None if not query else {"en": text, "zh": text}
+        views.append(View("models", query, models_calls(text, langs), label=label))
+    return views
+
+
+def models_calls(text: str, langs: tuple[str, ...]) -> tuple[Call, ...]:
+    """What /models asks for one sentence: each chart's figure, the shown models' token counts, the model list."""
+    extra = PAGES["models"].extra
+    model, compare = extra["default_model"], extra["default_compare"]
 
     def body(kind: str) -> dict[str, str]:
         return (
@@ -252,7 +271,7 @@ def models_view(langs: tuple[str, ...] = ("en",)) -> list[View]:
         if name != "none"
     ]
     calls.append(Call("GET", "/api/real_models", optional=True))
-    return [View("models", {}, tuple(calls))]
+    return tuple(calls)
 
 
 def model_views(page: str, depths: tuple[int, ...], langs: tuple[str, ...]) -> list[View]:
@@ -263,21 +282,3 @@ def model_views(page: str, depths: tuple[int, ...], langs: tuple[str, ...]) -> l
             state = preset_state(page, preset, depth)
             views.append(View(page, state_query(page, state), view_calls(page, state, langs), preset))
     return views
-
-
-def all_views(depths: tuple[int, ...], langs: tuple[str, ...]) -> dict[str, list[View]]:
-    views = {"home": [home_view(langs)]}
-    for page in PRESET_PAGES:
-        views[page] = model_views(page, depths, langs)
-    return {**views, **lesson_views(langs), "models": models_view(langs)}
-
-
-def manifest(page: str, views: list[View]) -> dict[str, Any]:
-    """What a static page knows of its views: each one's URL state and preset (to name the nearest ones when a view
-    was not baked) and the URL keys that change a request."""
-    keys = [*TraceConfig.model_fields, *DATA_KEYS.get(page, ())] if page in PRESET_PAGES else []
-    return {
-        "views": [{"query": v.query, "preset": v.preset} for v in views],
-        "keys": keys,
-        "ignore": list(VIEW_KEYS),
-    }

@@ -6,12 +6,17 @@ for the room and announced to every worker of every server: through Redis pub/su
 (containers or machines behind one nginx), otherwise through a file per room in the cache folder, which the
 workers of one server share, polled every POLL_S. Each worker runs one listener and wakes its own followers, so
 200 phones cost 200 idle connections and one poll, not 200 polls.
+
+A change costs each follower one write: its event is encoded once for all of them (`slide_event`), and a waiting
+follower holds a timer, not a task. The shared folder is read and written off the event loop (a loaded disk can take
+tens of milliseconds for a rename), and a poll reads a room's file only when it was replaced.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import hashlib
 import hmac
 import json
@@ -26,7 +31,7 @@ from typing import Any, Protocol
 
 logger = logging.getLogger(__name__)
 
-POLL_S = 0.1  # the shared-folder channel: a change reaches another worker within this (plus one file read)
+POLL_S = 0.05  # the shared-folder channel: a change reaches another worker within this (plus one file read)
 SESSION_TTL_S = 24 * 3600  # a session nobody drove for a day is forgotten
 ROOM_CHARS = 8  # secrets.token_urlsafe(6): 48 random bits, short enough to read out
 KEY_BYTES = 16  # 128 random bits: never guessed, never in a link
@@ -77,10 +82,10 @@ class FolderStore:
         return self.folder / f"{room}.json"
 
     async def read(self, room: str) -> Session | None:
-        return self._read(room)
+        return await asyncio.to_thread(self._read, room)
 
     def _read(self, room: str) -> Session | None:
-        try:  # a few hundred bytes: read on the event loop, cheaper than a thread hop
+        try:
             path = self._path(room)
             if time.time() - path.stat().st_mtime > SESSION_TTL_S:
                 return None
@@ -89,6 +94,9 @@ class FolderStore:
             return None
 
     async def write(self, session: Session) -> Session:
+        return await asyncio.to_thread(self._write, session)
+
+    def _write(self, session: Session) -> Session:
         # one clock on one machine: later changes get larger numbers without a lock between workers (microseconds,
         # so the number stays exact in a JavaScript double)
         stored = replace(session, seq=max(session.seq + 1, time.time_ns() // 1000))
@@ -107,12 +115,27 @@ class FolderStore:
                     path.unlink()
 
     async def listen(self, hub: FollowHub) -> AsyncIterator[Session]:
+        seen: dict[str, tuple[int, ...]] = {}  # room -> (inode, size, mtime) of the file last read
         while True:
             await asyncio.sleep(POLL_S)
-            for room in hub.rooms():
-                found = self._read(room)
-                if found is not None:
-                    yield found
+            for found in await asyncio.to_thread(self._changed, hub.rooms(), seen):
+                yield found
+
+    def _changed(self, rooms: list[str], seen: dict[str, tuple[int, ...]]) -> list[Session]:
+        """The sessions of `rooms` whose file changed since the last poll (a stat each; a read only then). Every write
+        is a new file (os.replace), and the file it replaces lives until then, so a new inode is never the one last
+        read: two changes within one tick of the file system's clock are told apart."""
+        changed = []
+        for room in rooms:
+            try:
+                stat = self._path(room).stat()
+            except OSError:
+                continue
+            if seen.get(room) != (stat.st_ino, stat.st_size, stat.st_mtime_ns):
+                seen[room] = (stat.st_ino, stat.st_size, stat.st_mtime_ns)
+                if (found := self._read(room)) is not None:
+                    changed.append(found)
+        return changed
 
 
 class RedisStore:
@@ -174,9 +197,14 @@ class Follower:
             self.changed.set()
 
     async def next(self, timeout_s: float) -> Session | None:
-        """The newest unsent session, or None after timeout_s (time for a heartbeat)."""
-        with contextlib.suppress(asyncio.TimeoutError):
-            await asyncio.wait_for(self.changed.wait(), timeout_s)
+        """The newest unsent session, or None after timeout_s (time for a heartbeat). The wait is a timer that sets
+        the same event, not a task per wait (asyncio.wait_for's): a change wakes 200 of these at once."""
+        if not self.changed.is_set():
+            heartbeat = asyncio.get_running_loop().call_later(timeout_s, self.changed.set)
+            try:
+                await self.changed.wait()
+            finally:
+                heartbeat.cancel()
         self.changed.clear()
         if self.latest.seq == self.sent:
             return None
@@ -254,16 +282,19 @@ def sse(event: str, data: dict[str, Any], event_id: int | None = None) -> bytes:
     return f"{head}event: {event}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n".encode()
 
 
+@functools.lru_cache(maxsize=64)
+def slide_event(session: Session) -> bytes:
+    """A change as its event, encoded once for every follower of the room (a Session is frozen, so hashable)."""
+    return sse("slide", session.public(), session.seq)
+
+
 async def event_stream(hub: FollowHub, room: str, heartbeat_s: float, retry_ms: int) -> AsyncIterator[bytes]:
     """The follower's stream: a reconnection delay, the current slide, then every change and a heartbeat."""
     async with hub.follow(room) as follower:
         yield f"retry: {retry_ms}\n\n".encode()
         while True:
             session = await follower.next(heartbeat_s)
-            if session is None:
-                yield sse("ping", {"t": round(time.time(), 3)})
-            else:
-                yield sse("slide", session.public(), session.seq)
+            yield sse("ping", {"t": round(time.time(), 3)}) if session is None else slide_event(session)
 
 
 _HUBS: dict[asyncio.AbstractEventLoop, FollowHub] = {}

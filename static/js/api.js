@@ -1,7 +1,7 @@
 // Talking to the JSON API: traces (coalesced and cached per config), presets per depth, the streamed sweep.
 import { t, lang, pageData } from './i18n.js';
 import { rangeText, settingOf } from './explain.js';
-import { isStaticSite, lookup } from './staticsite.js';
+import { apiUrl, isStaticSite, lookup } from './staticsite.js';
 
 export class ApiError extends Error {
   /** body: the server's error answer ({error, errors: [{field, message, allowed, input}]}); `translated` when its
@@ -42,7 +42,7 @@ function announceBusy(seconds) {
 export async function postJSON(url, body, { signal, onBusy } = {}) {
   if (isStaticSite) return baked('POST', url, body);
   for (let attempt = 0; ; attempt += 1) {
-    const response = await fetch(url, {
+    const response = await fetch(apiUrl(url), {
       method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body), signal,
     });
     if (response.ok) return response.json();
@@ -56,7 +56,7 @@ export async function postJSON(url, body, { signal, onBusy } = {}) {
 
 export async function getJSON(url, { signal } = {}) {
   if (isStaticSite) return baked('GET', url);
-  const response = await fetch(url, { signal });
+  const response = await fetch(apiUrl(url), { signal });
   if (!response.ok) throw await readError(response);
   return response.json();
 }
@@ -115,7 +115,7 @@ export async function streamSweep(body, onLine, { signal, rows = true } = {}) {
     (await baked('POST', url, body)).forEach(onLine);
     return;
   }
-  const response = await fetch(url, {
+  const response = await fetch(apiUrl(url), {
     method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body), signal,
   });
   if (!response.ok) throw await readError(response);

@@ -2,14 +2,14 @@
 // whether it fits, which size to blame and each size's limit given the others. No cost formula is retyped here.
 import { t } from './i18n.js';
 import { ApiError } from './api.js';
-import { isStaticSite, lookup } from './staticsite.js';
+import { apiUrl, isStaticSite, lookup } from './staticsite.js';
 
 /** The server's budget report for this model config; {refused: ApiError} when the request model refuses the
  *  combination itself (a 422: nothing else would be accepted either); null when it cannot be had (nothing blocked). */
 export async function checkBudget(config) {
   if (isStaticSite) return lookup('POST', '/api/budget', config, { quiet: true })?.value ?? null;  // a view not baked: its charts say so
   try {
-    const response = await fetch('/api/budget', { method: 'POST', headers: { 'Content-Type': 'application/json' },
+    const response = await fetch(apiUrl('/api/budget'), { method: 'POST', headers: { 'Content-Type': 'application/json' },
       body: JSON.stringify(config) });
     if (response.status === 422) return { refused: new ApiError(422, await response.json()) };
     return response.ok ? await response.json() : null;

@@ -221,7 +221,7 @@ class ChartCard {
 
   wireExports() {
     document.querySelectorAll(`[data-export][data-chart-key="${this.def.key}"]`).forEach((button) => {
-      button.addEventListener('click', () => this.export(button.dataset.export));
+      button.addEventListener('click', () => this.export(button.dataset.export).catch((error) => status(error.message, { error: true })));
     });
   }
 

@@ -1,6 +1,7 @@
 // What a chart can be saved as: PNG or SVG sized for a slide, a standalone HTML file that opens offline, its numbers
 // as JSON or CSV, and the iframe snippet that embeds it. Drawing lives in charts.js; page.js wires the buttons.
-import { lang } from './i18n.js';
+import { lang, t } from './i18n.js';
+import { embedUrl } from './staticsite.js';
 import { escapeText, fitLegend } from './charts.js';
 import { legibleImage } from './legible.js';
 
@@ -30,6 +31,7 @@ export async function downloadImage(element, figure, format, filename) {
 /** A standalone HTML file: Plotly.js inlined and the data baked in, so it opens offline from a USB stick.
  *  Plotly.js comes from the address the server gave this page (its versioned URL): the browser has it cached. */
 export async function downloadHtml(figure, { filename, title, caption, sourceUrl }) {
+  if (window.location.protocol === 'file:') throw new Error(t('static.html_export_file'));  // no fetch from file://
   const plotly = await (await fetch(document.getElementById('plotly-script').src)).text();
   const safe = (s) => s.replace(/<\/script/gi, '<\\/script');
   const data = JSON.stringify({ data: figure.data, layout: { ...figure.layout, autosize: true, width: null, height: null } })
@@ -61,8 +63,9 @@ export function downloadCsv(rows, filename) {
   saveBlob(new Blob([toCsv(rows)], { type: 'text/csv' }), `${filename}.csv`);
 }
 
-/** The iframe snippet for /embed/<chart> with the same state. */
+/** The iframe snippet for the chart alone (the server's /embed/<chart>, a static copy's embed file) with the same
+ *  state. */
 export function embedSnippet(chartKey, query, title) {
-  const src = `${window.location.origin}/embed/${chartKey}${query}`;
+  const src = embedUrl(chartKey, query);
   return `<iframe src="${escapeText(src)}" width="960" height="540" style="border:0" loading="lazy" title="${escapeText(title)}"></iframe>`;
 }

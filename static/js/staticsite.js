@@ -1,12 +1,36 @@
 // The static site's fetch layer (`resnorm-explorer site`): a page built there carries its manifest in the page data
 // (pageData.static) and its answers in classic scripts (window.RESNORM_ANSWERS, data/<page>.js), so it works from
 // any static host and from file://. api.js asks here first; a view that was not baked says so in one line and links
-// the nearest baked views of the same page. On the live server pageData.static is absent and nothing here runs.
+// the nearest baked views of the same page. A copy built with --server bakes nothing: every request goes to that
+// explorer server (apiUrl). On the live server pageData.static is absent and nothing here runs.
 import { pageData, t, lang } from './i18n.js';
-import { requestKey, nearestViews } from './viewkeys.js';
+import { requestKey, nearestViews, resolveShared } from './viewkeys.js';
 
 const site = pageData.static || null;
-export const isStaticSite = Boolean(site);
+const server = site?.server || '';
+/** A static copy whose answers are baked into it (not one that asks a server). */
+export const isStaticSite = Boolean(site) && !server;
+
+/** Where a page's request goes: this server, or the server a static copy was built to ask. */
+export function apiUrl(path) {
+  return server + path;
+}
+
+/** The address of the page showing one chart alone, for an iframe: the live server's /embed/<chart>, or the
+ *  static copy's embed/<chart>.html (its URL state kept, its language the file's). */
+export function embedUrl(chartKey, query) {
+  if (!site) return `${window.location.origin}/embed/${chartKey}${query}`;
+  const params = new URLSearchParams(query);
+  params.delete('lang');
+  const state = params.toString().replace(/%2C/g, ',');
+  return new URL(`${site.embeds[chartKey]}${state ? `?${state}` : ''}`, window.location.href).href;
+}
+
+/** A page opened over https may not fetch from an http server (mixed content), loopback excepted: say so. */
+function mixedContent() {
+  if (window.location.protocol !== 'https:' || !server.startsWith('http:')) return false;
+  return !/^(localhost|127(\.\d+){3}|\[::1\])$/.test(new URL(server).hostname);
+}
 const missedAt = new Set();  // addresses (URL state) where a request was not baked
 let queued = false;
 
@@ -15,7 +39,7 @@ export function lookup(method, url, body = null, { quiet = false } = {}) {
   const answers = window.RESNORM_ANSWERS || {};
   const key = requestKey(method, url, body);
   queueNotice();
-  if (Object.prototype.hasOwnProperty.call(answers, key)) return { value: structuredClone(answers[key]) };
+  if (Object.prototype.hasOwnProperty.call(answers, key)) return { value: resolveShared(answers[key], window.RESNORM_SHARED || {}) };
   if (!quiet) {
     missedAt.add(window.location.href);
     console.info('resnorm static site: not baked:', key);  // the key a build would need, for whoever builds the site
@@ -30,6 +54,7 @@ function queueNotice() {
 }
 
 function viewName(view) {
+  if (view.label) return view.label[lang] ?? view.label.en;
   if (!view.preset) return t('static.default_view');
   const preset = pageData.presets?.presets.find((p) => p.key === view.preset);
   const name = preset ? (lang === 'zh' ? preset.name_zh : preset.name) : view.preset;
@@ -48,6 +73,14 @@ function viewLink(view) {
 /** The line under the status line (which says the view was not baked): the nearest baked views of this page. A page
  *  that needs the server says so on the status line itself, from the start. */
 function showNotice() {
+  if (server) {
+    const node = document.getElementById('static-notice');
+    if (node && mixedContent()) {
+      node.textContent = t('static.mixed_content', { server });
+      node.hidden = false;
+    }
+    return;
+  }
   if (site.server_only) {
     const status = document.getElementById('status');
     if (status && !status.textContent) status.textContent = t('static.needs_server');
@@ -86,8 +119,6 @@ if (site) {
     };
   }
   window.addEventListener('popstate', () => { queueNotice(); keepStateAcrossLanguages(); });
-  // A static copy has no /embed/ pages: the embed code would point at nothing.
-  const hideEmbeds = () => document.querySelectorAll('[data-export="embed"]').forEach((button) => { button.hidden = true; });
-  document.addEventListener('DOMContentLoaded', () => { showNotice(); keepStateAcrossLanguages(); hideEmbeds(); });
-  if (document.readyState !== 'loading') { queueNotice(); keepStateAcrossLanguages(); hideEmbeds(); }
+  document.addEventListener('DOMContentLoaded', () => { showNotice(); keepStateAcrossLanguages(); });
+  if (document.readyState !== 'loading') { queueNotice(); keepStateAcrossLanguages(); }
 }

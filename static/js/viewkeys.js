@@ -1,6 +1,7 @@
 // The static site's lookup keys and nearest views, with no page around them (node runs them in the unit tests):
 // a baked answer is found under its request as the fetch layer sends it (app/pages/static_views.py writes the same
-// keys), and a view that was not baked names the baked views with the fewest differing settings.
+// keys), a list several answers share is written once and put back here, and a view that was not baked names the
+// baked views with the fewest differing settings.
 
 /** JSON with sorted keys and no spaces; numbers as JSON.stringify writes them. */
 export function canonical(value) {
@@ -30,4 +31,14 @@ export function nearestViews(views, query, keys, limit = 3) {
   return views.map((view, index) => ({ index, distance: differing(query, view, keys) }))
     .sort((a, b) => a.distance - b.distance || a.index - b.index)
     .slice(0, limit).map((entry) => entry.index);
+}
+
+/** A baked answer with its shared lists put back: {"$shared": id} stands for pool[id] (app/pages/static_pages.py
+ *  writes one copy of a list several answers carry); each use gets its own copy. */
+export function resolveShared(value, pool) {
+  if (Array.isArray(value)) return value.map((item) => resolveShared(item, pool));
+  if (value === null || typeof value !== 'object') return value;
+  const keys = Object.keys(value);
+  if (keys.length === 1 && keys[0] === '$shared') return structuredClone(pool[value.$shared]);
+  return Object.fromEntries(keys.map((key) => [key, resolveShared(value[key], pool)]));
 }

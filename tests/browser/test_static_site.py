@@ -1,7 +1,10 @@
-"""`resnorm-explorer site`: a reduced static site (depth 12, both languages, the deck) built once, served by a plain
-static file server under /course/, and opened in headless Chromium with every other request refused; file:// too.
+"""`resnorm-explorer site`: a reduced static site (depth 12, both languages, one extra sentence, the deck) built once,
+served by a plain static file server under /course/, and opened in headless Chromium with every other request
+refused; file:// too. Then the same site built with --server: its pages on one origin ask the explorer's API on
+another, which answers CORS for the first alone.
 
-The deck's training runs are shortened to 20 steps here (real training, fewer steps), /models bakes its default
+The training runs (the deck's and /train's presets) are shortened to 20 steps here (real training, fewer steps),
+/train bakes its first three presets (their settings and the page's default: 20 steps), /models bakes its default
 model without the comparison and /gradients' heatmap opens on depths 1 to 24, so the build fits the test's time;
 everything else is the command's own build.
 """
@@ -18,12 +21,14 @@ from urllib.parse import urlencode, urlsplit
 import pytest
 
 from app import __version__
+from app.numbers import fmt
 from app.pages import PAGES
 from app.pages.static_pages import read_data_script
 from app.pages.static_views import Call
 
 SUB_PATH = "course"
 TRAIN_STEPS = 20
+SENTENCE = "Residual connections keep the gradient alive."
 
 
 def _shortened(recorded):
@@ -33,6 +38,20 @@ def _shortened(recorded):
         return await recorded(request.model_validate({**request.model_dump(), **update}))
 
     return run
+
+
+def _short_preset(preset):
+    """A /train preset whose runs take TRAIN_STEPS steps (the page asks for the charts of what the preset sets)."""
+    settings = preset["settings"]
+    steps = {"steps": TRAIN_STEPS, "warmup_steps": min(settings["warmup_steps"], TRAIN_STEPS // 2)}
+    return {**preset, "settings": {**settings, **steps}}
+
+
+def _short_training(patch):
+    """/train as the test's site has it: its first three presets (8 of 25 runs), every setting at TRAIN_STEPS steps."""
+    train = PAGES["train"].extra
+    patch.setitem(train, "presets", [_short_preset(p) for p in train["presets"][:3]])
+    patch.setitem(train, "settings_defaults", {**train["settings_defaults"], "steps": TRAIN_STEPS})
 
 
 @pytest.fixture(scope="module")
@@ -48,7 +67,7 @@ def site(tmp_path_factory):
 
     def run() -> None:
         try:
-            result["sizes"] = build(out, (12,), ("en", "zh"), "http://127.0.0.1:8000")
+            result["sizes"] = build(out, (12,), ("en", "zh"), sentences=((1, SENTENCE),))
         except BaseException as exc:  # re-raised in the test's thread
             result["error"] = exc
 
@@ -58,6 +77,7 @@ def site(tmp_path_factory):
         patch.setitem(PAGES["models"].extra, "default_model", "minilm")
         patch.setitem(PAGES["models"].extra, "default_compare", "none")
         patch.setitem(PAGES["gradients"].defaults, "sweep_to", 24)  # the heatmap's default rows: 1 to 24, not 96
+        _short_training(patch)
         thread = threading.Thread(target=run)
         thread.start()
         thread.join()
@@ -99,8 +119,8 @@ def sealed(browser):
 
     context.route("**/*", route)
 
-    def open_(url: str, prefix: str):
-        allowed[:] = [prefix]
+    def open_(url: str, *prefixes: str):
+        allowed[:] = prefixes
         page = context.new_page()
         page.on("pageerror", lambda error: errors.append(str(error)))
         page.on("console", lambda message: errors.extend([message.text] if message.type == "error" else []))
@@ -118,6 +138,13 @@ def answers(folder: Path, page: str) -> dict:
     return read_data_script((folder / "data" / f"{page}.js").read_text(encoding="utf-8"))
 
 
+def redrawn(page, chart: str, before: int) -> None:
+    """Wait for `chart`'s next drawing after its `before`-th (a selector, not wait_for_function: the eval that uses
+    is refused by the site's own Content-Security-Policy)."""
+    selector = f"[data-chart='{chart}'][data-drawn]:not([data-drawn='{before}']) .main-svg"
+    page.wait_for_selector(selector, state="attached", timeout=60_000)
+
+
 def drawn(page, chart: str) -> dict:
     page.wait_for_selector(f"[data-chart='{chart}'][data-drawn] .main-svg", state="attached", timeout=30_000)
     return page.evaluate(
@@ -130,23 +157,21 @@ def drawn(page, chart: str) -> dict:
 
 def test_pages_draw_their_baked_answers_under_a_sub_path(site, static_base, sealed):
     folder, _ = site
-    from app.pages.static_views import all_views
+    from app.pages.static_site import all_views
 
     views = all_views((12,), ("en", "zh"))
     # /norms: the chart and caption the API built in Python, as baked (English and Chinese)
     for lang, file in (("en", "norms.html"), ("zh", "norms.zh.html")):
         page = sealed(static_base + file, static_base)
         chart = drawn(page, "norms")
-        assert page.locator('[data-export="embed"]').first.is_hidden()  # no /embed/ pages in a static copy
+        assert page.locator('[data-export="embed"]').first.is_visible()  # each chart alone: embed/<chart>.html
         call = next(c for c in views["norms"][0].calls if c.path == "/api/figure/norms" and c.query["lang"] == lang)
         baked = answers(folder, "norms")[call.key]
         assert chart["caption"] == baked["caption"]
         assert chart["data"][0]["y"] == baked["figure"]["data"][0]["y"]
     # /gradients: the profile as baked, the chosen seed first and then the band of four seeds, caption and all
     page = sealed(static_base + "gradients.html", static_base)
-    page.wait_for_function(
-        "() => document.querySelector(\"[data-caption='grad-profile']\").textContent.includes('0–3')"
-    )
+    page.wait_for_selector("[data-caption='grad-profile']:has-text('0–3')", timeout=30_000)
     chart = drawn(page, "grad-profile")
     call = next(
         c for c in views["gradients"][0].calls
@@ -177,10 +202,13 @@ def test_pages_work_from_file_urls(site, sealed, file):
     folder, _ = site
     page = sealed((folder / file).as_uri(), folder.as_uri())
     page.wait_for_selector("[data-chart][data-drawn] .main-svg", state="attached", timeout=30_000)
+    if file == "norms.zh.html":  # a file cannot read Plotly.js for the offline HTML file: the page says so
+        page.click("[data-export='html'][data-chart-key='norms']")
+        page.wait_for_selector("#status:has-text('http(s)')", timeout=10_000)
 
 
 def test_a_baked_preset_view_loads_and_an_unbaked_one_names_the_nearest(site, static_base, sealed):
-    from app.pages.static_views import all_views
+    from app.pages.static_site import all_views
 
     preset = next(v for v in all_views((12,), ("en",))["norms"] if v.preset == "llama")
     page = sealed(f"{static_base}norms.html?{urlencode(preset.query)}", static_base)
@@ -195,11 +223,10 @@ def test_a_baked_preset_view_loads_and_an_unbaked_one_names_the_nearest(site, st
         (f"gradients.html?{urlencode(llama_gradients.query)}", "grad-profile"),
     ):
         page = sealed(static_base + file, static_base)
-        before = drawn(page, chart) and int(page.get_attribute(f"[data-chart='{chart}']", "data-drawn"))
+        drawn(page, chart)
+        before = int(page.get_attribute(f"[data-chart='{chart}']", "data-drawn"))
         page.select_option("#ctl-preset", "deepnorm")
-        page.wait_for_function(
-            f"document.querySelector(\"[data-chart='{chart}']\").dataset.drawn > {before}", timeout=30_000
-        )
+        redrawn(page, chart, before)
         assert "init=deepnorm" in page.url and page.locator("#static-notice").is_hidden()
 
     page = sealed(f"{static_base}norms.html?depth=12&norm=rmsnorm&activation=relu&seed=3", static_base)
@@ -233,12 +260,182 @@ def references(html: str) -> list[str]:
 
 def test_every_link_and_file_resolves_and_plotly_ships_once(site):
     folder, sizes = site
-    for html in folder.glob("*.html"):
+    for html in [*folder.glob("*.html"), *(folder / "embed").glob("*.html")]:
         for target in references(html.read_text(encoding="utf-8")):
             parts = urlsplit(target)
             if parts.scheme in ("data", "mailto") or (parts.scheme and parts.netloc):
                 continue
-            assert (folder / parts.path).is_file(), f"{html.name} links {target}, which is not in the site"
+            assert (html.parent / parts.path).is_file(), f"{html.name} links {target}, which is not in the site"
     assert [p.name for p in folder.rglob("plotly*.js")] == ["plotly.min.js"]
     assert sizes["plotly"] and sizes["data"] and sum(sizes.values()) < 50e6
     assert Call("GET", "/api/presets", {"depth": "12"}).key in answers(folder, "norms")
+
+
+def test_the_training_lab_shows_each_presets_recorded_run(site, static_base, sealed, monkeypatch):
+    folder, _ = site
+    from app.pages.static_train import train_views
+
+    _short_training(monkeypatch)  # the views as the site was built
+    views = train_views(("en", "zh"))
+    baked = answers(folder, "train")
+
+    def recorded(view, chart="train-loss", lang="en"):
+        return baked[next(c for c in view.calls if c.path == f"/api/figure/{chart}" and c.query["lang"] == lang).key]
+
+    page = sealed(static_base + "train.html", static_base)
+    chart, loss = drawn(page, "train-loss"), recorded(views[0])
+    assert [trace["y"] for trace in chart["data"]] == [trace.get("y") for trace in loss["figure"]["data"]]
+    assert chart["caption"] == loss["caption"] and loss["claim"]["ended"]  # the whole recorded run, at once
+    assert drawn(page, "train-profile")["caption"] == recorded(views[0], "train-profile")["caption"]
+    seconds = loss["claim"]["seconds"]  # how long the run took where it was recorded
+    assert f"({fmt(seconds)} s" in page.inner_text("#train-progress-text") and page.is_disabled("#train-start")
+    assert "recorded when this copy was built" in page.inner_text("main .intro").lower()
+
+    # another preset's button: its own recording (four runs), no notice; in Chinese too
+    before = int(page.get_attribute("[data-chart='train-loss']", "data-drawn"))
+    page.click("[data-train-preset='fixes']")
+    redrawn(page, "train-loss", before)
+    fixes = next(v for v in views if v.query.get("runs", "").startswith("post_ln,deepnorm"))
+    assert page.inner_text("[data-caption='train-loss']") == recorded(fixes)["caption"]
+    assert len(recorded(fixes)["claim"]["runs"]) == 4 and page.locator("#static-notice").is_hidden()
+    page = sealed(f"{static_base}train.zh.html?{urlencode(fixes.query)}", static_base)
+    assert drawn(page, "train-loss")["caption"] == recorded(fixes, lang="zh")["caption"]
+
+    # settings no recording has: the page says so and names the nearest presets
+    page.fill("#ctl-steps", "100")
+    page.press("#ctl-steps", "Enter")
+    page.wait_for_selector("#static-notice:not([hidden]) a", timeout=10_000)
+    links = page.locator("#static-notice a")
+    assert links.count() == 3 and links.first.get_attribute("href").startswith("train.zh.html")
+
+
+def test_embeds_and_the_decks_links_stay_in_the_site(site, static_base, sealed):
+    folder, _ = site
+    from app.pages.static_site import all_views
+
+    post_ln = next(v for v in all_views((12,), ("zh",))["norms"] if v.preset == "post_ln")
+    page = sealed(f"{static_base}norms.zh.html?{urlencode(post_ln.query)}", static_base)
+    drawn(page, "norms")
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    page.click("[data-export='embed'][data-chart-key='norms']")
+    snippet = page.input_value("#embed-norms")
+    src = snippet.split('src="')[1].split('"')[0].replace("&amp;", "&")
+    assert src.startswith(static_base + "embed/norms.zh.html?") and "norm_position=post" in src and "lang=" not in src
+    embed = sealed(src, static_base)
+    assert drawn(embed, "norms")["data"] and embed.locator("header.site").count() == 0
+    for deck in ("lecture.html", "lecture.zh.html"):
+        html = (folder / deck).read_text(encoding="utf-8")
+        links = references(html)
+        assert links and not [link for link in links if "127.0.0.1" in link or "/embed/" in link]
+        suffix = ".zh.html" if "zh" in deck else ".html"
+        assert f'class="explorer" href="norms{suffix}?' in html
+
+
+def test_footers_say_where_the_numbers_were_computed(site):
+    folder, sizes = site
+    pages = [html for html in folder.glob("*.html") if not html.name.startswith("lecture")]
+    assert len(pages) == 2 * 11
+    for html in pages:
+        footer = html.read_text(encoding="utf-8").split('<footer class="site">')[1].split("</footer>")[0]
+        assert "on this server" not in footer and "在本服务器上" not in footer, html.name
+    assert "when this static copy was built" in (folder / "chain.html").read_text(encoding="utf-8")
+    intros = {"models.html": "when this copy was built", "models.zh.html": "在生成本副本时"}
+    for html, when in intros.items() if (folder / "data" / "models.js").exists() else ():  # real models baked
+        intro = (folder / html).read_text(encoding="utf-8").split('<p class="intro">')[1].split("</p>")[0]
+        assert when in intro and "this server" not in intro and "本服务器" not in intro, html  # when, not where
+    assert set(sizes) == {"plotly", "scripts", "pages", "embeds", "data", "train", "deck"} and sizes["train"] > 0
+
+
+def test_a_baked_sentence_on_the_real_models_page(site, static_base, sealed):
+    folder, _ = site
+    if not (folder / "data" / "models.js").exists():
+        pytest.skip("this machine has no real models to bake")
+    page = sealed(f"{static_base}models.html?{urlencode({'text': SENTENCE})}", static_base)
+    assert drawn(page, "models-stream")["data"] and page.locator("#static-notice").is_hidden()
+    page = sealed(f"{static_base}models.html?{urlencode({'text': 'Not baked.'})}", static_base)
+    page.wait_for_selector("#static-notice:not([hidden]) a", timeout=10_000)
+    assert SENTENCE in page.inner_text("#static-notice")
+
+
+# ---- --server URL: the pages on one origin, the explorer's API on another -------------------------------------
+
+
+@pytest.fixture(scope="module")
+def server_copy(site, tmp_path_factory):
+    """(the copy's base URL, the API's, its folder): a copy built with --server on a static server of its own, and the app under
+    uvicorn in a thread, its RESNORM_CORS_ORIGINS listing the copy's origin."""
+    import os
+
+    import uvicorn
+
+    from app.cli.site import build
+    from app.main import create_app
+    from app.services import deck
+    from app.settings import get_settings
+    from tools.localserver import free_port
+
+    root = tmp_path_factory.mktemp("server-copy")
+    (root / SUB_PATH).mkdir()
+    static = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(root)))
+    threading.Thread(target=static.serve_forever, daemon=True).start()
+    origin, api = f"http://127.0.0.1:{static.server_port}", f"http://127.0.0.1:{free_port()}"
+    thread = threading.Thread(target=build, args=(root / SUB_PATH, (12,), ("en",)), kwargs={"server": api})
+    with pytest.MonkeyPatch.context() as patch:  # the decks: the first build's recordings, from its caches
+        patch.setattr(deck, "recorded_events", _shortened(deck.recorded_events))
+        thread.start()
+        thread.join()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setitem(os.environ, "RESNORM_CORS_ORIGINS", origin)
+        get_settings.cache_clear()
+        app = create_app()
+    get_settings.cache_clear()
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=int(api.rsplit(":", 1)[1]), log_level="warning"))
+    threading.Thread(target=server.run, daemon=True).start()
+    while not server.started:
+        threading.Event().wait(0.05)
+    yield f"{origin}/{SUB_PATH}/", api, str(root / SUB_PATH)
+    server.should_exit = True
+    static.shutdown()
+
+
+def test_a_copy_built_with_a_server_asks_it_across_origins(server_copy, sealed):
+    base, api, _ = server_copy
+    page = sealed(f"{base}norms.html", base, api)  # no data/ folder: the API answers, from its cache here
+    asked: list[str] = []
+    page.on("request", lambda request: asked.append(request.url))
+    assert drawn(page, "norms")["data"] and (Path(server_copy[2]) / "data").exists() is False
+    before = int(page.get_attribute("[data-chart='norms']", "data-drawn"))
+    page.fill("#ctl-depth", "5")  # a depth no build computed: the API runs the model now
+    page.press("#ctl-depth", "Enter")
+    redrawn(page, "norms", before)
+    assert len(page.evaluate("document.querySelector(\"[data-chart='norms']\").data[0].y")) == 6  # layers 0..5
+    assert any(url.startswith(f"{api}/api/figure/norms") for url in asked)
+    assert page.locator("#static-notice").is_hidden()
+    assert f"on the explorer's server at {api}" in page.inner_text("footer.site")
+    csp = page.get_attribute("meta[http-equiv='Content-Security-Policy']", "content")
+    assert f"connect-src 'self' {api};" in csp
+
+
+def test_an_https_copy_of_an_http_server_explains_mixed_content(server_copy, browser):
+    """Served over https (the files answered by Playwright for https://course.test), asking an http server that is
+    not this machine: one line says why the browser refuses."""
+    base, api, _ = server_copy
+    import urllib.request
+
+    html = urllib.request.urlopen(f"{base}compare.html").read().decode()
+    html = html.replace(api, "http://explorer.test:8000")
+    context = browser.new_context()
+    context.route("**/*", lambda route: route.abort())
+    context.route("https://course.test/compare.html", lambda route: route.fulfill(body=html, content_type="text/html"))
+    context.route(
+        "https://course.test/assets/**",
+        lambda route: route.fulfill(
+            body=urllib.request.urlopen(base + route.request.url.split("course.test/")[1]).read()
+        ),
+    )
+    page = context.new_page()
+    page.goto("https://course.test/compare.html")
+    page.wait_for_selector("#static-notice:not([hidden])", timeout=30_000)
+    assert page.inner_text("#static-notice").startswith("This page was opened over https but its server")
+    assert "http://explorer.test:8000" in page.inner_text("#static-notice")
+    context.close()

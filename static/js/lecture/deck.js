@@ -37,6 +37,15 @@ export function themeFromUrl() {
   return new URLSearchParams(window.location.search).get('theme') === 'normal' ? 'normal' : 'slide';
 }
 
+/** A chart's "open in the explorer" link: a static site's own page in this language (extra.pages), else the page
+ *  on the server the link already points at. */
+function explorerHref(target, current) {
+  const [path, query] = target.split('?');
+  const pages = pageData.extra.pages;
+  if (pages) return `${pages[path]}${query ? `?${query}` : ''}`;
+  return `${new URL(current).origin}${target}${query ? '&' : '?'}lang=${pageData.lang}`;
+}
+
 export class Deck {
   constructor(channel) {
     this.channel = channel;
@@ -89,10 +98,7 @@ export class Deck {
     const settings = this.sections[i].querySelector('.settings');
     if (settings) settings.textContent = chart.settings[pageData.lang];
     const explorer = this.sections[i].querySelector('a.explorer');
-    if (explorer) {
-      const url = new URL(explorer.href);
-      explorer.href = `${url.origin}${chart.explorer}${chart.explorer.includes('?') ? '&' : '?'}lang=${pageData.lang}`;
-    }
+    if (explorer) explorer.href = explorerHref(chart.explorer, explorer.href);
     return this.redraw(i);
   }
 

@@ -3,7 +3,7 @@
 // the one-off conversion note, and draws what it is handed.
 import { runPage, scaleParam } from '../page.js';
 import { ApiError, baked, getJSON } from '../api.js';
-import { isStaticSite } from '../staticsite.js';
+import { apiUrl, isStaticSite } from '../staticsite.js';
 import { chartView, t } from '../charts.js';
 import { pageData, lang } from '../i18n.js';
 
@@ -28,7 +28,7 @@ function localised(status, body) {
 async function postReal(url, body) {
   if (isStaticSite) return baked('POST', url, body);  // a static copy of the site: the answers baked into it, or none
   for (let attempt = 0; ; attempt += 1) {
-    const response = await fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+    const response = await fetch(apiUrl(url), { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
     let answer = null;
     try { answer = await response.json(); } catch { /* not JSON */ }
     if (response.ok) return answer;

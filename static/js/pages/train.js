@@ -1,10 +1,11 @@
 // /train: 1-4 real training runs streamed from POST /api/train/charts (NDJSON): the loss curves of every run live on
 // one chart, the per-layer gradient (or stream norm) at the latest recorded step on a second one, both built in Python
 // (app/figures/train.py, train_profile.py) and only drawn here; Start, Stop, progress. Training starts only on Start
-// (a link never starts a run by itself); Stop aborts the fetch, which cancels the server run.
+// (a link never starts a run by itself); Stop aborts the fetch, which cancels the server run. A static copy of the
+// site shows each preset's run as recorded when it was built (the same charts, baked) and has no Start.
 import { runPage, scaleParam, status } from '../page.js';
 import { ApiError, baked, fetchPresets, readNDJSON, postJSON, describeError } from '../api.js';
-import { isStaticSite } from '../staticsite.js';
+import { apiUrl, isStaticSite } from '../staticsite.js';
 import { assignChart, chartView, extendChart, t, fmt } from '../charts.js';
 import { pageData, lang } from '../i18n.js';
 import { specsFromSchema } from '../state.js';
@@ -76,7 +77,7 @@ class Session {
     const url = `/api/train/charts?lang=${lang}`;
     if (isStaticSite) return baked('POST', url, this.body);  // a static copy: training needs the server
     for (let attempt = 0; ; attempt += 1) {  // a just-stopped run frees its slot a few milliseconds later: retry briefly
-      const response = await fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json' },
+      const response = await fetch(apiUrl(url), { method: 'POST', headers: { 'Content-Type': 'application/json' },
         body: JSON.stringify(this.body), signal: this.controller.signal });
       if (response.ok) return response;
       let body = null;
@@ -130,7 +131,7 @@ let armed = 0;          // the run token Start created in this page view (a relo
 let session = null;
 let sessionReady = null;
 let sessionToken = -1;
-let idleKey = 'train.idle';  // before Start: train.recorded when the charts show a run this server recorded
+let idleText = () => t('train.idle');  // before Start: what the charts show (a recorded run, or nothing yet)
 
 function showProgress(s) {
   const running = s && !s.finished;
@@ -202,7 +203,7 @@ async function showBudget(state, ctx) {
     text.classList.add('error');
   } else if (text.classList.contains('error')) {
     text.classList.remove('error');
-    text.textContent = session ? text.textContent : t(idleKey);
+    text.textContent = session ? text.textContent : idleText();
     if (session) showProgress(session);
   }
   return problem;
@@ -210,7 +211,9 @@ async function showBudget(state, ctx) {
 
 function wire(ctx) {
   page = ctx;
-  // An /embed/ of these charts has no Start or Stop button: it shows the idle charts only.
+  // An /embed/ of these charts has no Start or Stop button: it shows the idle charts only. A static copy trains
+  // nothing: its charts are the recorded runs.
+  if (isStaticSite) document.getElementById('train-start')?.setAttribute('disabled', '');
   document.getElementById('train-start')?.addEventListener('click', async () => {
     if (await showBudget(ctx.url.state, ctx)) return;  // nothing is sent
     armed = ctx.url.state.run + 1;
@@ -228,11 +231,13 @@ function wire(ctx) {
   markPreset(ctx.url.state);
 }
 
-/** Before Start, say whether the charts show a run this server recorded with these settings (or nothing yet). */
-function showRecorded(recorded) {
-  idleKey = recorded ? 'train.recorded' : 'train.idle';
+/** Before Start, say whether the charts show a run this server recorded with these settings (or nothing yet); a
+ *  static copy's charts are the runs recorded when it was built. */
+function showRecorded(claim) {
+  const key = isStaticSite ? 'static.train_recorded' : 'train.recorded';
+  idleText = claim.ended ? () => t(key, { seconds: fmt(claim.seconds) }) : () => t('train.idle');
   const text = document.getElementById('train-progress-text');
-  if (text && !session && !text.classList.contains('error')) text.textContent = t(idleKey);
+  if (text && !session && !text.classList.contains('error')) text.textContent = idleText();
 }
 
 /** Before the first Start: the chart as the server holds it (a run it recorded with these settings, else empty;
@@ -241,7 +246,7 @@ async function load(key, state, ctx) {
   if (!page) wire(ctx);
   if (armed === 0) {
     const chart = await postJSON(`/api/figure/${key}?lang=${lang}`, await chartsBody(state), { signal: ctx.signal });
-    if (key === 'train-loss') showRecorded(chart.claim.ended);
+    if (key === 'train-loss') showRecorded(chart.claim);
     return { charts: { [key]: chart } };
   }
   if (state.run !== armed) return session.snapshot();  // a link's own run token (back, forward) starts nothing
