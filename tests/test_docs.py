@@ -129,7 +129,7 @@ def test_the_pages_doc_lists_every_url_key_of_the_model():
 
 
 def test_the_deck_size_the_docs_name_is_the_decks():
-    """"A 20-slide deck (23 with the real models)" must count the deck as built, with and without the real models."""
+    """Every "N-slide deck (M with the real models)" the docs write counts the deck as built, with and without them."""
     from app.experiments.lecture import DECK, slides_real
 
     real = {s["id"] for s in (slides_real.PINNED, slides_real.SNOWBALL, slides_real.SINK)}
