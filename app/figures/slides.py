@@ -16,10 +16,12 @@ from typing import Any
 from ..experiments.lecture.claims import OVERFLOW, evaluate, failed_values, format_number, read_path, statement
 from ..i18n import t
 from . import batchnorm
+from .backrow import for_the_back_row
 from .chart import Chart, diff
 from .style import (
     FLOAT16_MAX,
     PALETTE,
+    REFERENCE_LINE,
     Json,
     axis,
     finish,
@@ -146,16 +148,17 @@ def layers_figure(chart: Json, answers: Answers, theme: str, lang: str, slide: S
             before = len(lay["annotations"])
             gaps = [None if m else 1.0 for m in missing]
             mark_overflow(theme, fig, x, gaps, lang, series=name)
-            if two:  # keep the label inside the left panel (top left, smaller, a line per part), off both y titles
+            if two:  # keep the label inside the left panel (top left, a line per part), off both y titles: the
+                # legend and the caption name the series, the label only where it overflowed
                 for note in lay["annotations"][before:]:
+                    where = note["text"].split(f"{name}: ", 1)[-1].replace(" (inf/NaN)", "").replace("（inf/NaN）", "")
                     note.update(
                         xref="paper",
                         x=0.01,
                         xanchor="left",
                         y=0.98,
                         yanchor="top",
-                        text=note["text"].replace(": ", ":<br>").replace("：", "：<br>"),
-                        font={**note["font"], "size": style["font"] - 6},
+                        text="✕ " + where.replace(": ", ":<br>").replace("：", "：<br>"),
                     )
         if chart["panels"][series["panel"]]["log"]:
             _mark_underflow(theme, fig, x, y, name, lang)
@@ -284,6 +287,7 @@ def layernorm_figure(chart: Json, answers: Answers, theme: str, lang: str, slide
         "layout": layout(theme, tr(chart["title"], lang), t("layernorm.axis.x", lang), t("layernorm.axis.y", lang)),
     }
     colors = {"x": "#8a9099", "normalized": PALETTE["blue"], "output": PALETTE["vermillion"]}
+    labelled: list[str] = chart.get("labelled") or chart["bars"]  # where neighbours' labels would touch: one series
     for field in chart["bars"]:
         y = chart["sources"][0]["body"]["x"] if field == "x" else answers[0][field]
         name = text(f"lecture.bar.{field}", lang)
@@ -294,7 +298,9 @@ def layernorm_figure(chart: Json, answers: Answers, theme: str, lang: str, slide
                 "x": list(range(1, len(y) + 1)),
                 "y": y,
                 "marker": {"color": colors[field]},
-                "text": [str(v) if field == "x" else format_number(v, 4, lang) for v in y],
+                "text": [str(v) if field == "x" else format_number(v, 4, lang) for v in y]
+                if field in labelled
+                else None,
                 "textposition": "outside",
                 "cliponaxis": False,
                 "textfont": {"size": style["font"] - 6},
@@ -400,7 +406,16 @@ def bars_figure(chart: Json, answers: Answers, theme: str, lang: str, slide: Sli
                 }
             )
     lay["yaxis"].update(type="category", autorange="reversed", tickfont={"size": style["font"] - 6}, showgrid=False)
-    lay["margin"]["l"] = 20
+    # no legend above the plot and, where the title names the ratio, no x title below it: one bar a row needs the height
+    lay["margin"].update(l=20, t=round(style["title"] * 1.3), b=round(style["font"] * 1.8))
+    lay["title"]["pad"] = {"t": 4}
+    lay["showlegend"] = False
+    if theme == "slide":  # on the stage the slide's lead names the ratio: every row of the plot's height for the bars
+        lay["title"]["text"] = ""
+        lay["margin"]["t"] = 8
+    if not chart["x"]["en"]:
+        del lay["xaxis"]["title"]  # an empty title would still keep its room
+    lay["xaxis"]["tickfont"] = {"size": style["font"] - 4}  # decades only (dtick), no smaller labels between them
     lay["hovermode"] = "closest"
     # x = 1: the gradient arrives at block 1 as large as it left block 96
     lay["shapes"].append(
@@ -412,7 +427,8 @@ def bars_figure(chart: Json, answers: Answers, theme: str, lang: str, slide: Sli
             "yref": "paper",
             "y0": 0,
             "y1": 1,
-            "line": {"color": PALETTE["black"], "dash": "dot", "width": 2},
+            "layer": "below",
+            "line": dict(REFERENCE_LINE),
         }
     )
     return fig
@@ -507,7 +523,7 @@ def figure(slide: Slide, answers: Answers, theme: str, lang: str) -> Json:
     style = theme_of(theme)
     fig["layout"]["title"]["font"]["size"] = round(style["title"] * 0.75)
     fig["layout"]["legend"]["font"]["size"] = style["font"] - 4
-    return finish(fig)
+    return finish(for_the_back_row(fig, theme))
 
 
 # ---- The slide as shown: figure, caption, verdict ------------------------------------------------------------------

@@ -12,7 +12,8 @@ slides_reference the slides on the reference model: live chain product, norm alo
 slides_walls     what the snowballing stream runs into: drift, 16-bit overflow, softmax saturation
 slides_norm      normalization: LayerNorm by hand, Post-LN vs Pre-LN (drawn by diagram.py, then measured), RMSNorm
 slides_real      real pretrained models: the pinning, the snowball, the first-token sink (where installed)
-slides_overview  title, alternatives (read from the registries), summary, references (papers.py)
+slides_overview  title, alternatives (read from the registries), summary
+slides_references the papers the slides name, in full (papers.py), over as many slides as they need
 """
 
 from __future__ import annotations
@@ -24,7 +25,8 @@ from . import slides_gradient, slides_norm, slides_real, slides_walls
 from .agenda import agenda_of, agenda_slide, ordered
 from .describe import settings_text
 from .papers import cited_by
-from .slides_overview import alternatives_slide, limits_slide, references_slide, summary_slide, title_slide
+from .slides_overview import alternatives_slide, limits_slide, summary_slide, title_slide
+from .slides_references import reference_slides
 from .terms import mark_terms
 
 
@@ -40,15 +42,15 @@ def build_deck() -> list[dict[str, Any]]:
     content["summary-limits"] = limits_slide(list(content.values()))
     for s in content.values():
         s["cites"] = cited_by(s)  # the footer's source line
-    frame = {"title": title_slide(0), "agenda": agenda_slide(list(content)), "references": references_slide([])}
-    deck = ordered({**content, **frame})
+    frame = {"title": title_slide(0), "agenda": agenda_slide(list(content))}
+    references = {s["id"]: s for s in reference_slides(ordered({**content, **frame}))}  # the papers in deck order
+    deck = ordered({**content, **frame, **references})
     place = {s["id"]: i for i, s in enumerate(deck)}
 
     def rebuilt(slide_id: str, new: dict[str, Any]) -> None:  # built again now that the order is known
         old = deck[place[slide_id]]
         deck[place[slide_id]] = {**new, "section": old["section"], "optional": old["optional"]}
 
-    rebuilt("references", references_slide([s for s in deck if s["id"] != "references"]))
     rebuilt("title", title_slide(len(deck)))
     for s in deck:
         charts = [s["chart"], *(o["chart"] for o in s.get("try_it", {}).get("options", []))]

@@ -78,7 +78,12 @@ SECTIONS: tuple[Section, ...] = (
         ("real-pinned", "real-snowball", "real-sink"),
         optional=("real-pinned", "real-snowball", "real-sink"),
     ),
-    Section("summary", ("Summary, references", "总结与参考文献"), 5, ("summary", "summary-limits", "references")),
+    Section(
+        "summary",
+        ("Summary, references", "总结与参考文献"),
+        5,
+        ("summary", "summary-limits", "references", "references-2", "references-3"),
+    ),
 )
 
 # The models the deck runs, by what the slides' requests ask for (first match). A row: (key, name, which requests).

@@ -90,7 +90,7 @@ def chain_claim(depth: int) -> dict[str, Any]:
 
 
 def chain_option(depth: int) -> dict[str, Any]:
-    return option(str(depth), (f"{depth} layers", f"{depth} 层"), chain_chart(depth), chain_claim(depth))
+    return option(str(depth), (str(depth), str(depth)), chain_chart(depth), chain_claim(depth))
 
 
 CHAIN = slide(
@@ -102,16 +102,16 @@ CHAIN = slide(
         "反向传播每经过一层就乘上一个因子，也就是该层的导数 f′。略小于 1 的因子乘上 96 层会消失，略大于 1 的会爆炸。",
     ),
     (
-        'Exact values, computed in float64: 0.9⁹⁶ ≈ 4.05e-5, about 0.4 in 10,000 (the original lesson\'s "0.6 in 10,000" '
+        'Exact values, computed in float64: 0.9⁹⁶ ≈ 4.05×10⁻⁵, about 0.4 in 10,000 (the original lesson\'s "0.6 in 10,000" '
         'is a rounding slip), and 1.1⁹⁶ ≈ 9412 (not "≈ 12000"). The point stands: a per-layer factor a little off 1 '
         "is a disaster after 96 layers.",
-        "用 float64 算出的精确值：0.9⁹⁶ ≈ 4.05e-5，约为万分之 0.4（原讲义中的“万分之 0.6”是舍入笔误）；"
+        "用 float64 算出的精确值：0.9⁹⁶ ≈ 4.05×10⁻⁵，约为万分之 0.4（原讲义中的“万分之 0.6”是舍入笔误）；"
         "1.1⁹⁶ ≈ 9412（不是“≈ 12000”）。结论不变：每层的因子只要稍微偏离 1，乘过 96 层就是灾难。",
     ),
     chain_chart(96),
     chain_claim(96),
     try_it=try_it(("Layers", "层数"), [chain_option(depth) for depth in TRY_DEPTHS], "96"),
-    equation="∂L/∂x₁ = ∂L/∂x₉₆ · f′₉₆ · f′₉₅ · … · f′₂",
+    equation="∂L/∂x₁ = ∂L/∂x₉₆\n· f′₉₆ · f′₉₅ · … · f′₂",
     predict=(
         "Predict first: multiply 0.9 by itself 96 times. Is the result nearer 0.1, 0.001 or 0.00001?",
         "先预测：0.9 自乘 96 次，结果更接近 0.1、0.001 还是 0.00001？",
@@ -123,15 +123,16 @@ SHORTCUT = slide(
     ("The shortcut: y = f(x) + x", "捷径：y = f(x) + x"),
     (
         "Add the block's input to its output. Its derivative becomes 1 + f′: even a tiny f′ leaves a factor near 1, "
-        "so the product cannot vanish. x and f(x) need the same shape (else a linear projection on the shortcut).",
-        "把块的输入加到它的输出上。导数变成 1 + f′：即使 f′ 很小，因子也接近 1，乘积就不会消失。"
-        "x 和 f(x) 的形状必须相同（否则在捷径上加一个线性投影）。",
+        "so the product cannot vanish.",
+        "把块的输入加到它的输出上。导数变成 1 + f′：即使 f′ 很小，因子也接近 1，乘积就不会消失。",
     ),
     (
-        "He et al. 2016 (ResNet), and eq. 5 of 'Identity Mappings in Deep Residual Networks'. The git analogy: every block "
+        "He et al. 2016 (ResNet), and eq. 5 of 'Identity Mappings in Deep Residual Networks'. x and f(x) need the same "
+        "shape (else a linear projection on the shortcut). The git analogy: every block "
         "commits a diff on top of the untouched original; the original version is always there to go back to, and so is "
         "the gradient's path to it.",
-        "He 等 2016（ResNet），以及《Identity Mappings in Deep Residual Networks》的式 5。类比 git：每个块都在原封不动的"
+        "He 等 2016（ResNet），以及《Identity Mappings in Deep Residual Networks》的式 5。x 和 f(x) 的形状必须相同"
+        "（否则在捷径上加一个线性投影）。类比 git：每个块都在原封不动的"
         "原始版本上提交一个 diff；原始版本随时可以找回，梯度通往它的路也一直在。",
     ),
     chart(

@@ -22,10 +22,8 @@ LAYERNORM = slide(
     "layernorm",
     ("LayerNorm in three steps", "LayerNorm（层归一化）三步走"),
     (
-        "One token vector x = [8, 2, 2, 4]. Step 1: its mean. Step 2: its variance (divide by n). Step 3: subtract the "
-        "mean and divide by the standard deviation. The result has mean 0 and variance 1.",
-        "取一个词元向量 x = [8, 2, 2, 4]。第一步：求均值。第二步：求方差（除以 n）。第三步：减去均值、除以标准差。"
-        "结果的均值为 0、方差为 1。",
+        "One token, x = [8, 2, 2, 4]. 1: its mean μ. 2: its variance σ² (divide by n). 3: subtract μ, divide by σ.",
+        "取一个词元向量 x = [8, 2, 2, 4]。第一步：求均值 μ。第二步：求方差 σ²（除以 n）。第三步：减去 μ、除以 σ。",
     ),
     (
         "Ba et al. 2016. Do the arithmetic with the class: (8+2+2+4)/4 = 4; (16+4+4+0)/4 = 6; 4/√6 = 1.633. The ε = 1e-5 "
@@ -68,10 +66,10 @@ LAYERNORM = slide(
     qa=qa(
         ("The stream's size drifts from block to block.", "残差流的大小在块与块之间漂移。"),
         (
-            "Rescale every token vector to mean 0, variance 1, then a learned scale and shift (next slide).",
-            "把每个词元向量缩放到均值 0、方差 1，再做学到的缩放和偏移（下一页）。",
+            "Each token to mean 0, variance 1; then a learned scale and shift (next slide).",
+            "每个词元缩放到均值 0、方差 1，再做学到的缩放和偏移（下一页）。",
         ),
-        "y = F.layer_norm(x, (d,), weight=gamma, bias=beta)",
+        "F.layer_norm(x, (d,), weight, bias)",
         ("A mean and a variance per token; 2·d parameters.", "每个词元算一次均值和方差；2·d 个参数。"),
     ),
 )
@@ -100,6 +98,7 @@ GAMMA_BETA = slide(
         [src.layernorm(x=X, gamma=GAMMA, beta=BETA)],
         "/layernorm",
         bars=["normalized", "output"],
+        labelled=["output"],  # x̂'s values are the previous slide's; side by side the labels would touch
     ),
     claim(
         (
@@ -257,9 +256,7 @@ def position_grad_claim(depth: int) -> dict[str, Any]:
 
 
 def position_grad_option(depth: int) -> dict[str, Any]:
-    return option(
-        str(depth), (f"{depth} blocks", f"{depth} 块"), position_grad_chart(depth), position_grad_claim(depth)
-    )
+    return option(str(depth), (str(depth), str(depth)), position_grad_chart(depth), position_grad_claim(depth))
 
 
 POSITION_GRAD = slide(
@@ -348,14 +345,14 @@ RMSNORM = slide(
     "rmsnorm",
     ("RMSNorm: drop the mean", "RMSNorm：去掉均值"),
     (
-        "RMSNorm skips the mean: it divides by the root mean square and has no β. Less arithmetic, and the same "
-        "outcome in a deep Pre-norm stack. LLaMA uses it.",
-        "RMSNorm 不减均值：只除以均方根，也没有 β。计算更少，在深层 Pre-norm 网络中效果相同。LLaMA 用的就是它。",
+        "RMSNorm skips the mean: it divides by the root mean square, and has no β. LLaMA uses it.",
+        "RMSNorm 不减均值：只除以均方根，也没有 β。LLaMA 用的就是它。",
     ),
     (
-        "Zhang & Sennrich 2019. On [8, 2, 2, 4] the output's mean is not 0: RMSNorm only fixes the scale. Same sizes, "
+        "Zhang & Sennrich 2019. Less arithmetic, and the same outcome in a deep Pre-norm stack (the caption). On "
+        "[8, 2, 2, 4] the output's mean is not 0: RMSNorm only fixes the scale. Same sizes, "
         "seed and initialisation (GPT-2) for both stacks; only the norm differs.",
-        "Zhang 与 Sennrich 2019。对 [8, 2, 2, 4]，输出的均值不是 0：RMSNorm 只固定尺度。两个网络的尺寸、随机种子和初始化"
+        "Zhang 与 Sennrich 2019。计算更少，在深层 Pre-norm 网络中效果相同（见说明文字）。对 [8, 2, 2, 4]，输出的均值不是 0：RMSNorm 只固定尺度。两个网络的尺寸、随机种子和初始化"
         "（GPT-2）都相同，只有归一化不同。",
     ),
     chart(
@@ -395,11 +392,11 @@ RMSNORM = slide(
             check("same_survival", "between", [0.95, 1.05]),
         ],
     ),
-    equation="RMSNorm(x) = γ ⊙ x / √(mean(x²) + ε)",
+    equation="RMSNorm(x) =\nγ ⊙ x / √(mean(x²) + ε)",
     qa=qa(
         ("LayerNorm's centring costs time and rarely matters.", "LayerNorm 的减均值费时，而且很少起作用。"),
         ("Divide by the root mean square; keep γ, drop β.", "除以均方根；保留 γ，去掉 β。"),
-        "y = gamma * x / torch.sqrt(x.pow(2).mean(-1, keepdim=True) + eps)",
+        "F.rms_norm(x, (d,), γ)",
         ("d parameters per norm instead of 2·d.", "每个归一化 d 个参数，而不是 2·d 个。"),
     ),
     departs=departs(
@@ -464,7 +461,7 @@ BATCHNORM = slide(
             check("per_token", "==", 0),
         ],
     ),
-    equation="μ over B × T (BatchNorm) · over d (LayerNorm)",
+    equation="BatchNorm: μ over B × T\nLayerNorm: μ over d",
 )
 
 XIONG_Y = ("‖∂loss/∂θ‖, last FFN (log)", "‖∂loss/∂θ‖，最后的前馈（对数）")

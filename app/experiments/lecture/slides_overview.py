@@ -9,7 +9,6 @@ from ... import i18n
 from ...config import PRESETS
 from . import sources as src
 from .build import chart, check, claim, const, op, pair, slide
-from .papers import PAPERS
 from .reference import NAMES, departs, reference
 
 ALTERNATIVES_DEPTH = 96
@@ -30,8 +29,8 @@ def _group(config: Any) -> str:
 
 EXTRA_LABELS = {
     "highway": ("Highway: gated shortcut", "Highway：带门控的捷径"),
-    "dense": ("DenseFormer-style: weighted sum of all earlier blocks", "DenseFormer 式：之前所有块的加权和"),
-    "parallel": ("Parallel block: attention and FFN side by side", "并行块：注意力与前馈并排"),
+    "dense": ("DenseFormer (dense shortcuts)", "DenseFormer（密集捷径）"),
+    "parallel": ("Parallel attention and FFN", "注意力与前馈并行"),
     "scalenorm": ("ScaleNorm: g·x/‖x‖", "ScaleNorm：g·x/‖x‖"),
     "batchnorm": ("BatchNorm instead of LayerNorm", "用 BatchNorm 代替 LayerNorm"),
     "groupnorm": ("GroupNorm instead of LayerNorm", "用 GroupNorm 代替 LayerNorm"),
@@ -89,7 +88,7 @@ def alternative_label(item: dict[str, Any]) -> dict[str, str]:
         return pair(*EXTRA_LABELS[item["key"]])
     ((axis, value),) = item["patch"].items()
     en, zh = i18n.STRINGS.get(f"enum.{axis}.{value}", (str(value), str(value)))
-    return pair(f"GPT-2 + {axis}: {en}", f"GPT-2 + {axis}：{zh}")
+    return pair(f"GPT-2 + {en}", f"GPT-2 + {zh}")
 
 
 def alternatives_slide() -> dict[str, Any]:
@@ -102,20 +101,20 @@ def alternatives_slide() -> dict[str, Any]:
         "alternatives",
         ("Alternatives", "其他方案"),
         (
-            "Other ways to keep 96 blocks trainable: gate the shortcut (Highway), start each branch at zero (ReZero), "
-            "up-weight the shortcut (DeepNorm), norms on both sides (Sandwich), a squashing function for the norm "
-            "(DyT). What keeps block 1's gradient near block 96's: an identity path no gate closes, no norm interrupts.",
-            "让 96 块保持可训练的其他办法：给捷径加门控（Highway）、让每个分支从零开始（ReZero）、放大捷径（DeepNorm）、"
-            "两侧都归一化（Sandwich）、用压缩函数代替归一化（DyT）。让第 1 块的梯度接近第 96 块的，是一条既没有门控、也没有被归一化"
-            "打断的恒等通路。",
+            "Block 1's gradient ÷ block 96's, for every variant the engine builds. What keeps it near 1: an identity "
+            "path that no gate closes and no norm interrupts.",
+            "第 1 块的梯度 ÷ 第 96 块的梯度：引擎能构建的每种变体。让它接近 1 的，是一条既没有门控、也没有被归一化打断的恒等通路。",
         ),
         (
-            "Post-LN puts a norm on that path; DeepNorm up-weights the shortcut to make up for it. This list is read "
+            "The other ways to keep 96 blocks trainable: gate the shortcut (Highway), start each branch at zero (ReZero), "
+            "up-weight the shortcut (DeepNorm), norms on both sides (Sandwich), a squashing function for the norm "
+            "(DyT). Post-LN puts a norm on that path; DeepNorm up-weights the shortcut to make up for it. This list is read "
             "from the engine: every preset, plus every block, norm and shortcut kind the model builds "
             "(new ones appear here by themselves). Highway's gate starts mostly closed to the branch, but it also scales "
             "the carried x by 1 − T ≈ 0.73 per unit: over 192 units nothing is left. Srivastava et al. 2015 used a "
             "stronger negative gate bias for deep nets.",
-            "Post-LN 把归一化放在这条通路上；DeepNorm 放大捷径来弥补。这个列表从引擎读取：所有预设，加上模型能构建的每种块结构、归一化和捷径（新加入的会自动出现在这里）。"
+            "让 96 块保持可训练的其他办法：给捷径加门控（Highway）、让每个分支从零开始（ReZero）、放大捷径（DeepNorm）、"
+            "两侧都归一化（Sandwich）、用压缩函数代替归一化（DyT）。Post-LN 把归一化放在这条通路上；DeepNorm 放大捷径来弥补。这个列表从引擎读取：所有预设，加上模型能构建的每种块结构、归一化和捷径（新加入的会自动出现在这里）。"
             "Highway 的门控初始时大多关向分支，但它也把携带的 x 每个单元乘以 1 − T ≈ 0.73：经过 192 个单元就什么都不剩了。"
             "Srivastava 等 2015 对深层网络用了更负的门控偏置。",
         ),
@@ -127,7 +126,7 @@ def alternatives_slide() -> dict[str, Any]:
             field="summary.grad_survival",
             labels=[alternative_label(item) for item in items],
             keys=[item["key"] for item in items],
-            x=pair("Gradient at block 1 ÷ block 96 (log)", "第 1 块梯度 ÷ 第 96 块梯度（对数）"),
+            x=pair("", ""),  # the chart's title names the ratio; one bar a row needs the axis title's height
         ),
         claim(
             (
@@ -158,16 +157,17 @@ def alternatives_slide() -> dict[str, Any]:
             ],
         ),
         departs=departs(
-            "every preset with its own recipe, every other kind on GPT-2's (the settings line names what differs).",
-            "每个预设用它自己的配方，其他结构用 GPT-2 配方（设置行列出了不同之处）。",
+            "each preset on its own recipe, every other kind on GPT-2's.",
+            "每个预设用它自己的配方，其他结构用 GPT-2 配方。",
         ),
+        caption_beside=True,
     )
 
 
 SUMMARY_COLUMNS = [
-    ("Gradient block 1 ÷ 96", "梯度\n第 1 块 ÷ 第 96 块"),
-    ("Stream ‖x‖ block 96 ÷ 1", "残差流 ‖x‖\n第 96 块 ÷ 第 1 块"),
-    ("Cosine similarity between tokens, block 96", "词元间余弦相似度\n（第 96 块）"),
+    ("Gradient\nblock 1 ÷ 96", "梯度\n第 1 块 ÷ 第 96 块"),
+    ("Stream ‖x‖\nblock 96 ÷ 1", "残差流范数\n第 96 块 ÷ 第 1 块"),
+    ("Token cosine\nblock 96", "词元间余弦相似度\n第 96 块"),
 ]
 Origin = tuple[str, str] | tuple[str, tuple[str, str]]  # (slide id, value) or (slide id, (low, high)): a seed range
 # The summary table: (row label, one origin per column). Every cell is a value its slide shows; the summary re-sends
@@ -365,34 +365,7 @@ def limits_slide(slides: list[dict[str, Any]]) -> dict[str, Any]:
             ],
         ),
         departs=departs(
-            "each row its own slide's model: the 2017 recipe (placements), a no-norm stack (float16), logits (softmax).",
-            "每一行用它所在页面的模型：2017 年的配方（位置）、无归一化的网络（float16）、一组 logits（softmax）。",
+            "each row its own slide's model (the slide the notes name).",
+            "每一行用它所在页面的模型（备注中注明是哪一页）。",
         ),
-    )
-
-
-def references_slide(slides: list[dict[str, Any]]) -> dict[str, Any]:
-    """Every paper the slides name, in full, in the order the deck first names them (each slide's footer: its own)."""
-    cited = list(dict.fromkeys(key for s in slides for key in s.get("cites", [])))
-    return slide(
-        "references",
-        ("References", "参考文献"),
-        (
-            "The papers the slides lean on; each slide's footer names its own.",
-            "各页所依据的论文；每一页的页脚列出它自己引用的论文。",
-        ),
-        (
-            "Everything else on the slides was measured on this server. Where a number comes from a paper and not from "
-            "a measurement here (×1.045 per block in GPT-2 XL), the notes say so.",
-            "幻灯片上的其他内容都是在本服务器上测得的。凡是来自论文而不是本地测量的数字（GPT-2 XL 中每块约乘以 1.045），"
-            "备注中都会注明。",
-        ),
-        None,
-        claim(
-            ("{count|0} papers.", "共 {count|0} 篇论文。"),
-            {"count": const(len(cited))},
-            [],  # a list, not a measurement
-        ),
-        references=[PAPERS[key] for key in cited if key in PAPERS],
-        cites=[],
     )

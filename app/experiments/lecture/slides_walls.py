@@ -168,7 +168,7 @@ SOFTMAX = slide(
         },
         [check("p1", "<", 0.7), check("j1", ">", 0.1), check("pL", ">", 0.999999), check("jL", "<", 1e-100)],
     ),
-    equation="p = softmax(s·z),   J = diag(p) − p pᵀ",
+    equation="p = softmax(s·z)\nJ = diag(p) − p pᵀ",
 )
 
 SLIDES = [DRIFT, FLOAT16, SOFTMAX]
