@@ -639,6 +639,21 @@ def test_every_paper_a_slide_names_is_cited_in_full():
     assert "Xiong et al. 2020" in SLIDES["snowball"]["cites"]
 
 
+def test_the_alternatives_cite_the_paper_of_every_variant_they_draw():
+    """The alternatives slide draws variants from papers: its source line names each one the variant registry cites
+    (app/config/variants.py's `paper`, where it names an author and a year)."""
+    from app.config.variants import VARIANTS
+    from app.experiments.lecture.papers import named
+
+    slide = SLIDES["alternatives"]
+    drawn = {(axis, getattr(item["config"], axis)) for item in alternatives(96) for axis in VARIANTS}
+    from app.experiments.lecture.papers import PAPERS
+
+    cited = [short for axis, value in drawn if value in VARIANTS[axis] for short in named(VARIANTS[axis][value].paper)]
+    needed = {short for short in cited if short in PAPERS}  # "Ba, Kiros & Hinton 2016" is LayerNorm's own slide
+    assert needed and needed <= set(slide["cites"]), needed - set(slide["cites"])
+
+
 # A slide number written into a text ("slides 8 and 9", "第 8、9 页", "slide 16"): it goes stale when a slide is
 # inserted, so slides name each other by id ({slide:post-vs-pre}) and build_deck writes the number in.
 LECTURE = Path(__file__).resolve().parents[1] / "app" / "experiments" / "lecture"

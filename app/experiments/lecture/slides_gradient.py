@@ -23,9 +23,9 @@ MODEL = slide(
     ),
     (
         "Read the chart from right to left: the gradient starts at the top and travels back. This is the modern recipe "
-        "(GPT-2: Pre-LN, small initial branches), freshly initialised, one backward pass. The next slides take it apart to "
-        "see why the gradient survives the trip.",
-        "从右往左读这张图：梯度从顶部出发往回传。这是现代配方（GPT-2：Pre-LN，分支初始很小），刚初始化，做一次反向传播。"
+        "(GPT-2: Pre-LN, small initial branches; Radford et al. 2019), freshly initialised, one backward pass. The next "
+        "slides take it apart to see why the gradient survives the trip.",
+        "从右往左读这张图：梯度从顶部出发往回传。这是现代配方（GPT-2：Pre-LN，分支初始很小；Radford 等 2019），刚初始化，做一次反向传播。"
         "接下来几页把它拆开，看梯度为什么能走完这趟路。",
     ),
     chart(

@@ -175,11 +175,13 @@ POSITION = slide(
         "捷径则原封不动。",
     ),
     (
+        "Post-LN is the original Transformer's (Vaswani et al. 2017); Pre-LN as analysed by Xiong et al. 2020. "
         "Same 2017 recipe for both (Xavier, ReLU), 96 blocks: only the norm's position differs. Post-LN fixes every token "
         "vector's norm at √d = 8 (width d = 64); Pre-LN lets the stream grow with depth. Here it grows faster than √l: "
         "fitted from ‖x₀‖ on the server, a line beats √(‖x₀‖² + c·l) and the best exponent is ¾ (the caption), more than "
         "the tanh model of slides {slide:snowball} and {slide:increments}, whose exponent is near ½. How fast a "
         "Pre-LN stream grows depends on the branch, not on Pre-LN alone.",
+        "Post-LN 是原始 Transformer 的做法（Vaswani 等 2017）；Pre-LN 的分析见 Xiong 等 2020。"
         "两者都用 2017 配方（Xavier、ReLU），96 块：只有归一化的位置不同。Post-LN 把每个词元向量的范数固定为 √d = 8"
         "（宽度 d = 64）；Pre-LN 让残差流随深度增长。这里它比 √l 长得快：在服务器上从 ‖x₀‖ 出发拟合，直线胜过 "
         "√(‖x₀‖² + c·l)，最佳指数为 ¾（见说明文字），比第 {slide:snowball}、{slide:increments} 页 tanh 模型"
@@ -299,9 +301,9 @@ POSITION_TRAIN = slide(
     ),
     (
         "Three runs of 300 steps, about a minute on two idle cores (the progress bar shows how far). Adam at lr 1e-3 from step 1 is too much for Post-LN's large top-layer "
-        "gradients; warm-up (Goyal et al. 2017) tames the first steps. DeepNorm and ReZero (the alternatives slide) are "
+        "gradients (Xiong et al. 2020); warm-up (Goyal et al. 2017) tames the first steps. DeepNorm and ReZero (the alternatives slide) are "
         "other ways to make Post-LN-like models train deep.",
-        "三个训练，各 300 步，在两个空闲的核上约一分钟（进度条显示进展）。从第 1 步起就用学习率 1e-3 的 Adam，对 Post-LN 顶层的大梯度来说太猛；预热（Goyal 等 2017）"
+        "三个训练，各 300 步，在两个空闲的核上约一分钟（进度条显示进展）。从第 1 步起就用学习率 1e-3 的 Adam，对 Post-LN 顶层的大梯度来说太猛（Xiong 等 2020）；预热（Goyal 等 2017）"
         "驯服了最初几步。DeepNorm 和 ReZero（见“其他方案”一页）是让类 Post-LN 模型训练得很深的其他办法。",
     ),
     chart(

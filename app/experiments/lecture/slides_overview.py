@@ -112,11 +112,17 @@ def alternatives_slide() -> dict[str, Any]:
             "from the engine: every preset, plus every block, norm and shortcut kind the model builds "
             "(new ones appear here by themselves). Highway's gate starts mostly closed to the branch, but it also scales "
             "the carried x by 1 − T ≈ 0.73 per unit: over 192 units nothing is left. Srivastava et al. 2015 used a "
-            "stronger negative gate bias for deep nets.",
+            "stronger negative gate bias for deep nets. The papers: ReZero (Bachlechner et al. 2021), DeepNorm (Wang et "
+            "al. 2022), Sandwich (Ding et al. 2021) and Peri-LN (Kim et al. 2025), Mix-LN (Li et al. 2024), DyT (Zhu et "
+            "al. 2025), DenseFormer (Pagliardini et al. 2024), ScaleNorm (Nguyen & Salazar 2019), GroupNorm (Wu & He "
+            "2018), BatchNorm (Ioffe & Szegedy 2015), RMSNorm (Zhang & Sennrich 2019), LayerNorm without bias (Chowdhery et al. 2022, PaLM).",
             "让 96 块保持可训练的其他办法：给捷径加门控（Highway）、让每个分支从零开始（ReZero）、放大捷径（DeepNorm）、"
             "两侧都归一化（Sandwich）、用压缩函数代替归一化（DyT）。Post-LN 把归一化放在这条通路上；DeepNorm 放大捷径来弥补。这个列表从引擎读取：所有预设，加上模型能构建的每种块结构、归一化和捷径（新加入的会自动出现在这里）。"
             "Highway 的门控初始时大多关向分支，但它也把携带的 x 每个单元乘以 1 − T ≈ 0.73：经过 192 个单元就什么都不剩了。"
-            "Srivastava 等 2015 对深层网络用了更负的门控偏置。",
+            "Srivastava 等 2015 对深层网络用了更负的门控偏置。论文：ReZero（Bachlechner 等 2021）、DeepNorm（Wang 等 2022）、"
+            "Sandwich（Ding 等 2021）与 Peri-LN（Kim 等 2025）、Mix-LN（Li 等 2024）、DyT（Zhu 等 2025）、DenseFormer"
+            "（Pagliardini 等 2024）、ScaleNorm（Nguyen 与 Salazar 2019）、GroupNorm（Wu 与 He 2018）、BatchNorm（Ioffe 与 Szegedy 2015）、RMSNorm（Zhang 与 Sennrich 2019）、无偏置的 LayerNorm"
+            "（Chowdhery 等 2022，PaLM）。",
         ),
         chart(
             "bars",
