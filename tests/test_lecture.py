@@ -784,3 +784,32 @@ def test_block_diagram_is_in_the_live_deck_and_the_offline_file(client, lang, mo
     for html in (live, offline):
         section = html.split('id="block-diagram"', 1)[1].split("</section>", 1)[0]
         assert picture in section and 'class="slide-figure"' in section and "data-chart=" not in section
+
+
+def _speed_answer(ratios: list[float], spread: str) -> dict:
+    """A norm-speed answer with these RMSNorm ÷ LayerNorm ratios (as GET /api/norm_speed shapes it)."""
+    from app.experiments.lessons.norm_speed import speed_verdict
+
+    rows = [{"ratio": r, "composed_ratio": 1.5} for r in ratios]
+    return {"rows": rows, "verdict": speed_verdict(ratios), "spread": spread, "widths": [64, 256, 1024, 4096]}
+
+
+@pytest.mark.parametrize(
+    "ratios,spread,en,zh",
+    [
+        ([0.8, 0.7, 0.9, 0.85], "narrow", "RMSNorm is faster", "RMSNorm 更快"),
+        ([1.2, 1.5, 1.1, 1.3], "narrow", "RMSNorm is slower", "RMSNorm 更慢"),
+        ([0.9, 1.2, 1.0, 1.1], "wide", "neither norm is clearly faster", "没有明显的快慢之分"),
+    ],
+)
+def test_rmsnorm_speed_caption_says_what_this_machine_measured(ratios, spread, en, zh):
+    """The speed slide's direction is the measurement's (every width beyond ±5 %, else no winner), in both languages;
+    a busy machine's wide bars are said."""
+    slide = SLIDES["rmsnorm-speed"]
+    measured = evaluate(slide["claim"], [_speed_answer(ratios, spread)])
+    assert not failures(slide["claim"], measured)
+    said = {lang: statement(slide["claim"], measured, lang) for lang in ("en", "zh")}
+    assert en in said["en"] and zh in said["zh"], said
+    assert ("busy" in said["en"]) == (spread == "wide") and ("很忙" in said["zh"]) == (spread == "wide")
+    assert sum(word in said["en"] for word in ("is faster", "is slower", "clearly faster")) == 1
+    assert f"{min(ratios):.2g}×" in said["en"] and f"{max(ratios):.2g}×" in said["en"]

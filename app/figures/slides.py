@@ -15,7 +15,7 @@ from typing import Any
 
 from ..experiments.lecture.claims import OVERFLOW, evaluate, failed_values, format_number, read_path, statement
 from ..i18n import t
-from . import batchnorm
+from . import batchnorm, layernorm
 from .backrow import for_the_back_row
 from .chart import Chart, diff
 from .style import (
@@ -503,6 +503,15 @@ def batch_figure(chart: Json, answers: Answers, theme: str, lang: str, slide: Sl
     return fig
 
 
+def speed_figure(chart: Json, answers: Answers, theme: str, lang: str, slide: Slide) -> Json:
+    """The /layernorm lesson's timing chart (app/figures/layernorm.py) under the slide's title."""
+    fig = layernorm.speed_figure(answers[0], lang, theme)
+    fig["layout"]["title"] = layout(theme, tr(chart["title"], lang), "", "")["title"]
+    fig["layout"].setdefault("shapes", [])
+    fig["layout"].setdefault("annotations", [])
+    return fig
+
+
 KINDS: dict[str, Callable[[Json, Answers, str, str, Slide], Json]] = {
     "layers": layers_figure,
     "chain": chain_figure,
@@ -513,6 +522,7 @@ KINDS: dict[str, Callable[[Json, Answers, str, str, Slide], Json]] = {
     "bars": bars_figure,
     "table": table_figure,
     "batch": batch_figure,
+    "norm_speed": speed_figure,
 }
 
 

@@ -11,6 +11,7 @@ slides_gradient  the gradient's trip down 96 blocks and the shortcut
 slides_reference the slides on the reference model: live chain product, norm alone, snowball, its increments
 slides_walls     what the snowballing stream runs into: drift, 16-bit overflow, softmax saturation
 slides_norm      normalization: LayerNorm by hand, Post-LN vs Pre-LN (drawn by diagram.py, then measured), RMSNorm
+slides_speed     RMSNorm's speed, measured on the machine that shows it
 slides_real      real pretrained models: the pinning, the snowball, the first-token sink (where installed)
 slides_overview  title, alternatives (read from the registries), summary
 slides_references the papers the slides name, in full (papers.py), over as many slides as they need
@@ -21,7 +22,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from . import slides_gradient, slides_norm, slides_real, slides_walls
+from . import slides_gradient, slides_norm, slides_real, slides_speed, slides_walls
 from .agenda import agenda_of, agenda_slide, ordered
 from .describe import settings_text
 from .papers import cited_by
@@ -32,7 +33,13 @@ from .terms import mark_terms
 
 def build_deck() -> list[dict[str, Any]]:
     """The slides in the teaching order of agenda.SECTIONS, numbered, with the agenda filled in from the numbers."""
-    made = [*slides_gradient.SLIDES, *slides_walls.SLIDES, *slides_norm.SLIDES, *slides_real.SLIDES]
+    made = [
+        *slides_gradient.SLIDES,
+        *slides_walls.SLIDES,
+        *slides_norm.SLIDES,
+        *slides_speed.SLIDES,
+        *slides_real.SLIDES,
+    ]
     made.append(alternatives_slide())
     ids = [s["id"] for s in made]
     if len(set(ids)) != len(ids):

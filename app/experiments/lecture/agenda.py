@@ -66,9 +66,9 @@ SECTIONS: tuple[Section, ...] = (
     Section(
         "rmsnorm",
         ("RMSNorm and BatchNorm", "RMSNorm 与 BatchNorm"),
-        5,
-        ("rmsnorm", "batchnorm"),
-        optional=("batchnorm",),
+        7,
+        ("rmsnorm", "rmsnorm-speed", "batchnorm"),
+        optional=("rmsnorm-speed", "batchnorm"),
     ),
     Section("alternatives", ("The alternatives", "其他方案"), 4, ("alternatives",)),
     Section(

@@ -66,6 +66,11 @@ def batch(**fields: Any) -> dict[str, Any]:
     return {"api": "batch_dependence", "body": fields}
 
 
+def norm_speed() -> dict[str, Any]:
+    """GET /api/norm_speed: LayerNorm against RMSNorm, timed on this server (the /layernorm lesson's measurement)."""
+    return {"api": "norm_speed", "query": {}}
+
+
 def precision(**fields: Any) -> dict[str, Any]:
     """GET /api/precision: the a + b table and the float16 snowball stack (its TraceConfig fields as query keys)."""
     PrecisionRequest(**{k: v for k, v in fields.items() if k in PrecisionRequest.model_fields})
