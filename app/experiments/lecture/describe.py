@@ -9,6 +9,7 @@ from ... import i18n
 from ...config import TraceConfig
 from ..depth_scan import DepthScan
 from ..lessons.batch import BatchDependenceRequest
+from ..lessons.norm_speed import TOKENS, WIDTHS
 from ..lessons.precision import snowball_config
 from ..tasks import TASKS
 from .build import pair
@@ -45,6 +46,12 @@ def settings_text(chart: dict[str, Any]) -> dict[str, str]:
 
 def _batch_sizes(body: dict[str, Any]) -> list[str]:
     """The /batchnorm lesson's sizes, read from the request (its defaults where the slide sends none)."""
+    if kinds == {"norm_speed"}:
+        widths = f"{WIDTHS[0]}–{WIDTHS[-1]}"
+        parts = [
+            f"Timed on this server, once an hour · float32 · {TOKENS} tokens · widths {widths} · forward + backward",
+            f"在本服务器上计时，每小时一次 · float32 · {TOKENS} 个词元 · 宽度 {widths} · 前向 + 反向",
+        ]
     req = BatchDependenceRequest(**body)
     return [
         f"Synthetic tokens, float64 · width {req.d_model} · {req.seq_len} tokens a sentence · batch {req.batch} · "

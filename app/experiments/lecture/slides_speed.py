@@ -36,7 +36,7 @@ SPEED = slide(
         "separate operations. The caption's direction is this measurement's: on another machine or another torch it "
         "may read the other way.",
         "Zhang 与 Sennrich 2019 报告，用他们自己的实现在 GPU 上训练快 7% 到 64%：这是该文的报告，不是这里的测量。"
-        "这里在 CPU 上比较 torch 自带的 F.layer_norm 与 F.rms_norm，256 个词元，宽度 64 到 4096，取交替重复的中位数"
+        "这里在 CPU 上比较 torch 自带的 LayerNorm 函数与 RMSNorm 函数，256 个词元，宽度 64 到 4096，取交替重复的中位数"
         "（与 /layernorm 页面是同一个测量，每小时测一次）。点线是逐个算子写出的 LayerNorm，它把公式本身的代价和内核的代价"
         "分开：在这些规模下归一化受内存带宽限制，只读一遍 x 的融合内核可能胜过公式更短、却由一串独立算子执行的实现。"
         "说明文字里的快慢取自这次测量：换一台机器或换一个 torch 版本，结论可能相反。",
