@@ -303,6 +303,10 @@ def _trace_configs(chart: dict) -> list[TraceConfig]:
             from app.experiments.depth_scan import DepthScan
 
             configs += DepthScan(**source["body"]).configs()
+        if source["api"] == "recorded":
+            from app.experiments.lr_warmup import cell_request
+
+            configs += cell_request(1e-3, 0).runs
     return configs
 
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from ..experiments.lecture.claims import OVERFLOW, evaluate, failed_values, format_number, read_path, statement
 from ..i18n import t
-from . import batchnorm, layernorm
+from . import batchnorm, layernorm, lr_warmup
 from .backrow import for_the_back_row
 from .chart import Chart, diff
 from .style import (
@@ -512,6 +512,11 @@ def speed_figure(chart: Json, answers: Answers, theme: str, lang: str, slide: Sl
     return fig
 
 
+def grid_figure(chart: Json, answers: Answers, theme: str, lang: str, slide: Slide) -> Json:
+    """The recorded learning-rate × warm-up grid (app/figures/lr_warmup.py) under the slide's chart title."""
+    return lr_warmup.grid_figure(answers[0], tr(chart["title"], lang), theme, lang)
+
+
 KINDS: dict[str, Callable[[Json, Answers, str, str, Slide], Json]] = {
     "layers": layers_figure,
     "chain": chain_figure,
@@ -523,6 +528,7 @@ KINDS: dict[str, Callable[[Json, Answers, str, str, Slide], Json]] = {
     "table": table_figure,
     "batch": batch_figure,
     "norm_speed": speed_figure,
+    "lr_warmup": grid_figure,
 }
 
 

@@ -11,6 +11,7 @@ slides_gradient  the gradient's trip down 96 blocks and the shortcut
 slides_reference the slides on the reference model: live chain product, norm alone, snowball, its increments
 slides_walls     what the snowballing stream runs into: drift, 16-bit overflow, softmax saturation
 slides_norm      normalization: LayerNorm by hand, Post-LN vs Pre-LN (drawn by diagram.py, then measured), RMSNorm
+slides_training  learning rate × warm-up for Post-LN and Pre-LN, recorded (tools/lr_warmup_grid.py)
 slides_speed     RMSNorm's speed, measured on the machine that shows it
 slides_real      real pretrained models: the pinning, the snowball, the first-token sink (where installed)
 slides_overview  title, alternatives (read from the registries), summary
@@ -22,7 +23,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from . import slides_gradient, slides_norm, slides_real, slides_speed, slides_walls
+from . import slides_gradient, slides_norm, slides_real, slides_speed, slides_training, slides_walls
 from .agenda import agenda_of, agenda_slide, ordered
 from .describe import settings_text
 from .papers import cited_by
@@ -39,6 +40,7 @@ def build_deck() -> list[dict[str, Any]]:
         *slides_norm.SLIDES,
         *slides_speed.SLIDES,
         *slides_real.SLIDES,
+        *slides_training.SLIDES,
     ]
     made.append(alternatives_slide())
     ids = [s["id"] for s in made]

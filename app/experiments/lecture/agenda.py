@@ -60,8 +60,8 @@ SECTIONS: tuple[Section, ...] = (
     Section(
         "training",
         ("Training, and warm-up", "训练与预热"),
-        8,
-        ("train-shortcut", "post-vs-pre-train"),
+        10,
+        ("train-shortcut", "post-vs-pre-train", "lr-warmup"),
     ),
     Section(
         "rmsnorm",
@@ -127,6 +127,10 @@ def model_of(source: dict[str, Any]) -> str | None:
 
         found = {_model_of_config(cfg.model_dump()) for cfg in DepthScan(**source["body"]).configs()}
         return found.pop() if len(found) == 1 else "presets"
+    if api == "recorded":  # the learning-rate × warm-up grid: the training slide's recipe at each cell
+        from ..lr_warmup import cell_request
+
+        return _model_of_config(cell_request(1e-3, 0).runs[0].model_dump())
     if api == "real_trace":
         name = str(source["body"].get("model", "")).lower()
         return "minilm" if "minilm" in name else "smollm2" if "smol" in name else "other"

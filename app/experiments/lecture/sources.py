@@ -18,6 +18,7 @@ from ..lessons.chain import ChainRequest
 from ..lessons.layernorm import LayerNormRequest
 from ..lessons.precision import PrecisionRequest
 from ..lessons.softmax import SoftmaxRequest
+from ..lr_warmup import RecordedRequest
 from ..train import TrainRequest
 from ..train_presets import DEEP, SETTINGS, kind_config
 
@@ -69,6 +70,12 @@ def batch(**fields: Any) -> dict[str, Any]:
 def norm_speed() -> dict[str, Any]:
     """GET /api/norm_speed: LayerNorm against RMSNorm, timed on this server (the /layernorm lesson's measurement)."""
     return {"api": "norm_speed", "query": {}}
+
+
+def recorded(name: str) -> dict[str, Any]:
+    """GET /api/recorded?name=: a result a development tool recorded into the package (app/experiments/lr_warmup.py)."""
+    RecordedRequest(name=name)
+    return {"api": "recorded", "query": {"name": name}}
 
 
 def precision(**fields: Any) -> dict[str, Any]:
