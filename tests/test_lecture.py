@@ -325,10 +325,12 @@ def test_every_slide_off_the_reference_model_says_so_first():
             assert "departs" not in slide, (slide["id"], "is on the reference model")
 
 
-def test_summary_shows_the_very_numbers_of_its_slides(client):
+@pytest.mark.parametrize("summary_id", ["summary", "summary-limits", "summary-walls"])
+def test_summary_shows_the_very_numbers_of_its_slides(client, summary_id):
     """Every summary cell re-sends its slide's requests and shows the value that slide shows, with the same digits
-    (a range: both ends shown on the slide); no cell is blank."""
-    summary = SLIDES["summary"]
+    (a range: both ends shown on the slide); no cell is blank. Together the summaries hold the reference model's four
+    settings, where the norm sits, warm-up (recorded) and the two walls."""
+    summary = SLIDES[summary_id]
     answers = [ask(client, source) for source in summary["chart"]["sources"]]
     measured = evaluate(summary["claim"], answers)
     rows = summary["chart"]["cells"]

@@ -15,6 +15,7 @@ slides_training  learning rate × warm-up for Post-LN and Pre-LN, recorded (tool
 slides_speed     RMSNorm's speed, measured on the machine that shows it
 slides_real      real pretrained models: the pinning, the snowball, the first-token sink (where installed)
 slides_overview  title, alternatives (read from the registries), summary
+slides_limits    the summaries of placement and warm-up, and of the two walls
 slides_references the papers the slides name, in full (papers.py), over as many slides as they need
 """
 
@@ -27,7 +28,8 @@ from . import slides_gradient, slides_norm, slides_real, slides_speed, slides_tr
 from .agenda import agenda_of, agenda_slide, ordered
 from .describe import settings_text
 from .papers import cited_by
-from .slides_overview import alternatives_slide, limits_slide, summary_slide, title_slide
+from .slides_limits import limits_slide, walls_slide
+from .slides_overview import alternatives_slide, summary_slide, title_slide
 from .slides_references import reference_slides
 from .terms import mark_terms
 
@@ -49,6 +51,7 @@ def build_deck() -> list[dict[str, Any]]:
     content = {s["id"]: s for s in made}
     content["summary"] = summary_slide(list(content.values()))
     content["summary-limits"] = limits_slide(list(content.values()))
+    content["summary-walls"] = walls_slide(list(content.values()))
     for s in content.values():
         s["cites"] = cited_by(s)  # the footer's source line
     frame = {"title": title_slide(0), "agenda": agenda_slide(list(content))}

@@ -81,8 +81,8 @@ SECTIONS: tuple[Section, ...] = (
     Section(
         "summary",
         ("Summary, references", "总结与参考文献"),
-        5,
-        ("summary", "summary-limits", "references", "references-2", "references-3"),
+        6,
+        ("summary", "summary-limits", "summary-walls", "references", "references-2", "references-3"),
     ),
 )
 

@@ -266,12 +266,12 @@ def summary_slide(slides: list[dict[str, Any]]) -> dict[str, Any]:
         (
             "The reference model in every row (96 blocks, tanh, Xavier; seed 0 where the seeds agree, the range over "
             "seeds 0–3 where they do not). Every number is the one its slide showed, from the same requests. "
-            "'overflow' marks a value that became inf or NaN. Where the norm sits and the two walls are on the next "
-            "slide ({slide:summary-limits}); training is on slides {slide:train-shortcut} and {slide:post-vs-pre-train}, "
-            "measured when you press T there.",
+            "'overflow' marks a value that became inf or NaN. Where the norm sits and warm-up are on the next "
+            "slide ({slide:summary-limits}), the two walls after it ({slide:summary-walls}); training is on slides "
+            "{slide:train-shortcut} and {slide:post-vs-pre-train}, measured when you press T there.",
             "每一行都是参考模型（96 块、tanh、Xavier；各种子结论一致时用种子 0，不一致时给出种子 0–3 的范围）。"
             "每个数字都来自对应页面的同一组请求，与该页显示的数字相同。“溢出”表示数值变成了 inf 或 NaN。"
-            "归一化的位置和两堵墙见下一页（第 {slide:summary-limits} 页）；训练见第 {slide:train-shortcut}、"
+            "归一化的位置与预热见下一页（第 {slide:summary-limits} 页），两堵墙见第 {slide:summary-walls} 页；训练见第 {slide:train-shortcut}、"
             "{slide:post-vs-pre-train} 页，在那里按 T 时实测。",
         ),
         chart(
@@ -304,74 +304,5 @@ def summary_slide(slides: list[dict[str, Any]]) -> dict[str, Any]:
                 check("r3c1", "<", 20.0),
                 check("r3c2", "<", 0.9),
             ],
-        ),
-    )
-
-
-# The second summary: where the norm sits and the two walls, each row a value its own slide shows (one column).
-LIMITS_CELLS: list[tuple[tuple[str, str], list[Origin]]] = [
-    (("Post-LN: gradient at block 1 ÷ block 96", "Post-LN：第 1 块 ÷ 第 96 块的梯度"), [("post-vs-pre-grad", "post")]),
-    (("Pre-LN: gradient at block 1 ÷ block 96", "Pre-LN：第 1 块 ÷ 第 96 块的梯度"), [("post-vs-pre-grad", "pre")]),
-    (("float16, no norm: the block that overflows", "float16、无归一化：溢出的块"), [("float16", "layer")]),
-    (("Softmax at s = 316: the top weight", "s = 316 时的 softmax：最大权重"), [("softmax", "pL")]),
-    (
-        ("Softmax at s = 316: ‖J‖ (the gradient through it)", "s = 316 时的 softmax：‖J‖（穿过它的梯度）"),
-        [("softmax", "jL")],
-    ),
-]
-
-
-def limits_slide(slides: list[dict[str, Any]]) -> dict[str, Any]:
-    """Placement and the walls, each cell re-sending its slide's requests (as the first summary's cells do)."""
-    copier, cells = summary_cells(slides, LIMITS_CELLS)
-    softmax = next(s for s in slides if s["id"] == "softmax")
-    copier.copy(softmax, "s_last", "s_last")  # the rows name s = 316: the softmax slide's largest scale
-    return slide(
-        "summary-limits",
-        ("Summary: where the norm sits, and the two walls", "总结：归一化的位置与两堵墙"),
-        (
-            "What the table shows: with the norm after the add (Post-LN) the gradient fades on its way down, with it "
-            "before the branch (Pre-LN) it arrives; without a norm the stream overflows float16, and a large scale "
-            "saturates softmax so that no gradient passes.",
-            "表格显示：归一化放在相加之后（Post-LN）时，梯度在向下传的途中衰减；放在分支之前（Pre-LN）时，梯度能传到底；"
-            "没有归一化时残差流会超出 float16 的范围；缩放很大时 softmax 饱和，梯度无法通过。",
-        ),
-        (
-            "Each number is the one its slide showed, from the same requests: slide {slide:post-vs-pre-grad} for the "
-            "two placements (the 2017 recipe, 96 blocks), slide {slide:float16} for float16, slide {slide:softmax} for "
-            "softmax. Warm-up and training are measured on slides {slide:train-shortcut} and {slide:post-vs-pre-train}.",
-            "每个数字都来自对应页面的同一组请求：两种位置见第 {slide:post-vs-pre-grad} 页（2017 年的配方，96 块），"
-            "float16 见第 {slide:float16} 页，softmax 见第 {slide:softmax} 页。预热与训练在第 {slide:train-shortcut}、"
-            "{slide:post-vs-pre-train} 页实测。",
-        ),
-        chart(
-            "table",
-            ("Where the norm sits, and the walls", "归一化的位置与两堵墙"),
-            copier.sources,
-            "/precision",
-            rows=[pair(*label) for label, _ in LIMITS_CELLS],
-            columns=[{"label": pair("Measured", "实测")}],
-            cells=cells,
-        ),
-        claim(
-            (
-                "Gradient at block 1 ÷ 96: Post-LN {r0c0|3}, Pre-LN {r1c0|3}. float16 overflows at block {r2c0|0}. "
-                "At s = 316 softmax's top weight is {r3c0|6} and ‖J‖ = {r4c0|3}.",
-                "第 1 块 ÷ 第 96 块的梯度：Post-LN 为 {r0c0|3}，Pre-LN 为 {r1c0|3}。float16 在第 {r2c0|0} 块溢出。"
-                "s = 316 时 softmax 的最大权重为 {r3c0|6}，‖J‖ = {r4c0|3}。",
-            ),
-            copier.values,
-            [
-                check("r0c0", "<", 0.5),
-                check("r1c0", "between", [0.5, 10.0]),
-                check("r2c0", "between", [1, 96]),
-                check("r3c0", ">", 0.999999),
-                check("r4c0", "<", 1e-100),
-                check("s_last", "close", 10**2.5, rel=1e-6),
-            ],
-        ),
-        departs=departs(
-            "each row its own slide's model (the slide the notes name).",
-            "每一行用它所在页面的模型（备注中注明是哪一页）。",
         ),
     )
