@@ -597,12 +597,20 @@ def test_the_decks_chinese_follows_the_glossary():
     assert any("层归一化" in zh for _, zh in texts)  # LayerNorm is named in Chinese once, where it is taught
 
 
+# The axis titles a chart kind draws from the lessons' strings (the layer index, 层 l, is the glossary's "layer l" and
+# goes with 块; these count layers as units).
+UNIT_AXES: dict[str, tuple[str, ...]] = {"chain": ("chain.axis.x", "chain.axis.y")}
+
+
 def test_no_slide_mixes_layer_and_block_in_chinese():
-    """One word per slide for what the stack is made of: 块 (block), unless the slide is about generic layers."""
+    """One word per slide for what the stack is made of: 块 (block), unless the slide is about generic layers (the
+    chain product, the shortcut: their chart counts layers)."""
     for slide in DECK:
         texts = " ".join(zh for _, zh in _zh_strings({k: v for k, v in slide.items() if k != "notes"}))
+        kind = str((slide["chart"] or {}).get("kind"))
+        texts += " ".join(t(key, "zh") for key in UNIT_AXES.get(kind, ()))
         uses_block = "块" in texts
-        layer_words = [w for w in ("每层", "逐层", "经过 96 层", "每一层") if w in texts]
+        layer_words = [w for w in ("每层", "逐层", "经过 96 层", "每一层", "层数", "经过 l 层") if w in texts]
         assert not (uses_block and layer_words), (slide["id"], layer_words)
 
 

@@ -113,8 +113,8 @@ CHAIN = slide(
     try_it=try_it(("Layers", "层数"), [chain_option(depth) for depth in TRY_DEPTHS], "96"),
     equation="∂L/∂x₁ = ∂L/∂x₉₆\n· f′₉₆ · f′₉₅ · … · f′₂",
     predict=(
-        "Predict first: multiply 0.9 by itself 96 times. Is the result nearer 0.1, 0.001 or 0.00001?",
-        "先预测：0.9 自乘 96 次，结果更接近 0.1、0.001 还是 0.00001？",
+        "Predict first: multiply 0.9 by itself 96 times. Is the result nearer 0.1, 0.001 or 10⁻⁵?",
+        "先预测：0.9 自乘 96 次，结果更接近 0.1、0.001 还是 10⁻⁵？",
     ),
 )
 
@@ -122,17 +122,17 @@ SHORTCUT = slide(
     "shortcut",
     ("The shortcut: y = f(x) + x", "捷径：y = f(x) + x"),
     (
-        "Add the block's input to its output. Its derivative becomes 1 + f′: even a tiny f′ leaves a factor near 1, "
+        "Add the layer's input to its output. Its derivative becomes 1 + f′: even a tiny f′ leaves a factor near 1, "
         "so the product cannot vanish.",
-        "把块的输入加到它的输出上。导数变成 1 + f′：即使 f′ 很小，因子也接近 1，乘积就不会消失。",
+        "把这一层的输入加到它的输出上。导数变成 1 + f′：即使 f′ 很小，因子也接近 1，乘积就不会消失。",
     ),
     (
         "He et al. 2016 (ResNet), and eq. 5 of 'Identity Mappings in Deep Residual Networks'. x and f(x) need the same "
-        "shape (else a linear projection on the shortcut). The git analogy: every block "
+        "shape (else a linear projection on the shortcut). The git analogy: every layer "
         "commits a diff on top of the untouched original; the original version is always there to go back to, and so is "
         "the gradient's path to it.",
         "He 等 2016（ResNet），以及《Identity Mappings in Deep Residual Networks》的式 5。x 和 f(x) 的形状必须相同"
-        "（否则在捷径上加一个线性投影）。类比 git：每个块都在原封不动的"
+        "（否则在捷径上加一个线性投影）。类比 git：每一层都在原封不动的"
         "原始版本上提交一个 diff；原始版本随时可以找回，梯度通往它的路也一直在。",
     ),
     chart(
@@ -147,8 +147,8 @@ SHORTCUT = slide(
     ),
     claim(
         (
-            "With f′ = 0.01 over 96 blocks: {plain|3} without the shortcut, {residual|6} with it.",
-            "f′ = 0.01，经过 96 块：没有捷径为 {plain|3}，有捷径为 {residual|6}。",
+            "With f′ = 0.01 over 96 layers: {plain|3} without the shortcut, {residual|6} with it.",
+            "f′ = 0.01，经过 96 层：没有捷径为 {plain|3}，有捷径为 {residual|6}。",
         ),
         {"plain": read(0, "plain_final"), "residual": read(0, "residual_final")},
         [check("residual", "close", 1.01**96, rel=1e-9), check("plain", "close", 0.01**96, rel=1e-9)],
@@ -156,13 +156,13 @@ SHORTCUT = slide(
     equation="∂y/∂x = 1 + f′(x)",
     qa=qa(
         ("The product of the f′ vanishes with depth.", "f′ 的连乘积随深度消失。"),
-        ("Each block outputs its input plus a correction.", "每个块输出“输入 + 修正量”。"),
-        "x = x + block(x)",
-        ("One addition per block.", "每块多做一次向量相加。"),
+        ("Each layer outputs its input plus a correction.", "每一层输出“输入 + 修正量”。"),
+        "x = x + layer(x)",
+        ("One addition per layer.", "每层多做一次向量相加。"),
     ),
     aside=(
-        "Like git: each block commits a diff on top of the unchanged original.",
-        "像 git：每个块都在未改动的原始版本上提交一个 diff。",
+        "Like git: each layer commits a diff on top of the unchanged original.",
+        "像 git：每一层都在未改动的原始版本上提交一个 diff。",
     ),
 )
 

@@ -46,7 +46,7 @@ def title_slide(count: int) -> dict[str, Any]:
             "throughout (96 blocks, width 64, tanh, Xavier, seed 0); only the shortcut and a LayerNorm in front of each "
             "branch switch on and off. Every chart is computed live by PyTorch.",
             "为什么 96 块的 Transformer 能训练起来：两种稳定机制，各自解决一种失效。全程使用同一个参考模型（96 块、宽度 64、"
-            "tanh、Xavier、种子 0），只打开或关闭捷径和每个分支前的 LayerNorm。本课件的每张图都由 PyTorch 现场计算，每个结论都有测试检查。",
+            "tanh、Xavier、种子 0），只打开或关闭捷径和每个分支前的 LayerNorm。本课件的每张图都由 PyTorch 现场计算。",
         ),
         (
             "Why this reference model: with tanh and Xavier weights the plain stack shows the chain product live "

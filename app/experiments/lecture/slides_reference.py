@@ -105,12 +105,12 @@ LIVE = slide(
     (
         "Read the left panel from right to left. The shortcut fixes one failure (vanishing) and exposes the other "
         "(the stream's size): slide {slide:norm-collapse} adds the norm alone, and both together, once LayerNorm is taught. Seeds 1–3 tell the same story "
-        "(block 1 gets 4.5e-12 to 4.2e-11 of the gradient without the shortcut; with it the stream grows ×1.1e14 to "
-        "×6.6e14). GPT-2 avoids the explosion without a norm "
+        "(block 1 gets 4.5×10⁻¹² to 4.2×10⁻¹¹ of the gradient without the shortcut; with it the stream grows "
+        "×1.1×10¹⁴ to ×6.6×10¹⁴). GPT-2 avoids the explosion without a norm "
         "in the stream by starting every branch small; with small branches (DeepNorm's initialisation) the shortcut "
         "alone keeps the gradient near 1 (try it in the explorer: init = deepnorm).",
         "从右往左读左图。捷径修好了一种失效（梯度消失），却暴露出另一种（残差流的大小）：讲完 LayerNorm 之后，第 {slide:norm-collapse} 页只加归一化，并与两者都加的情形对比。"
-        "种子 1–3 的结论相同（没有捷径时第 1 块的梯度只剩 4.5e-12 到 4.2e-11；有捷径时残差流变为 1.1e14 到 6.6e14 倍）。"
+        "种子 1–3 的结论相同（没有捷径时第 1 块的梯度只剩 4.5×10⁻¹² 到 4.2×10⁻¹¹；有捷径时残差流变为 1.1×10¹⁴ 到 6.6×10¹⁴ 倍）。"
         "GPT-2 让每个分支从很小的值开始，以此避免爆炸；分支初始很小时（DeepNorm 的初始化），只靠捷径也能让梯度保持在 1 附近"
         "（可在探索器中试：init = deepnorm）。",
     ),
@@ -274,7 +274,7 @@ SNOWBALL = slide(
         "Pre-LN at initialisation (Xiong et al. 2020, lemma 2) predicts ‖xₗ‖² ≈ ‖x₀‖² + c·l if every update is "
         "independent of the stream: the black dashed curve, its one constant c fitted. This is a model at "
         "initialisation. The green dotted curve fits nothing: it adds the squares of the blocks' own measured outputs, "
-        "√(‖x₀‖² + Σ‖fₗ‖²), as if they were independent; {slide:increments} shows how far that assumption holds. "
+        "√(‖x₀‖² + Σ‖fₗ‖²), as if they were independent; slide {slide:increments} shows how far that assumption holds. "
         "'Nearer ½ than 1' is about the exponent p of the best power (‖x₀‖^(1/p) + c·l)^p: say 'a power with p "
         "about 0.5 to 0.65', not 'exactly √l'. Every fit starts at ‖x₀‖, so no curve dips below the embedding.",
         "初始化时的 Pre-LN（Xiong 等 2020，引理 2）在每次更新都与残差流无关时预测 ‖xₗ‖² ≈ ‖x₀‖² + c·l：黑色虚线，"

@@ -61,7 +61,7 @@ def reference_slides(slides: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 (
                     "Everything else on the slides was measured on this server. Where a number comes from a paper and "
                     "not from a measurement here (×1.045 per block in GPT-2 XL), the notes say so.",
-                    "幻灯片上的其他内容都是在本服务器上测得的。凡是来自论文而不是本地测量的数字（GPT-2 XL 中每块约乘以 "
+                    "各页上的其他内容都是在本服务器上测得的。凡是来自论文而不是本地测量的数字（GPT-2 XL 中每块约乘以 "
                     "1.045），备注中都会注明。",
                 ),
                 None,
