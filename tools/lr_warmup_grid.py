@@ -13,12 +13,12 @@ from __future__ import annotations
 import argparse
 import json
 import multiprocessing
-import platform
 import sys
 import time
 from pathlib import Path
 
 from app.experiments.lr_warmup import KINDS, LRS, RECORDING, WARMUPS, cell_request, run_cell
+from tools.recording import provenance
 
 
 def _cell(args: tuple[float, int]) -> dict:
@@ -31,8 +31,6 @@ def _cell(args: tuple[float, int]) -> dict:
 
 
 def record(jobs: int, out: Path, argv: list[str]) -> dict:
-    import torch
-
     grid = [(lr, w) for w in WARMUPS for lr in LRS]
     started = time.perf_counter()
     cells = []
@@ -45,11 +43,7 @@ def record(jobs: int, out: Path, argv: list[str]) -> dict:
     cells.sort(key=lambda c: (c["warmup_steps"], c["lr"]))
     settings = cell_request(LRS[0], WARMUPS[0]).model_dump(exclude={"lr", "warmup_steps"})
     recording = {
-        "command": "python -m tools.lr_warmup_grid " + " ".join(argv),
-        "recorded_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "torch": torch.__version__,
-        "python": platform.python_version(),
-        "threads_per_run": 1,
+        **provenance("tools.lr_warmup_grid", argv),
         "seeds": {"weights": [run["seed"] for run in settings["runs"]], "data": settings["seed"]},
         "kinds": list(KINDS),
         "lrs": list(LRS),

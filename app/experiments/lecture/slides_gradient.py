@@ -178,9 +178,12 @@ TRAIN_SHORTCUT = slide(
     (
         "About 20 seconds on a laptop core. The task: a b c SEP → a b c, scored on the answer half. A loss of ln 15 is a "
         "uniform guess over the 15 symbols. The model without the shortcut stays there: its tokens have collapsed "
-        "(slide {slide:norm-collapse}), so it cannot even see which symbol to copy.",
+        "(slide {slide:norm-collapse}), so it cannot even see which symbol to copy."
+        " The caption's checks hold on seeds 1–3 too: those runs are trained ahead of time and recorded with the "
+        "command that made them, and a test checks every claim on the recording.",
         "在笔记本的一个核上约 20 秒。任务：a b c SEP → a b c，只在答案那一半计分。损失 ln 15 等于在 15 个符号中均匀猜测。"
-        "没有捷径的模型一直停在那里：它的词元已经坍缩（第 {slide:norm-collapse} 页），连该复制哪个符号都看不出来。",
+        "没有捷径的模型一直停在那里：它的词元已经坍缩（第 {slide:norm-collapse} 页），连该复制哪个符号都看不出来。"
+        "说明文字的每项核对在种子 1–3 上也成立：这些种子的训练事先完成并连同生成它的命令一起记录下来，测试在记录上逐条核对。",
     ),
     chart(
         "train",
