@@ -211,3 +211,22 @@ def test_the_offline_file_records_every_option(monkeypatch):
             )
         else:
             assert views[f"{slide_id}#{key}"] == {"id": slide_id, "option": key, "lang": "zh"}
+
+
+def test_the_docs_statements_table_is_what_the_claims_say():
+    """docs/lecture.md's table of statements is written from the claims (python -m tools.lecture_statements): a
+    claim changed without the docs fails here. Without the real models their three slides are not in the deck: every
+    other row must still be the deck's, and the docs' extra rows exactly those three."""
+    from app.experiments.lecture import slides_real
+    from tools.lecture_statements import DOCS, block, documented, rows
+
+    text = DOCS.read_text(encoding="utf-8")
+    stale = "docs/lecture.md's statements differ from the claims: run python -m tools.lecture_statements"
+    if slides_real.SLIDES:
+        assert block() in text, stale
+        assert len(block().splitlines()) == len(DECK) + 4  # the markers, the header, its rule and a row per slide
+    in_docs = documented(text)
+    for title, statement, checks in rows():
+        assert in_docs.get(title) == (statement, checks), (title, stale)
+    real = {s["title"]["en"] for s in (slides_real.PINNED, slides_real.SNOWBALL, slides_real.SINK)}
+    assert set(in_docs) - {title for title, _, _ in rows()} == (set() if slides_real.SLIDES else real)
