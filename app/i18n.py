@@ -80,6 +80,22 @@ STRINGS: dict[str, tuple[str, str]] = {
         "This link is too long for a QR code: hide some settings or reset them.",
         "链接太长，无法生成二维码：请隐藏或重置部分设置。",
     ),
+    # Follow the lecturer: the room panel's follow block and the follower's status bar (static/js/lecture/follow.js)
+    "follow.start": ("Let phones follow my slides", "让手机跟随我的幻灯片"),
+    "follow.stop": ("Stop: link to this slide only", "停止跟随：只链接到本页"),
+    "follow.key": (
+        "Phones that open this link show the slide you show. Presenter key (on this screen only, not in the "
+        "link): {key}",
+        "打开此链接的手机会显示您正在放映的幻灯片。演讲者密钥（只在此屏幕上，不在链接中）：{key}",
+    ),
+    "follow.connecting": ("Connecting to the lecturer…", "正在连接演讲者…"),
+    "follow.following": ("Following the lecturer · slide {n}", "正在跟随演讲者 · 第 {n} 页"),
+    "follow.reconnecting": ("Connection lost; reconnecting…", "连接中断，正在重新连接…"),
+    "follow.ended": (
+        "This follow session no longer exists (sessions last a day): ask for the link again.",
+        "此跟随会话已不存在（会话保留一天）：请重新获取链接。",
+    ),
+    "follow.leave": ("Stop following", "停止跟随"),
     # Controls
     "controls.heading": ("Settings", "设置"),
     "controls.preset": ("Preset", "预设"),

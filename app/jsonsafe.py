@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import AsyncIterable, Iterable
 from typing import Any
 
 import numpy as np
 import orjson
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, StreamingResponse
 
 # orjson writes non-finite floats as null silently, which is why every value is first checked (all_finite);
 # non-string keys become strings, as the standard library's json does; numpy numbers are numbers.
@@ -92,3 +93,17 @@ class StrictJSONResponse(JSONResponse):
 
     def render(self, content: Any) -> bytes:
         return strict_json(content)
+
+
+class NDJSONResponse(StreamingResponse):
+    """A stream of strict JSON lines (application/x-ndjson), each flushed as it comes: never stored by a cache or
+    buffered by a proxy (nginx reads X-Accel-Buffering)."""
+
+    media_type = "application/x-ndjson"
+
+    def __init__(
+        self, lines: AsyncIterable[str] | Iterable[str], status_code: int = 200, headers: dict[str, str] | None = None
+    ) -> None:
+        super().__init__(
+            lines, status_code, {"Cache-Control": "no-store", "X-Accel-Buffering": "no", **(headers or {})}
+        )

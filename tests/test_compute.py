@@ -41,11 +41,11 @@ def test_coalescing_and_lru_eviction():
         return x * x
 
     async def scenario() -> None:
-        results = await asyncio.gather(*(pool.run_cached("a", compute, 3) for _ in range(5)))
-        assert [r for r, _ in results] == [9] * 5 and calls == [3]
-        await pool.run_cached("b", compute, 4)
-        await pool.run_cached("c", compute, 5)  # evicts "a"
-        assert (await pool.run_cached("a", compute, 3))[1] is False and calls == [3, 4, 5, 3]
+        results = await asyncio.gather(*(pool.run_sourced("a", compute, 3) for _ in range(5)))
+        assert results == [(9, "computed")] + [(9, "coalesced")] * 4 and calls == [3]
+        await pool.run_sourced("b", compute, 4)
+        await pool.run_sourced("c", compute, 5)  # evicts "a"
+        assert (await pool.run_sourced("a", compute, 3))[1] == "computed" and calls == [3, 4, 5, 3]
 
     asyncio.run(scenario())
 
@@ -58,7 +58,7 @@ def test_a_failure_reaches_every_waiter_and_is_not_cached():
         raise ValueError("boom")
 
     async def scenario() -> None:
-        results = await asyncio.gather(*(pool.run_cached("k", broken) for _ in range(3)), return_exceptions=True)
+        results = await asyncio.gather(*(pool.run_sourced("k", broken) for _ in range(3)), return_exceptions=True)
         assert all(isinstance(r, ValueError) for r in results)
         assert pool.cached("k") is None
 
@@ -80,14 +80,14 @@ def test_a_caller_that_leaves_neither_fails_the_others_nor_frees_its_slot():
 
     async def scenario() -> None:
         pool = ComputePool(slots=1, cache_size=8, queue_timeout_s=5, threads=1)
-        owner = asyncio.create_task(pool.run_cached("k", slow, 1))
+        owner = asyncio.create_task(pool.run_sourced("k", slow, 1))
         await asyncio.sleep(0.1)
-        waiter = asyncio.create_task(pool.run_cached("k", slow, 1))
-        other = asyncio.create_task(pool.run_cached("j", slow, 2))
+        waiter = asyncio.create_task(pool.run_sourced("k", slow, 1))
+        other = asyncio.create_task(pool.run_sourced("j", slow, 2))
         await asyncio.sleep(0.05)
         owner.cancel()
-        assert await waiter == (1, True)
-        assert await other == (2, False)
+        assert await waiter == (1, "coalesced")
+        assert await other == (2, "computed")
         assert peak[0] == 1  # one slot: never two computations at once
         assert pool.cached("k") == 1
 

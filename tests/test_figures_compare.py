@@ -79,3 +79,21 @@ def test_the_tour_says_what_its_two_traces_measured(client):
     shallow = client.post("/api/figure/tour?lang=zh", json={"depth": 2}).json()
     assert "2 块" in shallow["figure"]["layout"]["title"]["text"]
     assert client.post("/api/figure/tour", json={"depth": 500}).json()["errors"][0]["field"] == "depth"
+
+
+def test_the_notebook_comparison_is_the_pages_json(client):
+    """rx.compare(...).figure() is /compare's chart of the same variants (the page's custom settings, each with its
+    varied fields as its changes), to the key."""
+    import app as rx
+    from tests.test_figures_norms import plain
+
+    pair = rx.compare(depth=5, norm_position=["post", "pre"], lang="zh")
+    variants = [
+        {"key": "custom", "changes": f"norm_position:{p}", "config": TraceConfig(depth=5, norm_position=p).model_dump()}
+        for p in ("post", "pre")
+    ]
+    page = client.post("/api/figure/compare?lang=zh", json={"variants": variants}).json()
+    assert plain(pair.figure()) == page["figure"]
+    assert pair.names == ["自定义 + norm_position:post", "自定义 + norm_position:pre"]
+    logged = apply_patch(copy.deepcopy(page["figure"]), page["patches"]["norm_log"])
+    assert plain(pair.figure(log=True)) == logged

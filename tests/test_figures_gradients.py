@@ -182,3 +182,17 @@ def test_the_heatmap_row_counts_only_blocks_with_a_finite_gradient():
     grads = [0.001, None, 0.05, 0.5, 1.0]
     chart = build("gradients", answer([grads] * 4, [geometric(0.5, 5)] * 4))
     assert chart.claim["with"]["faint"] == [2] * 4 and chart.claim["with"]["finite_blocks"] == [4] * 4
+
+
+@pytest.mark.parametrize(("seeds", "lang"), [(1, "zh"), (BAND, "en")])
+def test_the_notebook_gradient_figure_is_the_pages_json(client, seeds, lang):
+    """rx.trace(...).figure(kind="gradients") is the profile POST /api/figure/gradients hands the page, to the key."""
+    import app as rx
+    from tests.test_figures_norms import plain
+
+    fields = {"depth": 6, "d_model": 16, "n_heads": 2, "seq_len": 8, "batch": 2}
+    page = client.post(f"/api/figure/gradients?lang={lang}", json={"config": fields, "seeds": seeds}).json()
+    trace = rx.trace(**fields)  # type: ignore[arg-type]
+    assert plain(trace.figure(kind="gradients", lang=lang, seeds=seeds)) == page["figure"]
+    slide = trace.figure(kind="gradients", lang=lang, seeds=seeds, theme="slide", log=False)
+    assert plain(slide) == apply_patch(apply_patch(page["figure"], page["patches"]["slide"]), page["patches"]["linear"])

@@ -43,7 +43,7 @@ def test_the_plain_dict_figure_is_valid_plotly_unchanged(fields, theme):
     chart = build("norms", traced(**fields), "en")
     shown = chart.view(*(["slide"] if theme == "slide" else []))
     validated = go.Figure(shown)
-    validated.layout.template = None  # plotly.py's default template: the page has none (app/notebook/figures.py)
+    validated.layout.template = None  # plotly.py's default template: the page has none (app/notebook/charts.py)
     assert plain(validated) == shown
 
 
@@ -70,6 +70,9 @@ def test_every_chart_string_has_both_languages_and_reaches_the_pages_table():
     assert set(charts()) == {
         *("norms", "gradients", "grad-heatmap", "compare", "tour", "chain", "softmax-probs", "softmax-sweep"),
         *("precision-overflow", "layernorm", "norm-speed", "batch-dependence", "batch-padding"),
+        *("train-loss", "train-profile"),
+        *("models-stream", "models-set", "models-tokens", "models-cosine", "models-branches", "models-gradient"),
+        *("models-grad-tokens", "models-sink", "models-heads", "models-dims", "models-intervention"),
     }
     for key, (english, chinese) in strings().items():
         assert english and chinese and STRINGS[key] == (english, chinese), key

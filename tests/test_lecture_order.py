@@ -195,14 +195,15 @@ def test_the_offline_file_records_every_option(monkeypatch):
     import asyncio
 
     from app.services import deck
+    from app.services.compute import get_pool
 
-    async def no_compute(slide_id, option, lang, recordings=None):  # which views, not their numbers (training
+    async def no_compute(pool, slide_id, option, lang, recordings=None):  # which views, not their numbers (training
         return {"id": slide_id, "option": option, "lang": lang}  # would take minutes)
 
     monkeypatch.setattr(deck, "slide_view", no_compute)
-    monkeypatch.setattr(deck, "run_source", lambda source: asyncio.sleep(0, result=[]))
+    monkeypatch.setattr(deck, "run_source", lambda pool, source: asyncio.sleep(0, result=[]))
     monkeypatch.setattr(deck, "recording_from_events", lambda events: {})
-    views = asyncio.run(deck.bake("zh"))["views"]
+    views = asyncio.run(deck.bake(get_pool(), "zh"))["views"]
     assert {s["id"] for s in SLIDES.values()} <= set(views)
     for slide_id, key in TRYING:  # the default option is the slide itself
         if key == SLIDES[slide_id]["try_it"]["default"]:

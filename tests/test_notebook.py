@@ -14,9 +14,8 @@ import pytest
 from pydantic import ValidationError
 
 import app as rx
-from app.experiments.lecture import DECK
+from app.figures import style
 from app.i18n import t
-from app.notebook import figures
 from app.notebook.fields import TraceFields
 from app.numbers import fmt
 
@@ -80,23 +79,18 @@ def test_a_model_too_large_for_the_machine_says_why_before_computing(monkeypatch
 
 def test_compare_traces_each_variant_as_the_http_api_does(client):
     pair = rx.compare(depth=5, norm_position=["post", "pre"])
-    deck = next(slide for slide in DECK if slide["id"] == "post-vs-pre")["chart"]["series"]  # its lines' look
-    assert pair.names == [line["label"]["en"] for line in deck]
-    figure_colors = [series.line.color for series in pair.figure().data[:2]]
-    assert figure_colors == [figures.PALETTE[line["color"]] for line in deck]
-    assert [s.marker.color for s in pair.figure(kind="gradients").data[:2]] == figure_colors
+    assert pair.changes == ["norm_position:post", "norm_position:pre"]
+    assert pair.names == ["Custom + norm_position:post", "Custom + norm_position:pre"]
     for position, trace in zip(["post", "pre"], pair.traces, strict=True):
         http = client.post("/api/trace", json={"depth": 5, "norm_position": position}).json()
         assert without_timing(trace.result) == without_timing(http)
     figure = pair.figure()
-    assert [s.name for s in figure.data] == pair.names
-    for series, trace in zip(figure.data, pair.traces, strict=True):  # the plotted values are the trace's
+    norms = [s for s in figure.data if s.yaxis in ("y", "y2")]  # the top row: one column per trace
+    for series, trace in zip(norms, pair.traces, strict=True):  # the plotted values are the trace's
         assert list(series.y) == [trace.result["embedding"]["act_norm"], *(l["act_norm"] for l in trace.layers)]
         assert list(series.x) == list(range(6))
-    # Post-LN pins the stream at √d_model: the theory line is drawn there and the measured points sit on it
-    line = next(shape for shape in figure.layout.shapes if shape.y0 == shape.y1)
-    assert line.y0 == pytest.approx(math.sqrt(64))
-    assert all(abs(l["act_norm"] - 8.0) < 0.01 for l in pair.traces[0].layers)
+    assert [s.line.color for s in norms] == [style.PALETTE["blue"], style.PALETTE["vermillion"]]
+    assert all(abs(l["act_norm"] - 8.0) < 0.01 for l in pair.traces[0].layers)  # Post-LN pins √d_model = 8
 
 
 def test_sweep_rows_are_the_http_sweeps_rows(client):
@@ -107,8 +101,8 @@ def test_sweep_rows_are_the_http_sweeps_rows(client):
     heatmap = ours.figure().data[0]
     last = ours.rows[-1]  # relative: each row ÷ its last layer, on a log10 colour scale
     assert heatmap.z[-1][-1] == pytest.approx(0.0)
-    # colours are log10 to 4 significant digits (app/figures/heatmap.py); the exact values are the chart's rows
-    assert heatmap.z[-1][1] == pytest.approx(math.log10(last["grad_norm"][0] / last["grad_norm"][-1]), rel=1e-3)
+    # colours are log10 to 0.01 decade (app/figures/heatmap.py); the exact values are the chart's CSV rows
+    assert heatmap.z[-1][1] == pytest.approx(math.log10(last["grad_norm"][0] / last["grad_norm"][-1]), abs=5e-3)
 
 
 def test_the_servers_sweep_budget_applies_only_when_asked(monkeypatch):
@@ -148,7 +142,7 @@ def test_the_norms_figure_is_the_pages_chart_in_either_language():
         "chart.norms.title", "zh"
     )
     assert chinese.layout.xaxis.title.text == "层 l（0 = 嵌入层）"
-    assert [s.line.color for s in english.data[:2]] == [figures.PALETTE["blue"], figures.PALETTE["vermillion"]]
+    assert [s.line.color for s in english.data[:2]] == [style.PALETTE["blue"], style.PALETTE["vermillion"]]
     # The law drawn is the one the builder names (app/figures/norms.py, tests/test_figures_norms.py), following the
     # points it was fitted to from layer 0
     from app.figures import build
@@ -166,7 +160,7 @@ def test_float16_overflow_is_marked_on_the_figure():
     trace = rx.trace(depth=48, dtype="float16", residual_scale=4.0)
     assert trace.summary["nonfinite"]
     figure = trace.figure()
-    assert [list(d.y) for d in figure.data if d.name == "float16 limit 65504"] == [[figures.FLOAT16_MAX] * 2]
+    assert [list(d.y) for d in figure.data if d.name == "float16 limit 65504"] == [[style.FLOAT16_MAX] * 2]
     labels = [a.text for a in figure.layout.annotations]
     assert any("overflow (inf/NaN)" in text for text in labels), labels
     assert None in figure.data[0].y  # overflowed values are gaps, as strict JSON's null on the pages
@@ -179,9 +173,7 @@ def test_to_pandas_and_the_notebook_display():
     assert isinstance(frame, pandas.DataFrame) and list(frame["layer"]) == [0, 1, 2, 3]
     assert list(frame["grad_norm"][1:]) == [l["grad_norm"] for l in trace.layers]
     shown = trace._repr_html_()
-    assert (
-        "<table>" in shown and t("nb.grad_survival") in shown and figures.fmt(trace.summary["grad_survival"]) in shown
-    )
+    assert "<table>" in shown and t("nb.grad_survival") in shown and fmt(trace.summary["grad_survival"]) in shown
     assert t("nb.grad_survival", "zh") in rx.trace(depth=3, lang="zh")._repr_html_()
 
 
@@ -210,10 +202,11 @@ def test_train_records_what_post_api_train_streams(client):
     assert steps == [(e["run"], e["step"], e["loss"]) for e in http if e["type"] == "step"] and len(steps) == 6
     assert not ours.interrupted and [run["done"]["steps_done"] for run in ours.runs] == [3, 3]
     figure = ours.figure(lang="zh")
-    assert figure.layout.title.text == t("chart.train_loss.title", "zh") and len(figure.data) == 2
-    assert [list(s.y) for s in figure.data] == [run["loss"] for run in ours.runs]
-    chance = next(shape for shape in figure.layout.shapes if shape.y0 == shape.y1)
-    assert chance.y0 == pytest.approx(math.log(7))  # the uniform guess over the 7 data symbols
+    assert figure.layout.title.text == "答案词元上的训练损失" and len(figure.data) == 3
+    guess, *curves = figure.data  # the uniform guess over the 7 data symbols, under the curves
+    assert list(guess.y) == [pytest.approx(math.log(7))] * 2 and guess.line.color == style.GREY
+    assert [list(s.y) for s in curves] == [run["loss"] for run in ours.runs]
+    assert [s.name for s in curves] == ["1. post-layernorm, L=2", "2. pre-layernorm, L=2"]
 
 
 def test_ctrl_c_stops_a_training_run_between_steps(monkeypatch):
@@ -230,7 +223,7 @@ def test_ctrl_c_stops_a_training_run_between_steps(monkeypatch):
     monkeypatch.setattr(training, "train_events", interrupted_after_two_steps)
     result = rx.train(None, runs=[SMALL], steps=50, live=False)
     assert result.interrupted and result.runs[0]["steps"] == [1, 2] and result.runs[0]["done"] is None
-    assert len(result.figure().data[0].y) == 2
+    assert len(result.figure().data[1].y) == 2
 
 
 def test_unknown_preset_or_bad_setting_is_refused_before_training():
@@ -258,7 +251,7 @@ def test_a_lecture_slide_is_computed_as_the_server_does_and_its_claim_checked(cl
     laws_body = snowball.data["chart"]["sources"][4]["body"]
     assert snowball.answers[4] == client.post("/api/laws", json=laws_body).json()
     fits = figure.data[len(snowball.data["chart"]["series"]) :]  # after one line per seed
-    assert [s.line.color for s in fits] == [figures.PALETTE[c] for c in ("black", "purple", "vermillion", "green")]
+    assert [s.line.color for s in fits] == [style.PALETTE[c] for c in ("black", "purple", "vermillion", "green")]
     assert all(list(s.x) == list(range(0, 97)) and s.y[0] == pytest.approx(http["embedding"]["act_norm"]) for s in fits)
     p0, e_power0 = fmt(snowball.measured["p0"], 2, "zh"), fmt(snowball.measured["e_power0"], 2, "zh")
     e_sqrt0 = fmt(snowball.measured["e_sqrt0"], 2, "zh")
@@ -312,7 +305,8 @@ def test_a_training_slide_draws_its_recorded_runs():
     recording = recording_from_events(list(train_events(TrainRequest(**body))))
     short = {**slide, "chart": {**chart, "sources": [{**chart["sources"][0], "body": body}]}}
     figure = slides.build(short, [recording], "en").figure
-    runs = figure["data"][: len(recording["runs"])]
+    guess, *runs = figure["data"][: 1 + len(recording["runs"])]  # the uniform guess under the curves
+    assert guess["y"] == [pytest.approx(math.log(body["runs"][0]["vocab_size"] - 1))] * 2
     assert [s["y"] for s in runs] == [run["loss"] for run in recording["runs"]]
     assert [s["name"] for s in runs] == [label["en"] for label in chart["labels"][: len(runs)]]
     idle = slides.build(short, [None], "en")
@@ -341,7 +335,7 @@ def test_a_claim_that_does_not_hold_says_so(monkeypatch):
 
 
 def test_the_figures_use_the_pages_palette_limits_and_theme():
-    """The pages draw in static/js/charts.js: the Python figures hold the same constants."""
+    """static/js/charts.js still draws /models: it holds app/figures/style.py's palette and normal theme."""
     import re
 
     def found(pattern: str) -> re.Match[str]:
@@ -353,11 +347,12 @@ def test_the_figures_use_the_pages_palette_limits_and_theme():
     palette = dict(
         re.findall(r"(\w+): '(#[0-9A-Fa-f]{6})'", charts.split("export const PALETTE = {")[1].split("};")[0])
     )
-    assert palette == figures.PALETTE
+    assert palette == style.PALETTE
     order = found(r"export const SERIES = \[([^\]]*)\]")[1]
-    assert [figures.PALETTE[name] for name in re.findall(r"PALETTE\.(\w+)", order)] == figures.SERIES
+    assert tuple(style.PALETTE[name] for name in re.findall(r"PALETTE\.(\w+)", order)) == style.SERIES
     normal = found(r"normal: \{ font: (\d+), title: \d+, line: ([\d.]+), marker: (\d+)")
-    assert (int(normal[1]), float(normal[2]), int(normal[3])) == (figures.FONT, figures.LINE, figures.MARKER)
+    theme = style.THEMES["normal"]
+    assert (int(normal[1]), float(normal[2]), int(normal[3])) == (theme["font"], theme["line"], theme["marker"])
 
 
 @pytest.mark.parametrize("slide_id", ["snowball", "norm-collapse", "float16", "alternatives", "summary"])
@@ -378,17 +373,33 @@ def test_the_notebook_slide_figure_is_the_pages_json(client, slide_id):
 
 
 def test_in_jupyter_training_draws_a_live_chart(monkeypatch):
-    """In a kernel (get_ipython() has a kernel) rx.train shows a FigureWidget and redraws it as the runs train."""
+    """In a kernel (get_ipython() has a kernel) rx.train shows a FigureWidget and redraws it as the runs train; when
+    done, that output becomes the finished chart (plotly's mimetype and its offline HTML) and the widget closes."""
     import IPython
     import IPython.display
     import plotly.graph_objects as go
+    import plotly.io as pio
 
     shown: list[object] = []
+    updates: list[dict] = []
+
+    class Handle:
+        def update(self, bundle, raw=False):
+            updates.append(bundle)
+
+    def display(widget, display_id=False):
+        shown.append(widget)
+        return Handle()
+
     monkeypatch.setattr(IPython, "get_ipython", lambda: type("Kernel", (), {"kernel": object()})())
-    monkeypatch.setattr(IPython.display, "display", shown.append)
+    monkeypatch.setattr(IPython.display, "display", display)
+    monkeypatch.setattr(pio.renderers, "default", "plotly_mimetype")
     result = rx.train(None, runs=[SMALL], steps=12)
-    assert len(shown) == 1 and isinstance(shown[0], go.FigureWidget)
-    assert list(shown[0].data[0].y) == result.runs[0]["loss"] and len(result.runs[0]["loss"]) == 12
+    assert len(shown) == 1 and isinstance(shown[0], go.FigureWidget) and len(result.runs[0]["loss"]) == 12
+    assert shown[0].data[1].name == "1. pre-layernorm, L=2"
+    [finished] = updates
+    assert finished["application/vnd.plotly.v1+json"]["data"][1]["y"] == result.runs[0]["loss"]
+    assert 'class="resnorm-chart"' in finished["text/html"]
 
 
 def test_the_agenda_and_the_diagram_show_in_a_notebook_without_a_global_style():

@@ -19,6 +19,7 @@ from app import notebook
 from app.config import TraceConfig
 from app.experiments.train import TrainRequest
 from app.notebook.fields import CompareFields, ModelFields, TraceFields, TrainFields
+from app.numbers import fmt
 
 ROOT = Path(__file__).resolve().parents[1]
 loose: Any = rx  # called as a careless caller would, past the type checker
@@ -134,7 +135,7 @@ def test_reprs_are_short_and_say_what_was_traced():
     trace = rx.trace(depth=4, norm_position="post")
     text = repr(trace)
     assert len(text) < 300 and "L=4" in text and "post-layernorm" in text
-    assert f"grad_survival={rx.notebook.figures.fmt(trace.summary['grad_survival'])}" in text
+    assert f"grad_survival={fmt(trace.summary['grad_survival'])}" in text
     assert len(repr(rx.compare(depth=2, norm_position=["post", "pre"]))) < 300
     sweep = rx.sweep(1, 2, progress=False)
     assert repr(sweep) == "Sweep(depths 1..2: 2 of 2 traced)"
@@ -193,3 +194,25 @@ def test_save_writes_an_offline_html_and_says_what_images_need(tmp_path, monkeyp
         trace.save(tmp_path / "norms.png")
     with pytest.raises(ValueError, match=r"path: ends in \.html"):
         trace.save(tmp_path / "norms.jpeg")
+
+
+def test_a_training_and_a_sweep_take_the_slide_theme_from_their_builders():
+    """figure(theme="slide") is the builder's figure with its own slide patch: for rx.train the /train loss chart's,
+    for rx.sweep the /gradients heatmap's."""
+    from app.experiments.sweep import heatmap_of
+    from app.figures import build
+    from app.notebook.charts import plotly_figure
+    from tests.test_figures_norms import plain
+    from tests.test_notebook import SMALL
+
+    training = rx.train(None, runs=[SMALL], steps=3, live=False)
+    normal, projected = plain(training.figure()), plain(training.figure(theme="slide"))
+    assert normal["layout"]["font"]["size"] < projected["layout"]["font"]["size"]
+    [curve] = [series for series in projected["data"] if series["y"] == training.runs[0]["loss"]]
+    assert curve["name"] == training.labels[0]
+    assert projected == plain(plotly_figure(build("train-loss", training.answer(), "en").view("slide")))
+    sweep = rx.sweep(1, 2, progress=False)
+    answer = heatmap_of({**sweep.config.model_dump(), "depth": 0}, sweep.rows, 2, True)
+    assert plain(sweep.figure(theme="slide")) == build("grad-heatmap", answer, "en").view("slide")
+    with pytest.raises(ValueError, match="theme: normal or slide"):
+        training.figure(theme="projector")

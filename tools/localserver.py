@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -73,3 +75,16 @@ def _wait_for_health(process: subprocess.Popen, base: str, timeout_s: float) -> 
 def uvicorn_args(port: int) -> list[str]:
     """One worker of app.main:app under uvicorn, quiet."""
     return ["-m", "uvicorn", "app.main:app", "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning"]
+
+
+@contextmanager
+def bench_server() -> Iterator[tuple[str, int]]:
+    """The benchmarks' server: one uvicorn worker in its default configuration, an empty cache of its own and no
+    warm-up. Yields its base URL and the torch threads each of its runs uses."""
+    port = free_port()
+    with tempfile.TemporaryDirectory(prefix="resnorm-bench-cache-") as cache_dir:
+        env = {**os.environ, "RESNORM_WARM": "0", "RESNORM_CACHE_DIR": cache_dir}
+        with local_server(uvicorn_args(port), port, env=env) as base:
+            with urllib.request.urlopen(base + "/api/health", timeout=30) as response:
+                threads = json.loads(response.read())["compute"]["torch_threads"]
+            yield base, int(threads)

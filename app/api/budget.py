@@ -11,12 +11,13 @@ from fastapi import APIRouter, Request
 from ..config import TraceConfig
 from ..config.limits import budget_report
 from ..jsonsafe import StrictJSONResponse
-from .body import body_doc, json_body
+from .body import json_body
+from .responses import BODY_ERRORS, BudgetAnswer, json_route
 
 router = APIRouter(tags=["config"])
 
 
-@router.post("/api/budget", response_class=StrictJSONResponse, openapi_extra=body_doc(TraceConfig))
+@router.post("/api/budget", **json_route(BudgetAnswer, BODY_ERRORS, body=TraceConfig))
 async def budget(request: Request) -> StrictJSONResponse:
     """`fits`, `cause` (the size needing the smallest cut, or null), `limits` (per size: value, min, and max = the
     largest value that fits with the others as they are, null if none does) and `costs` against their limits."""

@@ -8,22 +8,25 @@ from collections.abc import Awaitable, Callable
 
 from fastapi import APIRouter, Request
 
-from ..experiments.requests import REQUESTS
 from ..figures import ChartKind, charts
 from ..jsonsafe import StrictJSONResponse
 from ..pages.registry import request_lang
-from ..services.figures import chart_json
-from .body import body_doc, json_body
+from ..services.figures import chart_json, request_model
+from .body import json_body
+from .deps import PoolDep
+from .responses import COMPUTING, ChartAnswer, json_route
 from .trace import CACHE_HEADER
 
 router = APIRouter(tags=["figures"])
 
 
-def _route(kind: ChartKind) -> Callable[[Request], Awaitable[StrictJSONResponse]]:
-    model = REQUESTS[kind.request].model
+def _route(kind: ChartKind) -> Callable[..., Awaitable[StrictJSONResponse]]:
+    model = request_model(kind.request)
 
-    async def figure(request: Request) -> StrictJSONResponse:
-        body, source = await chart_json(kind.key, await json_body(request, model), request_lang(request))
+    async def figure(request: Request, pool: PoolDep) -> StrictJSONResponse:
+        # a chart never trains: the training budget is /api/train's alone (a recorded run is drawn whatever it cost)
+        req = await json_body(request, model, context={"train_budget": False})
+        body, source = await chart_json(pool, kind.key, req, request_lang(request))
         return StrictJSONResponse(body, headers={CACHE_HEADER: source})
 
     figure.__doc__ = f"The {kind.key} chart of the {kind.request} request in the body, in ?lang= (en or zh)."
@@ -35,7 +38,6 @@ for _kind in charts().values():
         f"/api/figure/{_kind.key}",
         _route(_kind),
         methods=["POST"],
-        response_class=StrictJSONResponse,
-        openapi_extra=body_doc(REQUESTS[_kind.request].model),
         name=f"figure_{_kind.key}",
+        **json_route(ChartAnswer, COMPUTING, body=request_model(_kind.request)),
     )

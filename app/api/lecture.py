@@ -15,23 +15,25 @@ from ..jsonsafe import StrictJSONResponse
 from ..pages.lecture_offline import offline_html
 from ..pages.registry import request_lang
 from ..services.deck import slide_view
-from .body import body_doc, json_body
+from .body import json_body
+from .deps import PoolDep
+from .responses import BODY_ERRORS, BUSY, NOT_FOUND, QUERY_ERRORS, DeckAnswer, SlideView, json_route
 
 router = APIRouter(tags=["lecture"])
 
 
-@router.get("/api/lecture", response_class=StrictJSONResponse)
+@router.get("/api/lecture", **json_route(DeckAnswer))
 async def lecture_data() -> StrictJSONResponse:
     """Every slide in English and Chinese: title, text, notes, chart request (API sources + how to draw) and claim."""
     return StrictJSONResponse(deck_payload())
 
 
 @router.get("/lecture.html", response_class=HTMLResponse)
-async def lecture_file(request: Request) -> HTMLResponse:
+async def lecture_file(request: Request, pool: PoolDep) -> HTMLResponse:
     """The deck as one self-contained HTML file (?lang=en|zh): Plotly.js, every chart's data and the recorded training
     runs inlined. The first export of a server process records the training runs (about a minute)."""
     lang = request_lang(request)
-    html = await offline_html(lang, origin=str(request.base_url).rstrip("/"))
+    html = await offline_html(pool, lang, origin=str(request.base_url).rstrip("/"))
     return HTMLResponse(html, headers={"Content-Disposition": f'attachment; filename="resnorm-lecture-{lang}.html"'})
 
 
@@ -74,21 +76,25 @@ def _slide(slide_id: str, option: str | None) -> None:
         ) from None
 
 
-@router.get("/api/lecture/slide/{slide_id}", response_class=StrictJSONResponse)
-async def lecture_slide(slide_id: str, request: Request, option: str | None = None) -> StrictJSONResponse:
+@router.get("/api/lecture/slide/{slide_id}", **json_route(SlideView, QUERY_ERRORS, NOT_FOUND, BUSY))
+async def lecture_slide(
+    slide_id: str, request: Request, pool: PoolDep, option: str | None = None
+) -> StrictJSONResponse:
     """What the deck shows of slide `slide_id` (or its "try it" option ?option=) in ?lang=: the Plotly figure in the
     normal theme with the "slide" patch, the caption filled with the measured values, and the verdict of its checks.
     Built by app/figures/slides.py from the same cached answers the API gives."""
     _slide(slide_id, option)
-    return StrictJSONResponse(await slide_view(slide_id, option, request_lang(request)))
+    return StrictJSONResponse(await slide_view(pool, slide_id, option, request_lang(request)))
 
 
 @router.post(
-    "/api/lecture/slide/{slide_id}", response_class=StrictJSONResponse, openapi_extra=body_doc(SlideViewRequest)
+    "/api/lecture/slide/{slide_id}", **json_route(SlideView, BODY_ERRORS, NOT_FOUND, BUSY, body=SlideViewRequest)
 )
-async def lecture_slide_recorded(slide_id: str, request: Request, option: str | None = None) -> StrictJSONResponse:
+async def lecture_slide_recorded(
+    slide_id: str, request: Request, pool: PoolDep, option: str | None = None
+) -> StrictJSONResponse:
     """The same, for a training slide drawn from the client's recordings of its runs (while they train)."""
     _slide(slide_id, option)
     body = await json_body(request, SlideViewRequest)
     recordings = [r.model_dump() if r else None for r in body.recordings]
-    return StrictJSONResponse(await slide_view(slide_id, option, request_lang(request), recordings))
+    return StrictJSONResponse(await slide_view(pool, slide_id, option, request_lang(request), recordings))

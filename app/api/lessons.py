@@ -23,15 +23,25 @@ from ..experiments.lr_warmup import RecordedRequest
 from ..jsonsafe import StrictJSONResponse
 from ..pages.registry import url_state_keys
 from ..services.answers import answer
+from ..services.compute import ComputePool
 from .body import json_body
+from .deps import PoolDep
+from .responses import (
+    BUSY,
+    COMPUTING,
+    QUERY_ERRORS,
+    BatchDependenceAnswer,
+    ChainAnswer,
+    LayerNormAnswer,
+    NormSpeedAnswer,
+    PrecisionAnswer,
+    RecordedAnswer,
+    SoftmaxAnswer,
+    json_route,
+)
 
 router = APIRouter(tags=["lessons"])
 M = TypeVar("M", bound=BaseModel)
-
-
-def _body_doc(model: type[BaseModel]) -> dict[str, Any]:
-    """OpenAPI for a JSON body validated by hand (so errors name the lesson's own ranges)."""
-    return {"requestBody": {"required": False, "content": {"application/json": {"schema": model.model_json_schema()}}}}
 
 
 def _query_doc(*schemas: dict[str, Any]) -> dict[str, Any]:
@@ -54,35 +64,40 @@ def _query_doc(*schemas: dict[str, Any]) -> dict[str, Any]:
 
 @router.get(
     "/api/chain",
-    response_class=StrictJSONResponse,
-    openapi_extra=_query_doc(ChainRequest.model_json_schema()["properties"]),
+    **json_route(
+        ChainAnswer, QUERY_ERRORS, BUSY, openapi_extra=_query_doc(ChainRequest.model_json_schema()["properties"])
+    ),
 )
-async def chain(request: Request) -> StrictJSONResponse:
+async def chain(request: Request, pool: PoolDep) -> StrictJSONResponse:
     """Cumulative products g^l and (1+g)^l for l = 1..depth, e.g. ?derivative=0.9&depth=96."""
     req = parse(ChainRequest, _query(request), from_strings=True)
-    return await _answer("chain", req)
+    return await _answer(pool, "chain", req)
 
 
-@router.post("/api/layernorm", response_class=StrictJSONResponse, openapi_extra=_body_doc(LayerNormRequest))
-async def layernorm(request: Request) -> StrictJSONResponse:
+@router.post("/api/layernorm", **json_route(LayerNormAnswer, COMPUTING, body=LayerNormRequest))
+async def layernorm(request: Request, pool: PoolDep) -> StrictJSONResponse:
     """LayerNorm or RMSNorm of `x`, step by step, checked against torch."""
     req = await json_body(request, LayerNormRequest)
-    return await _answer("layernorm", req)
+    return await _answer(pool, "layernorm", req)
 
 
-@router.post("/api/softmax", response_class=StrictJSONResponse, openapi_extra=_body_doc(SoftmaxRequest))
-async def softmax(request: Request) -> StrictJSONResponse:
+@router.post("/api/softmax", **json_route(SoftmaxAnswer, COMPUTING, body=SoftmaxRequest))
+async def softmax(request: Request, pool: PoolDep) -> StrictJSONResponse:
     """softmax(scale·logits): probabilities, entropy and the Jacobian's spectral norm (optionally per scale)."""
     req = await json_body(request, SoftmaxRequest)
-    return await _answer("softmax", req)
+    return await _answer(pool, "softmax", req)
 
 
 @router.get(
     "/api/precision",
-    response_class=StrictJSONResponse,
-    openapi_extra=_query_doc(PrecisionRequest.model_json_schema()["properties"], stack_schema()),
+    **json_route(
+        PrecisionAnswer,
+        QUERY_ERRORS,
+        BUSY,
+        openapi_extra=_query_doc(PrecisionRequest.model_json_schema()["properties"], stack_schema()),
+    ),
 )
-async def precision(request: Request) -> StrictJSONResponse:
+async def precision(request: Request, pool: PoolDep) -> StrictJSONResponse:
     """Format limits and a + b per format (?big=&small=), plus where a float16 stack overflows
     (any TraceConfig field as a query key, e.g. ?depth=64&residual_scale=1.1; dtype is always float16)."""
     query = _query(request)
@@ -92,39 +107,38 @@ async def precision(request: Request) -> StrictJSONResponse:
         raise FieldError("dtype", "the overflow lesson always traces the stack in float16", "omit dtype (float16)")
     view = PrecisionView(numbers=req, stack=_stack_config(query))
     # Its two traces have /api/trace's keys: a stack traced here is a cache hit in the explorer and the other way round.
-    return await _answer("precision", view)
+    return await _answer(pool, "precision", view)
 
 
-@router.post(
-    "/api/batch_dependence", response_class=StrictJSONResponse, openapi_extra=_body_doc(BatchDependenceRequest)
-)
-async def batch_dependence(request: Request) -> StrictJSONResponse:
+@router.post("/api/batch_dependence", **json_route(BatchDependenceAnswer, COMPUTING, body=BatchDependenceRequest))
+async def batch_dependence(request: Request, pool: PoolDep) -> StrictJSONResponse:
     """How much one fixed sequence's normalized output changes when its batch mates are replaced, train vs eval
     mode (BatchNorm), and what padding does to BatchNorm's statistics."""
     req = await json_body(request, BatchDependenceRequest)
-    return await _answer("batch_dependence", req)
+    return await _answer(pool, "batch_dependence", req)
 
 
-@router.get("/api/norm_speed", response_class=StrictJSONResponse)
-async def norm_speed() -> StrictJSONResponse:
+@router.get("/api/norm_speed", **json_route(NormSpeedAnswer, BUSY))
+async def norm_speed(pool: PoolDep) -> StrictJSONResponse:
     """LayerNorm vs RMSNorm, forward + backward with torch's own ops, timed on this server (about 2 s). Measured
     at most once an hour: later calls in that hour answer from the cache, and a busy moment is not kept for good."""
-    return await _answer("norm_speed", NormSpeedRequest())
+    return await _answer(pool, "norm_speed", NormSpeedRequest())
 
 
 @router.get(
     "/api/recorded",
-    response_class=StrictJSONResponse,
-    openapi_extra=_query_doc(RecordedRequest.model_json_schema()["properties"]),
+    **json_route(
+        RecordedAnswer, QUERY_ERRORS, BUSY, openapi_extra=_query_doc(RecordedRequest.model_json_schema()["properties"])
+    ),
 )
-async def recorded(request: Request) -> StrictJSONResponse:
+async def recorded(request: Request, pool: PoolDep) -> StrictJSONResponse:
     """A result too slow for a request, recorded by a development tool into the package's data, as recorded (with
     its command, versions, seeds and date; `recorded: true`), e.g. ?name=lr_warmup (tools/lr_warmup_grid.py)."""
-    return await _answer("recorded", parse(RecordedRequest, _query(request), from_strings=True))
+    return await _answer(pool, "recorded", parse(RecordedRequest, _query(request), from_strings=True))
 
 
-async def _answer(name: str, req: BaseModel) -> StrictJSONResponse:
-    result, source = await answer(name, req)
+async def _answer(pool: ComputePool, name: str, req: BaseModel) -> StrictJSONResponse:
+    result, source = await answer(pool, name, req)
     return StrictJSONResponse({**result, "cached": source != "computed"})
 
 

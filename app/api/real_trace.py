@@ -10,41 +10,34 @@ from fastapi import APIRouter, Request
 from ..config.real import RealTraceRequest
 from ..jsonsafe import StrictJSONResponse
 from ..services.real_models import loaded_elsewhere, models_payload, real_trace_answer, token_count_answer
-from .body import body_doc, json_body
-from .trace import CACHE_HEADER
+from .body import json_body
+from .deps import PoolDep
+from .responses import BODY_ERRORS, COMPUTING, RealModelsAnswer, RealTraceAnswer, TokenCount, json_route
+from .trace import sourced
 
 router = APIRouter(tags=["real models"])
 
 
-@router.get("/api/real_models", response_class=StrictJSONResponse)
-async def real_models() -> StrictJSONResponse:
+@router.get("/api/real_models", **json_route(RealModelsAnswer))
+async def real_models(pool: PoolDep) -> StrictJSONResponse:
     """The pretrained models this server can trace, and the commands that install the others."""
     import anyio
 
-    loaded = await loaded_elsewhere()
+    loaded = await loaded_elsewhere(pool)
     return StrictJSONResponse(await anyio.to_thread.run_sync(models_payload, True, loaded))  # a GGUF's digest: I/O
 
 
-@router.post("/api/real_tokens", response_class=StrictJSONResponse, openapi_extra=body_doc(RealTraceRequest))
-async def real_tokens(request: Request) -> StrictJSONResponse:
+@router.post("/api/real_tokens", **json_route(TokenCount, BODY_ERRORS, body=RealTraceRequest))
+async def real_tokens(request: Request, pool: PoolDep) -> StrictJSONResponse:
     """The text's token count for the model, the cap, and where to cut the text to fit: no weights are loaded."""
     body = await json_body(request, RealTraceRequest)
-    return StrictJSONResponse(await token_count_answer(body))
+    return StrictJSONResponse(await token_count_answer(pool, body))
 
 
-@router.post("/api/real_trace", response_class=StrictJSONResponse, openapi_extra=body_doc(RealTraceRequest))
-async def real_trace(request: Request) -> StrictJSONResponse:
+@router.post("/api/real_trace", **json_route(RealTraceAnswer, COMPUTING, body=RealTraceRequest))
+async def real_trace(request: Request, pool: PoolDep) -> StrictJSONResponse:
     """Per-block stream norms, branch norms, per-token norms and (causal models) gradients of a real model."""
     body = await json_body(request, RealTraceRequest)
     started = time.perf_counter()
-    result, where = await real_trace_answer(body)
-    answer = {
-        **result,
-        "summary": {
-            **result["summary"],
-            "cached": where != "computed",
-            "source": where,
-            "served_ms": round((time.perf_counter() - started) * 1000, 2),
-        },
-    }
-    return StrictJSONResponse(answer, headers={CACHE_HEADER: where})
+    result, source = await real_trace_answer(pool, body)
+    return sourced(result, source, started)

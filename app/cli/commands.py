@@ -160,11 +160,12 @@ def lecture(argv: list[str], prog: str) -> int:
     import asyncio
 
     from ..pages.lecture_offline import offline_html
+    from ..services.compute import get_pool
 
     def report(started: int, total: int, name: str) -> None:  # minutes of computing: say where it is
         print(f"{prog}: {started} of {total}: {name}", file=sys.stderr, flush=True)
 
-    html = asyncio.run(offline_html(args.lang, origin=args.origin.rstrip("/"), progress=report))
+    html = asyncio.run(offline_html(get_pool(), args.lang, origin=args.origin.rstrip("/"), progress=report))
     if args.output == "-":
         sys.stdout.write(html)
     else:
@@ -205,7 +206,7 @@ def _write_csv(rows: list[dict[str, Any]]) -> None:
 
 
 def _print_table(title: str, result: dict[str, Any], lang: str) -> None:
-    from ..notebook.figures import fmt
+    from ..numbers import fmt
 
     summary = result["summary"]
     print(t("nb.summary", lang, model=title))

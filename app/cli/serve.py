@@ -16,6 +16,7 @@ import sys
 
 from pydantic.fields import FieldInfo
 
+from ..config import field_bounds
 from ..settings import Settings, env_name, get_settings, load_settings
 from .options import OneLineParser, add_model_options
 
@@ -27,18 +28,11 @@ KEEP_ALIVE_S = 65
 WORKER_HEALTHCHECK_S = 60
 
 
-def _bounds(info: FieldInfo) -> str:
-    """', 1 to 65535' from the field's own constraints, so the help cannot drift from the model."""
-    low = next((m.ge for m in info.metadata if hasattr(m, "ge")), None)
-    high = next((m.le for m in info.metadata if hasattr(m, "le")), None)
-    if low is not None and high is not None:
-        return f", {low} to {high}"
-    return f", at least {low}" if low is not None else ""
-
-
 def _note(name: str, info: FieldInfo) -> str:
+    """The variable, the default and the bounds (from the field's own constraints, as a request option's help)."""
     default = "unset" if info.default is None else info.default
-    return f"env {env_name(name)}, default {default}{_bounds(info)}"
+    bounds = field_bounds(name, Settings)
+    return f"env {env_name(name)}, default {default}{'; ' + bounds if bounds else ''}"
 
 
 def build_parser(prog: str = "python -m app") -> argparse.ArgumentParser:
@@ -47,7 +41,7 @@ def build_parser(prog: str = "python -m app") -> argparse.ArgumentParser:
         description="Serve ResNorm Explorer (pages and JSON API) with uvicorn.",
         epilog="Every option can also be set by the environment variable named in its help; the option wins.\n"
         "The Docker image sets RESNORM_HOST=0.0.0.0 and RESNORM_WORKERS=0 (one worker per core).\n\n"
-        f"Other commands, each with --help: {prog} trace | sweep | lecture | warm | site ({prog} serve is this one).",
+        f"Other commands, each with --help: {prog} trace | sweep | lecture | warm | site | fetch-models ({prog} serve is this one).",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add_model_options(parser, Settings, note=_note)

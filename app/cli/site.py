@@ -125,10 +125,11 @@ def _write_decks(client: Any, out: Path, site: Any, origin: str) -> int:
     on the app's own event loop, so its answers come from the same compute pool and cache as the pages'."""
     from ..pages import static_pages as pages
     from ..pages.lecture_offline import offline_html
+    from ..services.compute import get_pool
 
     total = 0
     for lang in site.langs:
-        html = client.portal.call(offline_html, lang, origin)
+        html = client.portal.call(offline_html, get_pool(), lang, origin)
         total += _write(out / pages.page_file(pages.DECK, lang), pages.deck_footer(html, site, lang))
     return total
 

@@ -87,19 +87,10 @@ def activation_floats(cfg: Sizes) -> float:
     return float(tokens * (cfg.depth * per_block + dense + 3 * cfg.vocab_size))
 
 
-def budget_problem(cfg: Sizes) -> str | None:
-    """Why `cfg` is too large for this server, in the error format of app/errors.py ("field: why | allowed: ..."),
-    or None when it fits."""
-    for value, limit in (
-        (forward_macs(cfg), MAX_FORWARD_MACS),
-        (parameter_count(cfg), MAX_PARAMETERS),
-        (activation_floats(cfg), MAX_ACTIVATION_FLOATS),
-    ):
-        if value > limit:
-            return (
-                f"depth: the model is too large for this server (depth × d_model² × seq_len × batch "
-                f"budget): {value:.3g} > {limit:.3g}; lower depth, d_model, seq_len or batch"
-                f" | allowed: forward multiply-adds <= {MAX_FORWARD_MACS:.3g}, parameters <= {MAX_PARAMETERS:.3g}, "
-                f"saved activations <= {MAX_ACTIVATION_FLOATS:.3g} floats"
-            )
-    return None
+def fits_budget(cfg: Sizes) -> bool:
+    """Whether every cost of `cfg` is within this server's limits (app/config/limits.py says which size to cut)."""
+    return (
+        forward_macs(cfg) <= MAX_FORWARD_MACS
+        and parameter_count(cfg) <= MAX_PARAMETERS
+        and activation_floats(cfg) <= MAX_ACTIVATION_FLOATS
+    )

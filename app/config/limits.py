@@ -18,7 +18,7 @@ from .budget import (
     MAX_FORWARD_MACS,
     MAX_PARAMETERS,
     activation_floats,
-    budget_problem,
+    fits_budget,
     forward_macs,
     parameter_count,
 )
@@ -40,8 +40,8 @@ def _bounds(model: Model, field: str) -> tuple[int, int]:
 
 
 def _within_budget(model: Model, values: dict[str, Any]) -> bool:
-    config: Any = model.model_construct(**values)  # the fields budget_problem reads (config/budget.py)
-    return budget_problem(config) is None
+    config: Any = model.model_construct(**values)  # the fields fits_budget reads (config/budget.py)
+    return fits_budget(config)
 
 
 def _accepted(model: Model, values: dict[str, Any]) -> bool:

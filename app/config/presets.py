@@ -14,9 +14,6 @@ def deepnorm_alpha(depth: int) -> float:
     return (2 * depth) ** 0.25
 
 
-# The lecture's reference model, where it differs from TraceConfig's defaults: 96 blocks, tanh, Xavier, d_model 64,
-# seed 0, Pre-LN LayerNorm (the deck's app/experiments/lecture/reference.py builds on this). /gradients opens on it (Page.defaults): there the plain stack's gradient fades
-# (layer 1 / layer 96 = 0.0149) while the shortcut keeps it (5.58), the story the page tells.
 # The fields a preset describes (the architecture); applying a preset resets them to their defaults first, and the
 # rest (sizes, seed, dtype) stays as it was.
 ARCH_FIELDS = (
@@ -30,6 +27,9 @@ ARCH_FIELDS = (
     "final_norm",
     "depth_scaled_norm",
 )
+# The lecture's reference model, where it differs from TraceConfig's defaults: 96 blocks, tanh (Xavier, d_model 64,
+# seed 0, Pre-LN LayerNorm are the defaults); app/experiments/lecture/reference.py builds the deck's requests on it.
+# /gradients opens on it (Page.defaults) and draws seeds 0-3: without the shortcut its verdict depends on the seed.
 REFERENCE_MODEL: dict[str, Any] = {"depth": 96, "activation": "tanh"}
 
 PRESETS: dict[str, dict[str, Any]] = {
@@ -121,23 +121,12 @@ def preset_config(key: str, base: TraceConfig | None = None) -> TraceConfig:
 
 
 def presets_payload(base: TraceConfig | None = None) -> list[dict[str, Any]]:
+    """Every preset resolved for base's depth, its config holding every ARCH_FIELDS value: the pages reset exactly
+    the fields preset_config resets (static/js/presets.js reads them from these configs)."""
     base = base or TraceConfig()
     out = []
     for key, preset in PRESETS.items():
-        cfg = preset_config(key, base)
-        out.append(
-            {
-                "key": key,
-                "name": preset["name"],
-                "name_zh": preset["name_zh"],
-                "description": preset["description"],
-                "description_zh": preset["description_zh"],
-                "config": {
-                    k: v
-                    for k, v in cfg.model_dump().items()
-                    if k in {**preset["config"], **preset.get("depth_dependent", {})}
-                    or k in ("block", "norm", "norm_position", "residual", "residual_scale", "activation", "init")
-                },
-            }
-        )
+        cfg = preset_config(key, base).model_dump()
+        texts = {name: preset[name] for name in ("name", "name_zh", "description", "description_zh")}
+        out.append({"key": key, **texts, "config": {field: cfg[field] for field in ARCH_FIELDS}})
     return out

@@ -15,6 +15,18 @@ DEFAULT_TEXT = "The quick brown fox jumps over the lazy dog."
 ALLOWED_CONTROL = "\n\t"  # paragraphs, code and Sun et al. 2024's "\n" outliers; other control characters refused
 
 
+def printable(text: str) -> str:
+    """A text a model may read: not blank, no control characters but newline and tab."""
+    if not text.strip():
+        raise ValueError(f"text: is empty | allowed: a text of 1 to {MAX_TEXT_CHARS} characters")
+    if any(unicodedata.category(c) == "Cc" and c not in ALLOWED_CONTROL for c in text):
+        raise ValueError(
+            "text: contains control characters | allowed: printable text; newline and tab are the only control "
+            "characters allowed"
+        )
+    return text
+
+
 class RealTraceRequest(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -39,14 +51,7 @@ class RealTraceRequest(BaseModel):
     @field_validator("text")
     @classmethod
     def _printable(cls, text: str) -> str:
-        if not text.strip():
-            raise ValueError(f"text: is empty | allowed: a text of 1 to {MAX_TEXT_CHARS} characters")
-        if any(unicodedata.category(c) == "Cc" and c not in ALLOWED_CONTROL for c in text):
-            raise ValueError(
-                "text: contains control characters | allowed: printable text; newline and tab are the only control "
-                "characters allowed"
-            )
-        return text
+        return printable(text)
 
     def cache_key(self, digest: str) -> str:
         """(the digest of the model's files, text, options): the trace is a function of these alone."""

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationInfo, model_validator
 
-from .budget import MAX_DEPTH, budget_problem
+from .budget import MAX_DEPTH, fits_budget
 from .fields import labelled_field
 from .variants import keys, listed_help
 
@@ -193,12 +193,11 @@ class TraceConfig(BaseModel):
                 f"norm_groups: must divide d_model ({self.d_model}) with at least 2 channels a group; "
                 f"got {self.norm_groups} | allowed: {', '.join(map(str, group_counts(self.d_model)))}"
             )
-        if (info.context or {}).get("budget", True):  # app/config/limits.py checks the rest without the budget
-            problem = budget_problem(self)
-            if problem:
-                from .limits import over_budget_message  # limits validates TraceConfig itself: imported when needed
+        budget = (info.context or {}).get("budget", True)  # app/config/limits.py checks the rest without the budget
+        if budget and not fits_budget(self):
+            from .limits import over_budget_message  # limits validates TraceConfig itself: imported when needed
 
-                raise ValueError(over_budget_message(self))
+            raise ValueError(over_budget_message(self))
         return self
 
     def with_depth(self, depth: int) -> TraceConfig:

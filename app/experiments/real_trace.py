@@ -18,6 +18,7 @@ import torch.nn.functional as F
 from ..config.real import MAX_TOKENS
 from ..models.pretrained.loading import LoadedModel
 from ..probes.pretrained import StreamRecord, watch_stream
+from .real_gradient import scaled
 from .real_outliers import attention_sink, massive_activations
 
 PINNED_SPREAD = 1.5  # "pinned": after the block's last norm, the largest / smallest text token norm is at most this
@@ -218,7 +219,7 @@ def trace_encoded(loaded: LoadedModel, text: str, encoded: dict[str, torch.Tenso
                 "mlp": _means(torch.stack([m[0].detach().norm(dim=-1) for m in record.mlp])),
             },
             "post_ln": _post_ln(record, kinds) if loaded.family == "post_ln" else None,
-            "gradient": gradient,
+            "gradient": scaled(gradient, norms),
             "gradient_absent": absent,
             "massive": massive_activations(record, streams, _gains(loaded)),
             "attention": attention_sink(getattr(output, "attentions", None), loaded.causal)

@@ -35,6 +35,7 @@ from .tour import TourRequest
 from .tour import combine as toured
 from .tour import parts as tour_parts
 from .trace import run_trace
+from .train_answer import TrainCharts
 
 
 @dataclass(frozen=True)
@@ -144,6 +145,8 @@ REQUESTS: dict[str, RequestKind] = {
         RequestKind("precision_page", PrecisionPage, parts=_precision_page_parts, combine=_the_part),
         RequestKind("norm_speed", NormSpeedRequest, compute=timed_norm_speed, key=norm_speed_key, warm=False),
         RequestKind("recorded", RecordedRequest, compute=recorded_answer, key=recorded_key),
+        # /train's charts: the run the server recorded (app/services/training.py), never trained to answer a figure
+        RequestKind("train", TrainCharts, warm=False),
     )
 }
 

@@ -78,7 +78,8 @@ class HeatmapRequest(SweepRequest):
 
     upto: int | None = Field(None, ge=1, le=128, description="The axes' deepest depth (default: the deepest row).")
     relative: bool = Field(True, description="Divide each row by its last layer's gradient.")
-    partial: bool = Field(False, description="A redraw while the sweep streams: the chart without its CSV rows.")
+    partial: bool = Field(False, description="A redraw while the sweep streams (never with the CSV rows).")
+    csv: bool = Field(False, description="With the exact CSV rows (about half the chart's bytes): for an export.")
 
     @model_validator(mode="after")
     def _upto_holds_the_rows(self) -> HeatmapRequest:
@@ -94,12 +95,19 @@ def heatmap_parts(req: HeatmapRequest) -> list[tuple[str, BaseModel]]:
 def heatmap_answer(req: HeatmapRequest, *traces: dict[str, Any]) -> dict[str, Any]:
     """The rows the heatmap draws (depth_row of each trace), with the sweep's model and the axes' extent."""
     rows = [depth_row(trace) for trace in traces]
-    return heatmap_of(req.config.model_dump(), rows, req.upto or max(req.depths), req.relative, req.partial)
+    upto = req.upto or max(req.depths)
+    return heatmap_of(req.config.model_dump(), rows, upto, req.relative, req.partial, req.csv and not req.partial)
 
 
 def heatmap_of(
-    config: dict[str, Any], rows: list[dict[str, Any]], upto: int, relative: bool = True, partial: bool = False
+    config: dict[str, Any],
+    rows: list[dict[str, Any]],
+    upto: int,
+    relative: bool = True,
+    partial: bool = False,
+    csv: bool = False,
 ) -> dict[str, Any]:
     """What app/figures/heatmap.py draws: depth rows (depth_row's), the model whose row the caption describes (its
-    config.depth; 0 names none), the axes' extent, the colour rule, and whether this is a redraw on the way."""
-    return {"config": config, "upto": upto, "relative": relative, "partial": partial, "rows": rows}
+    config.depth; 0 names none), the axes' extent, the colour rule, whether this is a redraw on the way, and whether
+    the chart carries its exact CSV rows (`csv`: an export asked for them)."""
+    return {"config": config, "upto": upto, "relative": relative, "partial": partial, "csv": csv, "rows": rows}

@@ -19,26 +19,33 @@ def factor_of(g: float) -> float:
     return float(f"{1 + g:.12g}")
 
 
-def figure(answer: Json, lang: str, theme: str) -> Json:
-    g, layers = answer["derivative"], answer["layers"]
+def products_figure(title: str, series: list[Json], theme: str, lang: str, markers: bool = True) -> Json:
+    """Cumulative products over the layers on a log axis, one line per `series` ({name, layers, values, color}), and
+    the line at 1 (the gradient arrives unchanged). The deck's chain slides draw their own series with it."""
     fig: Json = {
         "data": [],
-        "layout": layout(theme, text("chart.chain.title", lang), text("chain.axis.x", lang),
-                         text("chain.axis.y", lang), ylog=True),
-    }  # fmt: skip
-    markers = answer["depth"] <= 128
-    plain, residual = finite(answer["plain"]), finite(answer["residual"])
-    fig["data"].append(line(theme, text("chain.series.plain", lang, g=fmt(g, lang)), layers, plain,
-                            PALETTE["vermillion"], markers=markers))  # fmt: skip
-    fig["data"].append(line(theme, text("chain.series.residual", lang, factor=fmt(factor_of(g), lang)), layers,
-                            residual, PALETTE["blue"], markers=markers))  # fmt: skip
+        "layout": layout(theme, title, text("chain.axis.x", lang), text("chain.axis.y", lang), ylog=True),
+    }
+    for s in series:
+        fig["data"].append(line(theme, s["name"], s["layers"], finite(s["values"]), s["color"], markers=markers))
     hline(theme, fig, 1.0, text("chain.mark.one", lang))
-    shown = [v for v in (*plain, *residual) if v is not None and v > 0]
+    shown = [v for s in series for v in finite(s["values"]) if v is not None and v > 0]
     low, high = (math.log10(min(shown)), math.log10(max(shown))) if shown else (0.0, 0.0)
     if high - low < 1:  # a log axis over less than a decade (g = 0: only the shortcut's 1s): a decade around the data
         middle = (low + high) / 2
         fig["layout"]["yaxis"].update(range=[middle - 1, middle + 1], dtick=1)
     return finish(fig)
+
+
+def figure(answer: Json, lang: str, theme: str) -> Json:
+    g, layers = answer["derivative"], answer["layers"]
+    series = [
+        {"name": text("chain.series.plain", lang, g=fmt(g, lang)), "layers": layers, "values": answer["plain"],
+         "color": PALETTE["vermillion"]},
+        {"name": text("chain.series.residual", lang, factor=fmt(factor_of(g), lang)), "layers": layers,
+         "values": answer["residual"], "color": PALETTE["blue"]},
+    ]  # fmt: skip
+    return products_figure(text("chart.chain.title", lang), series, theme, lang, markers=answer["depth"] <= 128)
 
 
 def claim(answer: Json) -> Json:

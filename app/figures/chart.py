@@ -54,6 +54,11 @@ class ChartKind:
     strings: dict[str, tuple[str, str]]  # the chart's own words (English, 中文)
 
 
+def y_scales() -> dict[str, Json]:
+    """The y scale views of a chart with one y axis: log and linear."""
+    return {"log": {"layout": {"yaxis": {"type": "log"}}}, "linear": {"layout": {"yaxis": {"type": "linear"}}}}
+
+
 def diff(base: Any, target: Any) -> Any:
     """The patch that turns base into target: changed dict keys, lists of equal length item by item (None for an
     unchanged item), anything else whole. Only what a view changes; keys are never removed."""

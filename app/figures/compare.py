@@ -13,7 +13,7 @@ from ..config import PRESETS
 from . import norms
 from .chart import Chart, ChartKind, Json, diff
 from .gradients import survival, verdict
-from .style import SERIES, axis, escape, finite, layout, line, theme_of, wants_log
+from .style import SERIES, axis, escape, finish, finite, layout, line, theme_of, wants_log
 from .words import direction, fmt, ratio, say, sentences
 
 STRINGS: dict[str, tuple[str, str]] = {
@@ -128,7 +128,7 @@ def figure(answer: Json, lang: str, theme: str, norm_log: bool) -> Json:
                 line(theme, f"{name}: {symbol}", x, stream(trace, field), SERIES[c], dash=dash,
                      xaxis=ref("x", i), yaxis=ref("y", i))
             )  # fmt: skip
-    return fig
+    return finish(fig)
 
 
 def norm_log(answer: Json) -> bool:

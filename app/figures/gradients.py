@@ -9,7 +9,7 @@ import math
 
 from ..config import VARIANTS
 from ..experiments.grad_profile import BAND
-from .chart import Chart, ChartKind, Json, diff
+from .chart import Chart, ChartKind, Json, diff, y_scales
 from .norms import stream
 from .style import PALETTE, finish, finite, layout, line, mark_overflow
 from .words import fmt, say, sentences
@@ -335,8 +335,7 @@ def build(answer: Json, lang: str = "en") -> Chart:
     normal, slide = figure(answer, lang, "normal"), figure(answer, lang, "slide")
     patches = {
         "slide": diff(normal, slide),
-        "log": {"layout": {"yaxis": {"type": "log"}}},
-        "linear": {"layout": {"yaxis": {"type": "linear"}}},
+        **y_scales(),
     }
     return Chart("gradients", normal, caption(answer, lang, facts), facts, rows(answer), patches)
 

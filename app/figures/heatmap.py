@@ -43,7 +43,8 @@ STRINGS: dict[str, tuple[str, str]] = {
     ),
 }
 MISSING = "#bdbdbd"  # grey: that network has no such layer, or the value is not finite
-DIGITS = 4  # significant digits of the values the hover box shows (it prints 3) and of the colours' log10
+DIGITS = 3  # significant digits of the values the hover box shows (it prints 3; the CSV rows are exact)
+DECADE_PLACES = 2  # the colours' log10 to 0.01 decade (2 %): finer than any colour scale shows
 
 
 def _round(value: float | None, digits: int = DIGITS) -> float | None:
@@ -94,7 +95,7 @@ def colour_tick(v: int, relative: bool) -> str:
 def figure(answer: Json, lang: str, theme: str) -> Json:
     layers, depths, grid = values(answer)
     relative, upto = answer["relative"], answer["upto"]
-    z = [[_round(math.log10(v)) if v is not None and v > 0 else None for v in row] for row in grid]
+    z = [[round(math.log10(v), DECADE_PLACES) if v is not None and v > 0 else None for v in row] for row in grid]
     low, high = colour_range(z, relative)
     step = max(1, math.ceil((high - low) / 8))
     ticks = list(range(low, high + 1, step))
@@ -170,7 +171,8 @@ def rows(answer: Json) -> list[Json]:
 
 def build(answer: Json, lang: str = "en") -> Chart:
     facts, normal = claim(answer), figure(answer, lang, "normal")
-    table = [] if answer.get("partial") else rows(answer)  # a redraw on the way: the exact rows come with the last
+    # the exact rows are half the chart's bytes and only an export reads them: sent when asked for (`csv`)
+    table = rows(answer) if answer.get("csv") else []
     return Chart("grad-heatmap", normal, caption(facts, lang), facts, table,
                  {"slide": diff(normal, figure(answer, lang, "slide"))})  # fmt: skip
 

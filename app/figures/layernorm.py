@@ -9,12 +9,11 @@ import math
 from ..experiments.lessons.norm_speed import CLEAR, speed_verdict, spread_of
 from .chart import Chart, ChartKind, Json, diff
 from .lesson import blank, precise, text
-from .style import PALETTE, finish, line
+from .style import GREY, PALETTE, finish, line, theme_of
 from .words import sentences
 
 KINDS = ("layernorm", "rmsnorm")
 SHOWN_VALUES = 12  # a step lists at most this many coordinates
-INPUT_GREY = "#8a9099"
 SPEED_SERIES = (("layernorm", "blue", "solid"), ("rmsnorm", "vermillion", "solid"),
                 ("layernorm_composed", "blue", "dot"))  # fmt: skip
 
@@ -22,18 +21,30 @@ SPEED_SERIES = (("layernorm", "blue", "solid"), ("rmsnorm", "vermillion", "solid
 # --- the norms side by side ---
 
 
-def norms_figure(answer: Json, lang: str, theme: str) -> Json:
-    fig = blank(theme, lang, "chart.layernorm.title", "layernorm.axis.x", "layernorm.axis.y")
-    index = list(range(1, len(answer["x"]) + 1))
-    for name, y, color in (
-        (text("layernorm.series.x", lang), answer["x"], INPUT_GREY),
-        (text("layernorm.series.layernorm", lang), answer["layernorm"]["output"], PALETTE["blue"]),
-        (text("layernorm.series.rmsnorm", lang), answer["rmsnorm"]["output"], PALETTE["vermillion"]),
-    ):
-        fig["data"].append({"type": "bar", "name": name, "x": index, "y": y, "marker": {"color": color},
-                            "hovertemplate": f"%{{y:.4g}}<extra>{name}</extra>"})  # fmt: skip
+def bars_figure(
+    fig: Json, bars: list[tuple[str, list[float], str]], theme: str, lang: str, labels: bool = False
+) -> Json:
+    """Grouped bars, one group per coordinate i and one bar per (name, values, colour); `labels`: each bar's value
+    written above it (the deck's four coordinates). The deck's LayerNorm slides draw their own bars with it."""
+    for name, y, color in bars:
+        bar: Json = {"type": "bar", "name": name, "x": list(range(1, len(y) + 1)), "y": y, "marker": {"color": color},
+               "hovertemplate": f"%{{y:.4g}}<extra>{name}</extra>"}  # fmt: skip
+        if labels:
+            bar.update(text=[precise(v, lang, 4) for v in y], textposition="outside", cliponaxis=False,
+                       textfont={"size": theme_of(theme)["font"] - 6})  # fmt: skip
+        fig["data"].append(bar)
     fig["layout"]["barmode"] = "group"
     return finish(fig)
+
+
+def norms_figure(answer: Json, lang: str, theme: str) -> Json:
+    fig = blank(theme, lang, "chart.layernorm.title", "layernorm.axis.x", "layernorm.axis.y")
+    bars = [
+        (text("layernorm.series.x", lang), answer["x"], GREY),
+        (text("layernorm.series.layernorm", lang), answer["layernorm"]["output"], PALETTE["blue"]),
+        (text("layernorm.series.rmsnorm", lang), answer["rmsnorm"]["output"], PALETTE["vermillion"]),
+    ]
+    return bars_figure(fig, bars, theme, lang)
 
 
 def norms_claim(answer: Json) -> Json:

@@ -9,7 +9,7 @@ from typing import Any
 
 from ..config import VARIANTS
 from ..experiments.laws import BETTER_BY, FIT_OF_RANGE, LawChoice, LawFit, choose_law
-from .chart import Chart, ChartKind, Json, diff
+from .chart import Chart, ChartKind, Json, diff, y_scales
 from .style import FLOAT16_MAX, PALETTE, finish, finite, layout, line, mark_overflow, reference, wants_log
 from .words import FLAT_WITHIN, direction, fmt, ratio, say, sentences
 
@@ -186,8 +186,7 @@ def build(trace: Json, lang: str = "en") -> Chart:
     normal, slide = figure(trace, lang, "normal", choice), figure(trace, lang, "slide", choice)
     patches = {
         "slide": diff(normal, slide),
-        "log": {"layout": {"yaxis": {"type": "log"}}},
-        "linear": {"layout": {"yaxis": {"type": "linear"}}},
+        **y_scales(),
     }
     return Chart("norms", normal, caption(trace, lang, choice), claim(trace, choice), rows(trace, choice), patches)
 

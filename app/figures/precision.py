@@ -36,8 +36,9 @@ def figure(answer: Json, lang: str, theme: str) -> Json:
     snow = answer["snowball"]
     fig = blank(theme, lang, "chart.precision_overflow.title", "axis.layer_plain", "precision.axis.y", ylog=True)
     layers = snow["layers"]
+    # the float32 reference: the same weights, a thin dashed line without markers
     fig["data"].append(line(theme, text("precision.series.float32", lang), layers, snow["float32_max_abs"],
-                            PALETTE["black"], dash="dash", width=0.7))  # fmt: skip
+                            PALETTE["black"], dash="dash", width=0.7, markers=False))  # fmt: skip
     fig["data"].append(line(theme, text("precision.series.float16", lang), layers, snow["float16_max_abs"],
                             PALETTE["blue"]))  # fmt: skip
     hline(theme, fig, FLOAT16_MAX, text("series.fp16_max", lang), color=PALETTE["vermillion"])

@@ -15,23 +15,10 @@ from typing import Any
 
 from ..experiments.lecture.claims import OVERFLOW, evaluate, failed_values, format_number, read_path, statement
 from ..i18n import t
-from . import batchnorm, layernorm, lr_warmup
+from . import batchnorm, chain, layernorm, lr_warmup, precision, softmax, train
 from .backrow import for_the_back_row
 from .chart import Chart, diff
-from .style import (
-    FLOAT16_MAX,
-    PALETTE,
-    REFERENCE_LINE,
-    Json,
-    axis,
-    finish,
-    hline,
-    layout,
-    line,
-    mark_overflow,
-    overflow_band,
-    theme_of,
-)
+from .style import GREY, PALETTE, REFERENCE_LINE, Json, axis, finish, hline, layout, line, mark_overflow, theme_of
 from .words import say
 
 Answers = list[Any]
@@ -91,6 +78,8 @@ def per_layer(answer: Json, field: str) -> tuple[list[Any], list[float | None], 
         x = [0, *(layer["layer"] for layer in layers)]
     else:
         x, values = list(layers or []), list(read_path(answer, field) or [])
+        if len(values) == len(x) - 1:  # one value per block (a real model's attention): blocks 1..L
+            x = x[1:]
     return x, [None if v is _ABSENT else v for v in values], [v is None for v in values]
 
 
@@ -118,7 +107,7 @@ def layers_figure(chart: Json, answers: Answers, theme: str, lang: str, slide: S
     if two:
         second = chart["panels"][1]
         lay["xaxis"]["domain"] = [0, 0.4]  # the gap holds the right panel's y title and ticks
-        lay["xaxis2"] = {**axis(style, t("axis.layer", lang)), "domain": [0.63, 1], "anchor": "y2"}
+        lay["xaxis2"] = {**axis(style, x_title), "domain": [0.63, 1], "anchor": "y2"}
         lay["yaxis2"] = {**axis(style, tr(second["y"], lang), log=second["log"]), "anchor": "x2"}
         if "range" in second:
             lay["yaxis2"]["range"] = second["range"]
@@ -195,7 +184,12 @@ def _overlay(theme: str, fig: Json, answers: Answers, overlay: Json, lang: str) 
         spec = overlay["label"]
         label = t(spec["key"], lang, value=spec.get("value")) if "key" in spec else spec[lang]
         color = PALETTE[overlay.get("color", "black")]
-        hline(theme, fig, overlay["value"], label, color, below=overlay.get("below", False))
+        # a constant, or a number read from an answer (a real model's uniform attention share)
+        value = overlay["value"] if "value" in overlay else read_path(answers[overlay["source"]], overlay["path"])
+        if value is None:
+            return
+        axes = "y2" if overlay.get("panel") else "y"  # the second panel's axes, or the first's
+        hline(theme, fig, value, label, color, below=overlay.get("below", False), yaxis=axes)
         return
     # "law_fit": a law the server fitted from ‖x₀‖ (POST /api/laws, app/experiments/laws.py), read from its answer
     laws = answers[overlay["source"]]
@@ -210,156 +204,64 @@ def _overlay(theme: str, fig: Json, answers: Answers, overlay: Json, lang: str) 
 
 
 def chain_figure(chart: Json, answers: Answers, theme: str, lang: str, slide: Slide) -> Json:
-    fig: Json = {
-        "data": [],
-        "layout": layout(theme, tr(chart["title"], lang), t("chain.axis.x", lang), t("chain.axis.y", lang), ylog=True),
-    }
-    for series in chart["series"]:
-        answer = answers[series["source"]]
-        fig["data"].append(
-            line(
-                theme,
-                tr(series["label"], lang),
-                answer["layers"],
-                answer[series["field"]],
-                PALETTE[series["color"]],
-                markers=False,
-            )
-        )
-    hline(theme, fig, 1.0, t("chain.mark.one", lang))
-    return fig
+    """The /chain lesson's chart (app/figures/chain.py) of the slide's own series, under the slide's title."""
+    series = [
+        {"name": tr(s["label"], lang), "layers": answers[s["source"]]["layers"],
+         "values": answers[s["source"]][s["field"]], "color": PALETTE[s["color"]]}
+        for s in chart["series"]
+    ]  # fmt: skip
+    return chain.products_figure(tr(chart["title"], lang), series, theme, lang, markers=False)
 
 
 def precision_figure(chart: Json, answers: Answers, theme: str, lang: str, slide: Slide) -> Json:
-    snow = answers[0]["snowball"]
-    fig: Json = {
-        "data": [],
-        "layout": layout(
-            theme, tr(chart["title"], lang), t("axis.layer_plain", lang), t("precision.axis.y", lang), ylog=True
-        ),
-    }
-    fig["data"].append(
-        line(
-            theme,
-            t("precision.series.float32", lang),
-            snow["layers"],
-            snow["float32_max_abs"],
-            PALETTE["black"],
-            dash="dash",
-            width=0.7,
-            markers=False,
-        )
-    )
-    fig["data"].append(
-        line(theme, t("precision.series.float16", lang), snow["layers"], snow["float16_max_abs"], PALETTE["blue"])
-    )
-    hline(theme, fig, FLOAT16_MAX, t("series.fp16_max", lang), PALETTE["vermillion"])
-    if snow["overflow_layer"] is not None:  # low: the float32 series still climbs through the band's middle
-        at = t("mark.overflow", lang, layer=snow["overflow_layer"])
-        overflow_band(theme, fig, snow["overflow_layer"], len(snow["layers"]), at, bottom=True)
+    """The /precision lesson's chart (app/figures/precision.py), under the slide's title."""
+    fig = precision.figure(answers[0], lang, theme)
+    fig["layout"]["title"]["text"] = tr(chart["title"], lang)
     return fig
 
 
 def softmax_figure(chart: Json, answers: Answers, theme: str, lang: str, slide: Slide) -> Json:
-    sweep = answers[0]["sweep"]
-    fig: Json = {
-        "data": [],
-        "layout": layout(
-            theme, tr(chart["title"], lang), t("softmax.axis.scale", lang), t("softmax.axis.value", lang), ylog=True
-        ),
-    }
-    fig["layout"]["xaxis"]["type"] = "log"
-    x = [row["scale"] for row in sweep]
-    for field, key, color in (
-        ("entropy", "softmax.series.entropy", "green"),
-        ("max_prob", "softmax.series.max_prob", "orange"),
-        ("jacobian_norm", "softmax.series.jacobian", "vermillion"),
-    ):
-        fig["data"].append(line(theme, t(key, lang), x, [row[field] for row in sweep], PALETTE[color], markers=False))
-    fig["layout"]["yaxis"]["range"] = [-16, 0.5]  # below 1e-16 a gradient is lost beside a weight of 1, even in float64
+    """The /softmax lesson's sweep (app/figures/softmax.py), under the slide's title."""
+    fig = softmax.sweep_figure(answers[0], lang, theme)
+    fig["layout"]["title"]["text"] = tr(chart["title"], lang)
+    fig["data"][-1]["showlegend"] = False  # the chosen scale's marker: the caption names it; three entries fit above
     return fig
 
 
 def layernorm_figure(chart: Json, answers: Answers, theme: str, lang: str, slide: Slide) -> Json:
-    style = theme_of(theme)
-    fig: Json = {
-        "data": [],
-        "layout": layout(theme, tr(chart["title"], lang), t("layernorm.axis.x", lang), t("layernorm.axis.y", lang)),
-    }
-    colors = {"x": "#8a9099", "normalized": PALETTE["blue"], "output": PALETTE["vermillion"]}
-    labelled: list[str] = chart.get("labelled") or chart["bars"]  # where neighbours' labels would touch: one series
-    for field in chart["bars"]:
-        y = chart["sources"][0]["body"]["x"] if field == "x" else answers[0][field]
-        name = text(f"lecture.bar.{field}", lang)
-        fig["data"].append(
-            {
-                "type": "bar",
-                "name": name,
-                "x": list(range(1, len(y) + 1)),
-                "y": y,
-                "marker": {"color": colors[field]},
-                "text": [str(v) if field == "x" else format_number(v, 4, lang) for v in y]
-                if field in labelled
-                else None,
-                "textposition": "outside",
-                "cliponaxis": False,
-                "textfont": {"size": style["font"] - 6},
-                "hovertemplate": f"%{{y:.4g}}<extra>{name}</extra>",
-            }
-        )
-    fig["layout"]["barmode"] = "group"
+    """The /layernorm lesson's bars (app/figures/layernorm.py) of the slide's steps, each bar's value written on it."""
+    colors = {"x": GREY, "normalized": PALETTE["blue"], "output": PALETTE["vermillion"]}
+    bars = [
+        (text(f"lecture.bar.{field}", lang), chart["sources"][0]["body"]["x"] if field == "x" else answers[0][field],
+         colors[field])
+        for field in chart["bars"]
+    ]  # fmt: skip
+    fig: Json = {"data": [], "layout": layout(theme, tr(chart["title"], lang), t("layernorm.axis.x", lang),
+                                              t("layernorm.axis.y", lang))}  # fmt: skip
+    fig = layernorm.bars_figure(fig, bars, theme, lang, labels=True)
+    labelled = chart.get("labelled") or chart["bars"]  # where neighbours' labels would touch: one series labelled
+    for trace, field in zip(fig["data"], chart["bars"], strict=True):
+        if field not in labelled:
+            trace.pop("text")
     fig["layout"]["xaxis"]["dtick"] = 1
     return fig
 
 
 def train_figure(chart: Json, answers: Answers, theme: str, lang: str, slide: Slide) -> Json:
-    """The loss curves of the slide's training runs (empty until trained, with what to press), and the uniform
-    guess ln(symbols) they start from."""
-    style = theme_of(theme)
-    fig: Json = {
-        "data": [],
-        "layout": layout(
-            theme, tr(chart["title"], lang), t("chart.train_loss.x", lang), t("chart.train_loss.y", lang), ylog=True
-        ),
-    }
-    lay = fig["layout"]
-    if not any(answers):  # not trained yet: titles, no made-up ticks, and what to press
-        for name in ("xaxis", "yaxis"):
-            lay[name].update(showticklabels=False, showgrid=False, ticks="")
-        lay["annotations"].append(
-            {
-                "xref": "paper",
-                "yref": "paper",
-                "x": 0.5,
-                "y": 0.5,
-                "showarrow": False,
-                "text": text("lecture.train_idle", lang),
-                "font": {"size": style["font"], "color": PALETTE["blue"]},
-            }
-        )
-        return fig
-    labels = iter(chart["labels"])
-    index = 0
+    """The /train loss chart (app/figures/train.py) of the slide's training runs, named and coloured by the slide:
+    empty until trained, with what to press."""
+    body = chart["sources"][0]["body"]
+    symbols, title = body["runs"][0]["vocab_size"] - 1, tr(chart["title"], lang)
+    if not any(answers):
+        return train.loss_figure([], body["steps"], symbols, title, theme, lang, text("lecture.train_idle", lang))
+    labels, curves = iter(chart["labels"]), list[train.Curve]()
     for recording, source in zip(answers, chart["sources"], strict=True):
         for run in range(len(source["body"]["runs"])):
-            series = recording["runs"][run] if recording else None
-            fig["data"].append(
-                line(
-                    theme,
-                    tr(next(labels), lang),
-                    series["steps"] if series else [],
-                    series["loss"] if series else [],
-                    PALETTE[TRAIN_COLORS[index]],
-                    markers=False,
-                )
-            )
-            index += 1
-    body = chart["sources"][0]["body"]
-    symbols = body["runs"][0]["vocab_size"] - 1
-    lay["xaxis"]["range"] = [0, body["steps"]]
-    chance = t("chart.train_loss.chance", lang, symbols=symbols, value=format_number(math.log(symbols), 3, lang))
-    hline(theme, fig, math.log(symbols), chance, below=True)  # the stalled runs sit on the line: its label under it
-    return fig
+            series = recording["runs"][run] if recording else {"steps": [], "loss": [], "done": None}
+            done = series["done"] or {}
+            curves.append(train.Curve(tr(next(labels), lang), PALETTE[TRAIN_COLORS[len(curves)]], series["steps"],
+                                      series["loss"], done.get("diverged_step") if done.get("diverged") else None))  # fmt: skip
+    return train.loss_figure(curves, body["steps"], symbols, title, theme, lang)
 
 
 def bars_figure(chart: Json, answers: Answers, theme: str, lang: str, slide: Slide) -> Json:

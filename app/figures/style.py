@@ -28,6 +28,7 @@ PALETTE = {
     "black": "#000000",
 }
 SERIES = tuple(PALETTE[c] for c in ("blue", "vermillion", "green", "purple", "orange", "sky", "black"))
+GREY = "#8a9099"  # what the data is read against: a lesson's input, a reference drawn under the curves
 FLOAT16_MAX = 65504.0
 THEMES: dict[str, Json] = {
     "normal": {"font": 14, "title": 17, "line": 2.5, "marker": 6, "grid": "#e2e5e9", "axis": "#444", "margin": 62},
@@ -138,29 +139,37 @@ def line(theme_name: str, name: str, x: Sequence[Any], y: Sequence[float | None]
 
 
 def hline(
-    theme_name: str, fig: Json, value: float, text: str, color: str = PALETTE["black"], below: bool = False
+    theme_name: str,
+    fig: Json,
+    value: float,
+    text: str,
+    color: str = PALETTE["black"],
+    below: bool = False,
+    yaxis: str = "y",
 ) -> None:
-    """A horizontal reference line across the plot, labelled at its right end (above it, or `below`)."""
+    """A horizontal reference line across the plot (or the panel of `yaxis`, "y2": its x axis is "x2"), labelled at
+    its right end (above it, or `below`)."""
     theme = theme_of(theme_name)
+    xref = f"x{yaxis[1:]} domain"
     fig["layout"]["shapes"].append(
         {
             "type": "line",
-            "xref": "x domain",
+            "xref": xref,
             "x0": 0,
             "x1": 1,
-            "yref": "y",
+            "yref": yaxis,
             "y0": value,
             "y1": value,
             "layer": "below",
             "line": dict(REFERENCE_LINE),
         }
     )
-    log = fig["layout"]["yaxis"].get("type") == "log"  # annotations on a log axis are placed in log10 units
+    log = fig["layout"][f"yaxis{yaxis[1:]}"].get("type") == "log"  # annotations on a log axis: log10 units
     fig["layout"]["annotations"].append(
         {
-            "xref": "x domain",
+            "xref": xref,
             "x": 1,
-            "yref": "y",
+            "yref": yaxis,
             "y": math.log10(value) if log else value,
             "text": text,
             "showarrow": False,

@@ -18,7 +18,7 @@ sweeps   sweep(): depth sweeps with a progress bar
 training train(): a /train preset, live in Jupyter
 lecture  lecture.slide(id): a deck slide computed, its claim checked
 lessons  lesson(chart, ...): a lesson page's chart and caption
-figures  the pages' charts as plotly figures
+charts   a builder's chart (app/figures/) as the plotly figure the page draws
 """
 
 from __future__ import annotations

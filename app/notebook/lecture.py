@@ -30,9 +30,9 @@ from ..pages import lecture as _lecture_strings  # noqa: F401  (registers the de
 from ..services.deck import source_request
 from ..services.real_models import compute_real_trace, resolve
 from . import strings as _strings  # noqa: F401  (registers the API's words)
+from .charts import chart_figure
 from .export import Saves
 from .fields import Language, check_lang
-from .figures import chart_figure
 
 SLIDES = {slide["id"]: slide for slide in DECK}
 

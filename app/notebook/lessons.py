@@ -18,9 +18,9 @@ from .. import figures
 from ..experiments.isolation import as_server
 from ..experiments.lessons.softmax import SWEEP_SCALES
 from ..experiments.requests import REQUESTS, answer_in_process
+from .charts import chart_figure
 from .export import Saves
 from .fields import Language, check_lang, refuse_unknown
-from .figures import chart_figure
 
 # The lesson pages' charts, by key, with what a page sends beside the reader's fields (the softmax page's sweep).
 LESSON_CHARTS: dict[str, dict[str, Any]] = {

@@ -8,19 +8,69 @@
 A packaged or local model goes through the server's own shelf and function, so the answer has the same schema
 and numbers as POST /api/real_trace. A model object is traced in evaluation mode and given back unchanged: each
 module's train/eval mode is put back, no parameter's requires_grad is touched, and every hook is removed.
+
+The answer is a dict (the API's answer) that also draws /models' charts, built by the page's own builders:
+
+    t = rx.real_trace("smollm2", "…")
+    t.figure("models-sink")                 # equal to what POST /api/figure/models-sink sends the page
+    t.caption("models-dims", lang="zh")
+    t.figure("models-set", theme="slide")   # the built-in sentence set beside this sentence (computed once)
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, ClassVar
 
-from ..config.real import RealTraceRequest
-from ..experiments.real_trace import TraceOptions, encode, trace_encoded
-from ..models.pretrained.loading import _is_causal, describe_model
-from ..models.pretrained.sources import ModelSource, local_source
+import plotly.graph_objects as go
 
-__all__ = ["real_trace"]
+from .. import figures
+from ..config.real import RealTraceRequest
+from ..experiments.real_sentences import summarise
+from ..experiments.real_set import own_intervention, set_answer
+from ..experiments.real_trace import TraceOptions, encode, trace_encoded
+from ..models.pretrained.loading import LoadedModel, _is_causal, describe_model
+from ..models.pretrained.sources import ModelSource, local_source
+from .charts import chart_figure
+
+__all__ = ["RealTrace", "real_trace"]
+
+
+class RealTrace(dict[str, Any]):
+    """The answer of POST /api/real_trace, which also draws /models' charts with the page's builders."""
+
+    def __init__(self, answer: dict[str, Any], model_set: Callable[[], dict[str, Any]] | None = None) -> None:
+        super().__init__(answer)
+        self._model_set = model_set  # the model's sentence set, computed on first use
+        self._set: dict[str, Any] | None = None
+
+    def answer_of(self, request: str) -> Any:
+        """The answer a chart of this request kind draws: this trace, this trace alone as the stream chart's pair,
+        or the model's sentence set beside this sentence."""
+        if request == "real_trace":
+            return dict(self)
+        if request == "real_pair":
+            return {"traces": [dict(self)]}
+        if self._model_set is None:
+            raise ValueError("the sentence set needs the model: trace a model's name or a model object with a text")
+        if self._set is None:
+            self._set = self._model_set()
+        return self._set
+
+    def chart(self, key: str = "models-stream", lang: str = "en") -> figures.Chart:
+        kinds = {kind.key: kind for kind in figures.real_charts()}
+        if key not in kinds:
+            raise ValueError(f"chart: one of {', '.join(kinds)}; got {key!r}")
+        return kinds[key].build(self.answer_of(kinds[key].request), lang)
+
+    def figure(self, key: str = "models-stream", lang: str = "en", theme: str = "normal") -> go.Figure:
+        """The page's figure of chart `key`, in the normal theme or (theme="slide") with the projector's sizes."""
+        return chart_figure(self.chart(key, lang), theme)
+
+    def caption(self, key: str = "models-stream", lang: str = "en") -> str:
+        return self.chart(key, lang).caption
 
 
 def real_trace(
@@ -31,7 +81,7 @@ def real_trace(
     gradients: bool = True,
     attention: bool = True,
     special_tokens: bool = False,
-) -> dict[str, Any]:
+) -> RealTrace:
     """The trace of `text_or_ids` through `model` (a packaged or local model's name, or a transformers model)."""
     options = TraceOptions(gradients=gradients, attention=attention, special_tokens=special_tokens)
     if isinstance(model, (str, Path)):
@@ -41,7 +91,7 @@ def real_trace(
     return _in_memory(model, text_or_ids, tokenizer, options)
 
 
-def _by_name(name: str, text: str, options: TraceOptions) -> dict[str, Any]:
+def _by_name(name: str, text: str, options: TraceOptions) -> RealTrace:
     from ..services import real_models
 
     found = real_models.sources()
@@ -60,7 +110,16 @@ def _by_name(name: str, text: str, options: TraceOptions) -> dict[str, Any]:
         attention=options.attention,
         special_tokens=options.special_tokens,
     )
-    return real_models.compute_real_trace(source, digest, request)
+    answer = real_models.compute_real_trace(source, digest, request)
+
+    def model_set() -> dict[str, Any]:
+        from ..services.real_charts import compute_own
+
+        the_set = set_answer(real_models.get_shelf().get(source, digest))
+        own = compute_own(source, digest, text, the_set["intervention"]) if the_set["intervention"] else None
+        return {**the_set, "own": summarise(answer), "own_intervention": own}
+
+    return RealTrace(answer, model_set)
 
 
 class _IdsOnly:
@@ -89,7 +148,7 @@ def _checked(model: Any) -> None:
         )
 
 
-def _in_memory(model: Any, text_or_ids: Any, tokenizer: Any, options: TraceOptions) -> dict[str, Any]:
+def _in_memory(model: Any, text_or_ids: Any, tokenizer: Any, options: TraceOptions) -> RealTrace:
     import torch
 
     _checked(model)
@@ -103,10 +162,30 @@ def _in_memory(model: Any, text_or_ids: Any, tokenizer: Any, options: TraceOptio
         text = ""
         encoded = {"input_ids": ids, "offset_mapping": torch.zeros(1, ids.shape[1], 2, dtype=torch.long)}
     loaded = describe_model(model, tokenizer or _IdsOnly(), source, _is_causal(model.config))
+    with _evaluated(model):
+        answer = trace_encoded(loaded, text, encoded, options)
+    if not isinstance(text_or_ids, str):
+        return RealTrace(answer)
+
+    def model_set() -> dict[str, Any]:
+        with _evaluated(model):
+            return _with_own(set_answer(loaded), loaded, answer)
+
+    return RealTrace(answer, model_set)
+
+
+def _with_own(the_set: dict[str, Any], loaded: LoadedModel, answer: dict[str, Any]) -> dict[str, Any]:
+    own = own_intervention(loaded, answer["text"], the_set["intervention"])
+    return {**the_set, "own": summarise(answer), "own_intervention": own}
+
+
+@contextmanager
+def _evaluated(model: Any) -> Iterator[None]:
+    """The model in evaluation mode (dropout off: the model as it is used), each module's mode put back after."""
     modes = [(module, module.training) for module in model.modules()]
-    model.eval()  # dropout off: the trace is of the model as it is used, not as it is trained
+    model.eval()
     try:
-        return trace_encoded(loaded, text, encoded, options)
+        yield
     finally:
         for module, training in modes:
             module.training = training

@@ -21,11 +21,11 @@ from ..experiments.sweep import SweepRequest, depth_row, heatmap_of
 from ..experiments.trace import run_trace
 from ..figures import build as build_chart
 from ..i18n import t
-from . import figures
+from ..numbers import fmt
 from . import strings as _strings  # noqa: F401  (registers the API's words)
+from .charts import chart_figure
 from .export import Saves
 from .fields import Language, ModelFields, check_lang, keyword_signature, refuse_unknown, trace_config
-from .figures import chart_figure
 
 
 @dataclass(repr=False)
@@ -40,7 +40,7 @@ class Sweep(Saves):
         """The /gradients heatmap (app/figures/heatmap.py, the page's builder): depth × layer, log colour; relative
         divides each row by its last layer; theme="slide" applies the projector's sizes."""
         config = {**self.config.model_dump(), "depth": 0}  # no "model above" in a notebook: depth 0 names no row
-        answer = heatmap_of(config, self.rows, max((row["depth"] for row in self.rows), default=1), relative)
+        answer = heatmap_of(config, self.rows, max((row["depth"] for row in self.rows), default=1), relative, csv=True)
         return chart_figure(build_chart("grad-heatmap", answer, lang or self.lang), theme)
 
     def to_pandas(self) -> Any:
@@ -56,7 +56,7 @@ class Sweep(Saves):
         )
 
     def _repr_html_(self) -> str:
-        done = ", ".join(f"L={row['depth']}: {figures.fmt(row['grad_survival'])}" for row in self.rows[:12])
+        done = ", ".join(f"L={row['depth']}: {fmt(row['grad_survival'])}" for row in self.rows[:12])
         more = " …" if len(self.rows) > 12 else ""
         return f"<p><b>{t('nb.sweep_progress', self.lang)}</b> ({t('nb.grad_survival', self.lang)}): {done}{more}</p>"
 

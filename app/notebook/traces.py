@@ -12,20 +12,27 @@ from __future__ import annotations
 import html
 import itertools
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import plotly.graph_objects as go
 from typing_extensions import Unpack
 
 from ..config import TraceConfig
 from ..config.machine import Budget
+from ..experiments.compare import CompareRequest, CompareVariant
+from ..experiments.compare import combine as compared
+from ..experiments.grad_profile import BAND, GradProfile
+from ..experiments.grad_profile import combine as grad_profile
+from ..experiments.grad_profile import parts as profile_parts
 from ..experiments.isolation import SERVER_THREADS, as_server
-from ..experiments.lecture.slides_norm import POST_SERIES, PRE_SERIES
 from ..experiments.trace import run_trace
+from ..figures import build as build_chart
+from ..figures.compare import name_of
 from ..i18n import t
 from ..jsonsafe import strict_dumps
-from . import figures
+from ..numbers import fmt
 from . import strings as _strings  # noqa: F401  (registers the API's words)
+from .charts import chart_figure
 from .export import Saves
 from .fields import CompareFields, Language, TraceFields, check_lang, keyword_signature, trace_config
 
@@ -34,8 +41,6 @@ if TYPE_CHECKING:
 
     from ..models.stack import Stack
 
-# Post-LN and Pre-LN as the deck draws them (label, palette colour), so rx.compare's chart looks like the slide's
-POSITION_SERIES = {"post": (POST_SERIES, "vermillion"), "pre": (PRE_SERIES, "blue")}
 SUMMARY_ROWS = ("grad_survival", "norm_growth", "loss", "first_nonfinite_layer", "parameters")
 
 
@@ -70,14 +75,35 @@ class Trace(Saves):
         """One row per block (layer 0, the embedding, first)."""
         return _frame([{"layer": 0, **self.result["embedding"]}, *self.layers], self.lang)
 
-    def figure(self, kind: str = "norms", lang: str | None = None, log: bool | None = None) -> go.Figure:
-        """kind "norms": the /norms chart (the stream's size per layer); "gradients": the gradient per layer."""
+    def figure(
+        self,
+        kind: str = "norms",
+        lang: str | None = None,
+        log: bool | None = None,
+        theme: str = "normal",
+        seeds: int = BAND,
+    ) -> go.Figure:
+        """The page's chart of this trace, its figure to the key: kind "norms" is /norms' (the stream's size per layer),
+        "gradients" /gradients' profile (this model and its counterpart with the other residual choice, on `seeds`
+        seeds from this one: 4, the band a verdict must hold on, or 1). log: the y scale (None: the chart's own);
+        theme="slide": the projector's sizes."""
         lang = lang or self.lang
+        views = [] if log is None else ["log" if log else "linear"]
         if kind == "gradients":
-            return figures.gradients_figure([(label(self.config), self.result)], lang, log=True if log is None else log)
+            return chart_figure(build_chart("gradients", self.gradient_profile(seeds), lang), theme, *views)
         if kind != "norms":
             raise ValueError(f"kind: one of norms, gradients; got {kind!r}")
-        return figures.norms_figure(self.result, lang, log=log)
+        return chart_figure(build_chart("norms", self.result, lang), theme, *views)
+
+    def gradient_profile(self, seeds: int = BAND) -> dict[str, Any]:
+        """/gradients' answer for this model (app/experiments/grad_profile.py): this trace and the others it needs,
+        computed here as the server computes them."""
+        request = GradProfile(config=self.config, seeds=seeds)
+        mine = self.config.cache_key()
+        with as_server():
+            configs = [cast(TraceConfig, cfg) for _, cfg in profile_parts(request)]
+            traces = [self.result if cfg.cache_key() == mine else run_trace(cfg) for cfg in configs]
+        return grad_profile(request, *traces)
 
     def _repr_html_(self) -> str:
         return summary_table(label(self.config), self.result, self.lang)
@@ -91,23 +117,27 @@ class Comparison(Saves):
     """Several traces that differ in the fields given as lists."""
 
     traces: list[Trace]
-    names: list[str]
+    changes: list[str]  # each trace's varied fields, as /compare writes a variant's changes ("norm_position:post")
     lang: str = "en"
-    colors: list[str | None] | None = None  # a palette colour per trace where the deck has one (Post-LN, Pre-LN)
 
-    def figure(self, kind: str = "norms", lang: str | None = None, log: bool | None = None) -> go.Figure:
-        lang = lang or self.lang
-        named = [(name, tr.result) for name, tr in zip(self.names, self.traces, strict=True)]
-        if kind == "gradients":
-            fig = figures.gradients_figure(named, lang, log=True if log is None else log)
-        elif kind == "norms":
-            fig = figures.compare_figure(named, lang, log=bool(log))
-        else:
-            raise ValueError(f"kind: one of norms, gradients; got {kind!r}")
-        for series, color in zip(fig.data, self.colors or [], strict=False):  # one line per trace, in order
-            if color:
-                series.line.color = series.marker.color = figures.PALETTE[color]
-        return fig
+    @property
+    def names(self) -> list[str]:
+        """Each trace's column title on the chart ("Custom + norm_position:post")."""
+        return [name_of(variant, self.lang) for variant in self.answer()["variants"]]
+
+    def figure(self, lang: str | None = None, log: bool | None = None, theme: str = "normal") -> go.Figure:
+        """/compare's chart of these traces, its figure to the key: one column per trace, the stream's norm above and
+        the gradient below on shared axes. log: the norms row's scale (None: the chart's own choice, logarithmic
+        where the values span more than three decades); theme="slide": the projector's sizes."""
+        views = [] if log is None else ["norm_log" if log else "norm_linear"]
+        return chart_figure(build_chart("compare", self.answer(), lang or self.lang), theme, *views)
+
+    def answer(self) -> dict[str, Any]:
+        """/compare's answer: each trace as a variant of the page's custom settings, its varied fields as the page's
+        changes ("norm_position:post")."""
+        variants = [CompareVariant.model_construct(key="custom", changes=c, config=t.config)
+                    for c, t in zip(self.changes, self.traces, strict=True)]  # fmt: skip
+        return compared(CompareRequest.model_construct(variants=variants), *(t.result for t in self.traces))
 
     def to_pandas(self) -> Any:
         rows = [{"variant": n, "layer": row.pop("layer"), **row} for n, tr in zip(self.names, self.traces, strict=True)
@@ -154,14 +184,9 @@ def compare(
         trace_config({**fixed, **dict(zip(varied, combo, strict=True))}, budget, "compare")
         for combo in itertools.product(*varied.values())
     ]
-    names = [variant_name(cfg, list(varied), lang) for cfg in configs]
-    by_position = list(varied) == ["norm_position"]
-    colors = [
-        POSITION_SERIES[c.norm_position][1] if by_position and c.norm_position in POSITION_SERIES else None
-        for c in configs
-    ]
+    changes = [", ".join(f"{name}:{getattr(cfg, name)}" for name in varied) for cfg in configs]
     with as_server(threads):
-        return Comparison([Trace(run_trace(cfg), lang) for cfg in configs], names, lang, colors)
+        return Comparison([Trace(run_trace(cfg), lang) for cfg in configs], changes, lang)
 
 
 @keyword_signature()
@@ -183,13 +208,6 @@ def batch(**fields: Unpack[TraceFields]) -> tuple[Tensor, Tensor]:
     cfg = trace_config(fields, None, "batch")
     with as_server():
         return make_batch(cfg)
-
-
-def variant_name(cfg: TraceConfig, varied: list[str], lang: str) -> str:
-    """The deck's series name where there is one (Post-LN: LN(x + f(x))), else the varied fields' values."""
-    if varied == ["norm_position"] and cfg.norm_position in POSITION_SERIES:
-        return POSITION_SERIES[cfg.norm_position][0][lang == "zh"]
-    return ", ".join(f"{name}={getattr(cfg, name)}" for name in varied) or label(cfg)
 
 
 def label(cfg: TraceConfig) -> str:
@@ -227,7 +245,7 @@ def _key(name: str) -> str:
 def _cell(value: Any, lang: str) -> str:
     if value is None:
         return t("nb.none", lang)
-    return figures.fmt(value) if isinstance(value, float) else str(value)
+    return fmt(value) if isinstance(value, float) else str(value)
 
 
 def _frame(rows: list[dict[str, Any]], lang: str) -> Any:

@@ -8,7 +8,7 @@ this machine's memory (app/config/machine.py), not the server's training budget,
 
 from __future__ import annotations
 
-import math
+import html
 import sys
 import threading
 from collections.abc import Mapping
@@ -21,15 +21,22 @@ from typing_extensions import Unpack
 from ..config.machine import Budget, check_budget, check_machine_training
 from ..experiments.isolation import SERVER_THREADS, as_server
 from ..experiments.train import TrainRequest, train_events
-from ..experiments.train_presets import RUN_KINDS, TRAIN_PRESETS, preset_request
+from ..experiments.train_answer import TrainCharts, answer_of
+from ..experiments.train_presets import TRAIN_PRESETS, preset_request
+from ..figures import Chart
+from ..figures import build as build_chart
+from ..figures.train import CHART as LOSS
+from ..figures.train import label
+from ..figures.train_profile import CHART as PROFILE
 from ..i18n import t
-from ..pages import train as _train_strings  # noqa: F401  (registers the loss chart's strings)
-from . import figures
 from . import strings as _strings  # noqa: F401  (registers the API's words)
+from .charts import chart_figure
 from .export import Saves
 from .fields import Language, TrainFields, check_lang, refuse_unknown
 from .traces import _frame
 
+CHARTS = (LOSS.key, PROFILE.key)
+NO_BUDGET = {"budget": False, "train_budget": False}  # validated when it was trained
 REDRAW_EVERY = 10  # steps between two redraws of a live chart
 
 
@@ -38,38 +45,39 @@ class Training(Saves):
     """Every event POST /api/train streams for this request (start, step, done, end), as they came."""
 
     request: TrainRequest
-    labels: list[str]
+    kinds: list[str] | None = None  # the /train run kind of each run (what names its curve), where a preset gave them
     events: list[dict[str, Any]] = field(default_factory=list)
     interrupted: bool = False
     lang: str = "en"
 
+    def answer(self) -> dict[str, Any]:
+        """The /train charts' answer of every event so far (app/experiments/train_answer.py)."""
+        request = TrainCharts.model_validate({**self.request.model_dump(), "kinds": self.kinds}, context=NO_BUDGET)
+        return answer_of(request, self.events)
+
     @property
     def runs(self) -> list[dict[str, Any]]:
-        """Per run: its steps, losses and `done` event (None while it trains), as the /train page builds them."""
-        runs: list[dict[str, Any]] = [{"steps": [], "loss": [], "done": None} for _ in self.request.runs]
-        for event in self.events:
-            if event.get("type") == "step":
-                runs[event["run"]]["steps"].append(event["step"])
-                runs[event["run"]]["loss"].append(event["loss"])
-            elif event.get("type") == "done":
-                runs[event["run"]]["done"] = event
-        return runs
+        """Per run: its steps, losses, gradient norms, learning rates, latest per-layer snapshot and `done` event
+        (None while it trains), as the /train page's charts read them."""
+        return self.answer()["runs"]
 
-    def figure(self, lang: str | None = None) -> go.Figure:
-        """The /train loss chart: one curve per run, the uniform guess ln(symbols) as a line, divergence marked."""
-        lang = lang or self.lang
-        fig = figures.base_figure(
-            t("chart.train_loss.title", lang), t("chart.train_loss.x", lang), t("chart.train_loss.y", lang)
-        )
-        for i, (name, run) in enumerate(zip(self.labels, self.runs, strict=True)):
-            color = figures.SERIES[i % len(figures.SERIES)]
-            figures.add_line(fig, f"{i + 1}. {name}", run["steps"], run["loss"], color, markers=False)
-        symbols = self.request.runs[0].vocab_size - 1
-        chance = math.log(symbols)
-        label = t("chart.train_loss.chance", lang, symbols=symbols, value=figures.fmt(chance))
-        figures.add_hline(fig, chance, label)
-        fig.update_xaxes(range=[0, self.request.steps])
-        return fig
+    @property
+    def labels(self) -> list[str]:
+        """Each run's name on the charts ("1. Pre-LN, 2017 recipe")."""
+        answer = self.answer()
+        return [label(answer, i, self.lang) for i in range(len(self.request.runs))]
+
+    def chart(self, name: str = "train-loss", lang: str | None = None) -> Chart:
+        """The /train chart `name` (train-loss, train-profile) of the events so far: its `.figure`, `.caption`,
+        `.claim` and `.rows` are what the page shows."""
+        if name not in CHARTS:
+            raise ValueError(f"name: one of {', '.join(CHARTS)}; got {name!r}")
+        return build_chart(name, self.answer(), lang or self.lang)
+
+    def figure(self, lang: str | None = None, theme: str = "normal", chart: str = "train-loss") -> go.Figure:
+        """The /train loss chart, the page's figure to the key (chart="train-profile": the per-layer chart): one
+        curve per run over the uniform guess ln(symbols), divergence marked; theme="slide": the projector's sizes."""
+        return chart_figure(self.chart(chart, lang), theme)
 
     def to_pandas(self) -> Any:
         """One row per run and step: loss, gradient norm, learning rate, and on the steps that recorded them the
@@ -93,12 +101,9 @@ class Training(Saves):
         return f"Training({len(self.labels)} runs, {steps} of {self.request.steps * len(self.labels)} steps{state}: {runs})"
 
     def _repr_html_(self) -> str:
-        done = [run["done"] for run in self.runs]
-        rows = "".join(
-            f"<tr><td>{i + 1}. {name}</td><td>{figures.fmt(d['final_loss']) if d else '…'}</td></tr>"
-            for i, (name, d) in enumerate(zip(self.labels, done, strict=True))
-        )
-        return f"<table><caption><b>{t('chart.train_loss.title', self.lang)}</b></caption>{rows}</table>"
+        chart = self.chart()
+        title = html.escape(chart.figure["layout"]["title"]["text"])
+        return f"<p><b>{title}</b></p><p>{html.escape(chart.caption)}</p>"
 
 
 def train(
@@ -115,10 +120,9 @@ def train(
     live chart in Jupyter, else a progress bar; live=False: neither. `budget`: "machine" refuses runs needing over
     half of this machine's memory, "server" applies the server's training and model budgets, None neither."""
     request = train_request(preset, lang, budget, fields)
-    labels = _labels(preset, request, lang)
-    result = Training(request, labels, lang=lang)
+    result = Training(request, _kinds(preset, request), lang=lang)
     cancel = threading.Event()
-    widget = _live_widget(result) if live else None
+    widget, shown = _live_widget(result) if live else (None, None)
     bar = _progress(request.steps * len(request.runs), t("nb.train_progress", lang), shown=live and widget is None)
     try:
         with as_server(threads):
@@ -131,7 +135,7 @@ def train(
     finally:
         bar.close()
     if widget is not None:
-        _redraw(widget, result)
+        _settle(widget, shown, result)
     return result
 
 
@@ -160,32 +164,49 @@ def _record(result: Training, events: Any, bar: Any, widget: Any) -> None:
                 _redraw(widget, result)
 
 
-def _labels(preset: str | None, request: TrainRequest, lang: str) -> list[str]:
-    kinds = TRAIN_PRESETS[preset]["runs"] if preset and len(request.runs) == len(TRAIN_PRESETS[preset]["runs"]) else []
-    if kinds:
-        return [RUN_KINDS[k]["label_zh" if lang == "zh" else "label"] for k in kinds]
-    return [f"{cfg.norm_position}-{cfg.norm}, L={cfg.depth}" for cfg in request.runs]
+def _kinds(preset: str | None, request: TrainRequest) -> list[str] | None:
+    """The preset's run kinds (its curves' names), unless the runs were replaced."""
+    kinds = TRAIN_PRESETS[preset]["runs"] if preset else None
+    return list(kinds) if kinds and len(kinds) == len(request.runs) else None
 
 
-def _live_widget(result: Training) -> Any:
-    """A FigureWidget shown in the running Jupyter kernel, or None (a script, a terminal, no widget support)."""
+def _live_widget(result: Training) -> tuple[Any, Any]:
+    """A FigureWidget shown in the running Jupyter kernel and its display handle, or (None, None) (a script, a
+    terminal, no widget support)."""
     try:
         from IPython import get_ipython
         from IPython.display import display
 
         if get_ipython() is None or not hasattr(get_ipython(), "kernel"):
-            return None
+            return None, None
         widget = go.FigureWidget(result.figure())
-        display(widget)
-        return widget
+        return widget, display(widget, display_id=True)
     except Exception:  # no IPython, no ipywidgets/anywidget: a progress bar instead
-        return None
+        return None, None
+
+
+def _settle(widget: Any, shown: Any, result: Training) -> None:
+    """The live chart becomes the finished figure, a plain output that stays in a notebook exported to HTML (a
+    widget would need its JavaScript manager from a CDN there), and the widget is closed."""
+    bundle = result.figure()._repr_mimebundle_()
+    if shown is None or not bundle:
+        _redraw(widget, result)
+        return
+    shown.update(bundle, raw=True)
+    widget.close()
 
 
 def _redraw(widget: Any, result: Training) -> None:
+    """The widget shows the loss chart of the events so far (its curves extended in place while the runs train)."""
+    fig = result.figure()
     with widget.batch_update():
-        for series, run in zip(widget.data, result.runs, strict=False):
-            series.x, series.y = run["steps"], figures.finite(run["loss"])
+        if [s.name for s in widget.data] == [s.name for s in fig.data]:
+            for series, drawn in zip(widget.data, fig.data, strict=True):
+                series.x, series.y = drawn.x, drawn.y
+        else:  # the first points, or a divergence marked: the chart's traces themselves changed
+            widget.data = []
+            widget.add_traces(list(fig.data))
+            widget.layout = fig.layout
 
 
 def _progress(total: int, description: str, shown: bool) -> Any:

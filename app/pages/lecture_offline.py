@@ -12,9 +12,10 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from ..assets import PLOTLY_JS
-from ..experiments.lecture import DECK, chart_key
+from ..experiments.lecture import DECK
 from ..experiments.lecture.export import STYLESHEET, bundle, script_safe
 from ..i18n import client_table, t
+from ..services.compute import ComputePool
 from ..services.deck import Progress, bake
 from .registry import PAGES, templates
 
@@ -30,7 +31,6 @@ def page_data(lang: str, origin: str, baked: dict[str, Any]) -> dict[str, Any]:
         "page": "lecture",
         "lang": lang,
         "embed": None,
-        "charts": [chart_key(s) for s in DECK if s["chart"]],
         "model_controls": False,
         "schema": None,
         "presets": None,
@@ -49,7 +49,7 @@ def reachable(origin: str) -> bool:
     return (urlsplit(origin).hostname or "") not in LOOPBACK
 
 
-async def offline_html(lang: str, origin: str, progress: Progress | None = None) -> str:
+async def offline_html(pool: ComputePool, lang: str, origin: str, progress: Progress | None = None) -> str:
     """The file; `progress` is told of each slide view as it is computed (resnorm-explorer lecture prints it)."""
     inline = {
         "css": STYLESHEET.read_text(encoding="utf-8"),
@@ -63,6 +63,6 @@ async def offline_html(lang: str, origin: str, progress: Progress | None = None)
         "t": t,
         "offline": True,
         "inline": inline,
-        "data": page_data(lang, origin, await bake(lang, progress)),
+        "data": page_data(lang, origin, await bake(pool, lang, progress)),
     }
     return templates.env.get_template("lecture.html").render(**context)

@@ -137,7 +137,6 @@ def page_data(request: Request, page: Page, lang: str, embed_chart: str | None) 
         "page": page.key,
         "lang": lang,
         "embed": embed_chart,
-        "charts": list(page.charts),
         "model_controls": page.model_controls,
         "schema": TraceConfig.model_json_schema() if page.model_controls else None,
         "presets": {"depth": depth, "presets": presets_payload(TraceConfig(depth=depth))}
@@ -147,7 +146,6 @@ def page_data(request: Request, page: Page, lang: str, embed_chart: str | None) 
         "extra": page.extra,
         "defaults": page.defaults,
         "variants": variants_payload(),  # physics per variant, e.g. variants.norm[key].pins_token (the √d line)
-        "view_keys": list(VIEW_KEYS),
         "nav": {p.key: p.path for p in PAGES.values()},
         "nav_defaults": {p.key: p.defaults for p in PAGES.values() if p.defaults},
     }

@@ -224,18 +224,31 @@ def lesson_views(langs: tuple[str, ...]) -> dict[str, list[View]]:
     return {page: [View(page, {}, tuple(calls))] for page, calls in found.items()}
 
 
-def models_view() -> list[View]:
-    """/models' default view (static/js/pages/models.js): the built-in sentence through the default model and its
-    comparison, the token count, and the model list; none when this machine has no real models."""
+def models_view(langs: tuple[str, ...] = ("en",)) -> list[View]:
+    """/models' default view (static/js/pages/models.js): every chart of the built-in sentence in each language (the
+    body its request kind takes), the token count of the models shown, and the model list; none when this machine
+    has no real models."""
     extra = PAGES["models"].extra
     if not extra["ready"] or not extra["default_model"]:
         return []
-    text, shown = extra["default_text"], [extra["default_model"], extra["default_compare"]]
+    text, model, compare = extra["default_text"], extra["default_model"], extra["default_compare"]
+
+    def body(kind: str) -> dict[str, str]:
+        return (
+            {"model": model, "compare": compare, "text": text}
+            if kind == "real_pair"
+            else {"model": model, "text": text}
+        )
+
     calls = [
-        Call("POST", path, body={"model": model, "text": text}, optional=True)
-        for model in shown
-        if model != "none"
-        for path in ("/api/real_trace", "/api/real_tokens")
+        Call("POST", f"/api/figure/{key}", {"lang": lang}, body(kind), optional=True)
+        for key, kind in extra["charts"].items()
+        for lang in langs
+    ]
+    calls += [
+        Call("POST", "/api/real_tokens", body={"model": name, "text": text}, optional=True)
+        for name in (model, compare)
+        if name != "none"
     ]
     calls.append(Call("GET", "/api/real_models", optional=True))
     return [View("models", {}, tuple(calls))]
@@ -255,7 +268,7 @@ def all_views(depths: tuple[int, ...], langs: tuple[str, ...]) -> dict[str, list
     views = {"home": [home_view(langs)]}
     for page in PRESET_PAGES:
         views[page] = model_views(page, depths, langs)
-    return {**views, **lesson_views(langs), "models": models_view()}
+    return {**views, **lesson_views(langs), "models": models_view(langs)}
 
 
 def manifest(page: str, views: list[View]) -> dict[str, Any]:

@@ -26,9 +26,13 @@ STRINGS = {
     "train.start": ("Start training", "开始训练"),
     "train.stop": ("Stop", "停止"),
     "train.idle": ("Choose the runs and settings, then press Start.", "选择要训练的模型和设置，然后按“开始训练”。"),
+    "train.recorded": (
+        "The charts show the run this server recorded with these settings; Start replays it at once.",
+        "图中是本服务器用这些设置记录过的训练；按“开始训练”会立即回放。",
+    ),
     "train.progress": ("Step {step} of {steps}", "第 {step} / {steps} 步"),
     "train.running": ("Training… step {step} of {steps}", "训练中… 第 {step} / {steps} 步"),
-    "train.finished": ("Finished in {seconds} s.", "用时 {seconds} 秒完成。"),
+    "train.finished": ("Finished: the captions below give the results.", "已完成：结果见下方图注。"),
     "train.not_started": (
         "Not started: the server refused these settings (the message above says why).",
         "未开始：服务器不接受这些设置（原因见上方提示）。",
@@ -71,35 +75,6 @@ STRINGS = {
     "enum.task.copy": ("Copy: a b c | a b c", "复制：a b c | a b c"),
     "enum.task.reverse": ("Reverse: a b c | c b a", "反转：a b c | c b a"),
     "enum.task.sort": ("Sort: c a b | a b c", "排序：c a b | a b c"),
-    "enum.profile.grad_norm": ("Gradient ‖∂loss/∂x_l‖", "梯度 ‖∂loss/∂x_l‖"),
-    "enum.profile.param_grad_norm": ("Weight gradient of block l", "第 l 块权重的梯度"),
-    "enum.profile.act_norm": ("Stream norm ‖x_l‖", "残差流范数 ‖x_l‖"),
-    "chart.train_loss.title": ("Training loss on the answer tokens", "答案词元上的训练损失"),
-    "chart.train_loss.x": ("Optimizer step", "优化步数"),
-    "chart.train_loss.y": ("Cross-entropy loss (nats)", "交叉熵损失（纳特）"),
-    "chart.train_loss.chance": ("uniform guess: ln {symbols} = {value}", "均匀猜测：ln {symbols} = {value}"),
-    "chart.train_loss.diverged": ("diverged", "发散"),
-    "caption.train_loss": (
-        "Loss on the second half only (the first half is random and cannot be predicted). "
-        "A flat line at the dashed level means the model learned nothing.",
-        "只计算后半段的损失（前半段是随机的，无法预测）。停在虚线高度的平线表示模型什么也没学到。",
-    ),
-    "caption.train_loss_done": (
-        "{label}: final loss {loss}, held-out accuracy {accuracy} per token ({whole} of answers fully right).",
-        "{label}：最终损失 {loss}，留出集上逐词元准确率 {accuracy}（整句全对的比例为 {whole}）。",
-    ),
-    "caption.train_loss_diverged": (
-        "{label}: diverged at step {step} (loss or gradient became inf/NaN).",
-        "{label}：在第 {step} 步发散（损失或梯度变成 inf/NaN）。",
-    ),
-    "chart.train_profile.title": ("Per layer at step {step}", "第 {step} 步的逐层数值"),
-    "chart.train_profile.title_idle": ("Per layer (recorded every few steps)", "逐层数值（每隔几步记录一次）"),
-    "caption.train_profile": (
-        "The latest of the per-layer snapshots taken every few steps. Watch how much gradient reaches the "
-        "first layers as each run learns, and switch to the stream norm to see it grow with depth.",
-        "每隔几步记录一次逐层数值，这里显示最新一次。观察每个模型在学习过程中有多少梯度传到前几层；"
-        "切换到残差流范数，可以看到它随深度增长。",
-    ),
 }
 i18n.register(STRINGS)
 

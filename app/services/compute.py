@@ -95,19 +95,18 @@ class ComputePool:
 
     async def run_model(self, fn: Callable[..., Any], *args: Any) -> Any:
         """Like run, but in a compute process when there are any (fn and its arguments must pickle)."""
-        processes = self.processes
-        if processes is None:
-            return await self.run(fn, *args)
-        await self._acquire()
-        return await self._start(lambda: processes.run(self.threads, fn, *args))
+        return await self._run_in(self.processes, fn, *args)
 
     async def run_pretrained(self, fn: Callable[..., Any], *args: Any) -> Any:
         """Like run, but in the pretrained models' process when there is one (it keeps the models loaded)."""
-        process = self.models_process
-        if process is None:
+        return await self._run_in(self.models_process, fn, *args)
+
+    async def _run_in(self, runner: ProcessRunner | None, fn: Callable[..., Any], *args: Any) -> Any:
+        """fn(*args) in `runner`'s processes holding a slot, or in a thread (run) when there is no runner."""
+        if runner is None:
             return await self.run(fn, *args)
         await self._acquire()
-        return await self._start(lambda: process.run(self.threads, fn, *args))
+        return await self._start(lambda: runner.run(self.threads, fn, *args))
 
     async def ask_pretrained(self, fn: Callable[..., Any], *args: Any) -> Any:
         """fn(*args) where the pretrained models live, without a compute slot (a look at what is loaded): in their
@@ -163,11 +162,6 @@ class ComputePool:
         """(the trace of cfg, where it came from), as POST /api/trace answers it: cached and coalesced under cfg's
         key, computed in a compute process when the server has them, which sends it before freeing the model."""
         return await self.run_sourced(cfg.cache_key(), answer_first, trace_and_model, cfg, runner=self.run_model)
-
-    async def run_cached(self, key: str, fn: Callable[..., Any], *args: Any) -> tuple[Any, bool]:
-        """(result, was_cached): see run_sourced."""
-        result, source = await self.run_sourced(key, fn, *args)
-        return result, source != COMPUTED
 
     async def run_sourced(
         self, key: str, fn: Callable[..., Any], *args: Any, runner: Callable[..., Any] | None = None

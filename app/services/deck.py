@@ -27,7 +27,7 @@ from ..figures import slides
 from ..jsonsafe import to_strict
 from ..settings import get_settings
 from .answers import answer
-from .compute import get_cache
+from .compute import ComputePool, get_cache
 from .real_models import real_trace_answer
 from .training import cache_key, recorded_run
 
@@ -55,17 +55,17 @@ def deck_requests() -> list[tuple[str, BaseModel]]:
     return requests
 
 
-async def run_source(source: dict[str, Any]) -> Any:
+async def run_source(pool: ComputePool, source: dict[str, Any]) -> Any:
     """The answer the API gives for this source (a training source: its list of NDJSON events)."""
     if source["api"] == "train":
         return await recorded_events(TrainRequest(**source["body"]))
     if source["api"] == "real_trace":  # slides_real: a pretrained model, as POST /api/real_trace answers it
-        return (await real_trace_answer(RealTraceRequest(**source["body"])))[0]
-    result, _ = await answer(*source_request(source))
+        return (await real_trace_answer(pool, RealTraceRequest(**source["body"])))[0]
+    result, _ = await answer(pool, *source_request(source))
     return result
 
 
-async def slide_answers(slide: dict[str, Any], recordings: list[Any] | None = None) -> list[Any]:
+async def slide_answers(pool: ComputePool, slide: dict[str, Any], recordings: list[Any] | None = None) -> list[Any]:
     """The answers of a slide's sources, strict as the browser would get them. A training source: the client's
     recording of it (`recordings[i]`, while or after it trains), else the server's finished run, else None."""
     answers: list[Any] = []
@@ -75,7 +75,7 @@ async def slide_answers(slide: dict[str, Any], recordings: list[Any] | None = No
             events = None if given else await recorded_run(TrainRequest(**source["body"]))
             answers.append(given or (recording_from_events(to_strict(events)[0]) if events else None))
         else:  # one request after the other: a slide must not flood the compute pool
-            answers.append(to_strict(await run_source(source))[0])
+            answers.append(to_strict(await run_source(pool, source))[0])
     return answers
 
 
@@ -89,7 +89,7 @@ def view_name(slide_id: str, option: str | None) -> str:
 
 
 async def slide_view(
-    slide_id: str, option: str | None, lang: str, recordings: list[Any] | None = None
+    pool: ComputePool, slide_id: str, option: str | None, lang: str, recordings: list[Any] | None = None
 ) -> dict[str, Any]:
     """What the deck shows of a slide (or of one of its "try it" options): figure, slide patch, caption, verdict.
     Cached per slide, option and language, except while a client's training recording feeds it."""
@@ -98,7 +98,7 @@ async def slide_view(
         _views.move_to_end(key)
         return _views[key]
     slide = shown(slide_id, option)
-    answers = await slide_answers(slide, recordings)
+    answers = await slide_answers(pool, slide, recordings)
     view = to_strict({"id": slide_id, "option": option, **slides.build(slide, answers, lang).to_json()})[0]
     if not recordings and not view["claim"]["pending"]:
         _views[key] = view
@@ -120,7 +120,7 @@ def view_names() -> list[tuple[str, str | None]]:
 Progress = Callable[[int, int, str], None]  # (views started, views in all, the view's name)
 
 
-async def bake(lang: str, progress: Progress | None = None) -> dict[str, Any]:
+async def bake(pool: ComputePool, lang: str, progress: Progress | None = None) -> dict[str, Any]:
     """Every slide's view in lang, its training recorded, for the offline file: {"views": {"id" or "id#key": view}}.
     `progress` is told of each view as it starts (the whole deck takes minutes: its training runs)."""
     views: dict[str, Any] = {}
@@ -131,9 +131,9 @@ async def bake(lang: str, progress: Progress | None = None) -> dict[str, Any]:
         slide = shown(slide_id, option)
         recordings = None
         if slides.is_training(slide):  # the file shows the runs as recorded, training them here when missing
-            recordings = [recording_from_events(to_strict(await run_source(s))[0]) if s["api"] == "train" else None
+            recordings = [recording_from_events(to_strict(await run_source(pool, s))[0]) if s["api"] == "train" else None
                           for s in slide["chart"]["sources"]]  # fmt: skip
-        views[view_name(slide_id, option)] = await slide_view(slide_id, option, lang, recordings)
+        views[view_name(slide_id, option)] = await slide_view(pool, slide_id, option, lang, recordings)
     return {"views": views}
 
 

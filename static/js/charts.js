@@ -139,7 +139,8 @@ export function fitLegend(figure, width) {
   const layout = figure.layout;
   if (layout.showlegend === false || layout.legend?.orientation !== 'h' || layout.legend.y < 1) return figure;
   const size = layout.legend.font?.size || 14;
-  const items = figure.data.filter((trace) => trace.showlegend !== false && trace.name).map((trace) => 40 + textWidth(trace.name, size));
+  const items = figure.data.filter((trace) => trace.visible !== false && trace.showlegend !== false && trace.name)
+    .map((trace) => 40 + textWidth(trace.name, size));
   const available = Math.max(200, width - (layout.margin?.l || 60) - (layout.margin?.r || 20));
   let rows = items.length ? 1 : 0, used = 0;
   for (const item of items) {
@@ -263,6 +264,28 @@ export function applyPatch(base, patch) {
     }
   }
   return base;
+}
+
+/** A chart message with one `extend` patch applied in place (app/figures/train_stream.py's extend): each named
+ *  trace's new points and the new CSV rows appended. */
+export function extendChart(chart, patch) {
+  patch.traces.forEach((trace, i) => {
+    const series = chart.figure.data[trace];
+    series.x.push(...patch.x[i]);
+    series.y.push(...patch.y[i]);
+  });
+  chart.rows.push(...patch.rows);
+  return chart;
+}
+
+/** A chart message with one `set` patch applied in place (app/figures/train_stream.py's assign): each value
+ *  written at its path. */
+export function assignChart(chart, patch) {
+  patch.set.forEach(([path, value]) => {
+    const last = path[path.length - 1];
+    path.slice(0, -1).reduce((here, step) => here[step], chart)[last] = value;
+  });
+  return chart;
 }
 
 /** A chart built in Python (app/figures: figure in the normal theme, view patches by name) as drawn with the named

@@ -42,7 +42,8 @@ function chartTitle(key) {
 
 /**
  * definition = {params: [spec...], charts: [{key, dataKey(state, ctx), load(state, ctx), figure(data, state, ctx),
- *               caption?(data, state, ctx), table?(data, state), json?(data, state)}], modelControls?: bool}
+ *               caption?(data, state, ctx), table?(data, state, ctx), json?(data, state, ctx)}], modelControls?: bool}
+ * (table and json may return a promise: an export that asks the server for more than the drawn chart)
  */
 export async function runPage(definition) {
   const modelControls = definition.modelControls ?? pageData.model_controls;
@@ -233,9 +234,13 @@ class ChartCard {
       return save.downloadHtml(this.figure, { filename: name, title: chartTitle(this.def.key),
         caption: this.caption?.textContent, sourceUrl: window.location.href });
     }
-    if (kind === 'json') return save.downloadJson(this.def.json ? this.def.json(this.data, state) : this.data, name);
-    if (kind === 'csv') return save.downloadCsv(this.def.table(this.data, state), name);
     if (kind === 'embed') return this.copyEmbed();
+    try {  // a chart may ask the server for what only an export reads (the heatmap's exact rows)
+      if (kind === 'json') return save.downloadJson(this.def.json ? await this.def.json(this.data, state, this.ctx) : this.data, name);
+      if (kind === 'csv') return save.downloadCsv(await this.def.table(this.data, state, this.ctx), name);
+    } catch (error) {
+      status(describeError(error, this.ctx.explain), { error: true });
+    }
   }
 
   async copyEmbed() {

@@ -1,4 +1,4 @@
-// Named presets (from app/config.py PRESETS via /api/presets?depth=N): apply one, recognise the current one,
+// Named presets (app/config/presets.py's PRESETS via /api/presets?depth=N): apply one, recognise the current one,
 // and keep a depth-dependent preset (DeepNorm's α = (2L)^(1/4)) right when the depth changes.
 import { lang } from './i18n.js';
 import { fetchPresets } from './api.js';

@@ -126,7 +126,7 @@ class PageWatch:
         """The drawn figure's data (x/y of every trace), to compare charts across reloads."""
         return self.page.evaluate(
             """key => { const gd = document.querySelector(`[data-chart="${key}"]`);
-                        return {data: gd.data.map(t => ({name: t.name, x: t.x, y: t.y, z: t.z})),
+                        return {data: gd.data.map(t => ({name: t.name, x: t.x, y: t.y, z: t.z, visible: t.visible})),
                                 title: gd.layout.title && gd.layout.title.text}; }""",
             chart,
         )

@@ -125,6 +125,9 @@ def test_gradient_heatmap_comes_from_the_streamed_sweep(watch):
         assert len(filled) == depth + 1
     profile = watch.figure("grad-profile")["data"]
     assert len(profile) in (2, 8) and len(profile[0]["y"]) == 7  # the chosen seed, then with seeds 1-3 (thin)
+    # the drawn chart carries no CSV rows (half its bytes); the export asks for them
+    csv = _download(watch, "grad-heatmap", "csv").path().read_text(encoding="utf-8").splitlines()
+    assert csv[0].startswith("depth,layer,grad_norm") and len(csv) == 1 + sum(d + 1 for d in range(1, 13))
 
 
 def test_compare_aligns_panels_for_chosen_variants(watch):

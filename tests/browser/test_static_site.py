@@ -54,7 +54,9 @@ def site(tmp_path_factory):
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(deck, "recorded_events", _shortened(deck.recorded_events))
-        patch.setitem(PAGES["models"].extra, "default_compare", "none")  # /models bakes one real model, not two
+        # /models bakes one real model, the small one: its sentence set takes seconds, SmolLM2's most of a minute
+        patch.setitem(PAGES["models"].extra, "default_model", "minilm")
+        patch.setitem(PAGES["models"].extra, "default_compare", "none")
         patch.setitem(PAGES["gradients"].defaults, "sweep_to", 24)  # the heatmap's default rows: 1 to 24, not 96
         thread = threading.Thread(target=run)
         thread.start()

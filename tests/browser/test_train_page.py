@@ -4,6 +4,7 @@ Stop aborts the fetch and the server run ends; presets set the URL; both languag
 from __future__ import annotations
 
 import json
+import re
 import time
 import urllib.request
 
@@ -23,8 +24,13 @@ def _wait(watch, expression: str, timeout: float = 60.0) -> None:
         time.sleep(0.1)
 
 
+def _runs(figure: dict) -> list[dict]:
+    """The runs' curves ("1. …", "2. …"), not the uniform guess's reference line."""
+    return [trace for trace in figure["data"] if re.match(r"\d+\. ", trace["name"] or "")]
+
+
 def _loss_lengths(watch) -> list[int]:
-    return [len(trace["y"] or []) for trace in watch.figure("train-loss")["data"] if trace["name"]]
+    return [len(trace["y"] or []) for trace in _runs(watch.figure("train-loss"))]
 
 
 def test_start_trains_every_run_and_draws_both_charts(watch):
@@ -35,11 +41,14 @@ def test_start_trains_every_run_and_draws_both_charts(watch):
     _wait(watch, "document.querySelector('#train-progress-text').textContent.startsWith('Finished')", 60)
     _wait(watch, "document.querySelector('[data-caption=\"train-loss\"]').textContent.includes('accuracy')")
     assert _loss_lengths(watch) == [40, 40]
-    names = [trace["name"] for trace in watch.figure("train-loss")["data"] if trace["name"]]
+    names = [trace["name"] for trace in _runs(watch.figure("train-loss"))]
     assert names[0].startswith("1. Pre-LN") and names[1].startswith("2. Original Transformer")
+    assert "uniform guess: ln 15 = 2.71" in [trace["name"] for trace in watch.figure("train-loss")["data"]]
     profile = watch.figure("train-profile")
-    assert "step 40" in profile["title"] and len(profile["data"]) == 2
-    assert all(len(trace["x"]) == 3 for trace in profile["data"])  # embedding + 2 blocks
+    shown = [trace for trace in profile["data"] if trace["visible"] is not False]
+    assert "step 40" in profile["title"] and len(shown) == 2
+    assert all(len(trace["x"]) == 3 for trace in shown)  # embedding + 2 blocks
+    assert "layer 1 gets" in watch.page.inner_text('[data-caption="train-profile"]')
     assert watch.page.get_attribute("#train-stop", "disabled") is not None
     watch.screenshot("train-en")
 

