@@ -261,7 +261,32 @@ def train_figure(chart: Json, answers: Answers, theme: str, lang: str, slide: Sl
             done = series["done"] or {}
             curves.append(train.Curve(tr(next(labels), lang), PALETTE[TRAIN_COLORS[len(curves)]], series["steps"],
                                       series["loss"], done.get("diverged_step") if done.get("diverged") else None))  # fmt: skip
-    return train.loss_figure(curves, body["steps"], symbols, title, theme, lang)
+    fig = train.loss_figure(curves, body["steps"], symbols, title, theme, lang)
+    return _guess_named_on_its_line(fig) if theme == "slide" else fig
+
+
+def _guess_named_on_its_line(fig: Json) -> Json:
+    """On the stage the uniform guess (trace 0) is named under its line's right end, not in the legend (the stalled
+    runs lie on the line, above the label), and the legend spans the chart's width: at 24 px the runs' entries then
+    fit above the plot in two rows instead of one a row."""
+    guess = fig["data"][0]
+    guess["showlegend"] = False
+    fig["layout"].setdefault("annotations", []).append(
+        {
+            "xref": "x domain",
+            "x": 1,
+            "yref": "y",
+            "y": math.log10(guess["y"][0]),
+            "text": guess["name"],
+            "showarrow": False,
+            "xanchor": "right",
+            "yanchor": "top",
+            "font": {"color": "#555"},
+            "bgcolor": "rgba(255,255,255,0.8)",
+        }
+    )
+    fig["layout"]["legend"].update(xref="container", x=0)
+    return fig
 
 
 def bars_figure(chart: Json, answers: Answers, theme: str, lang: str, slide: Slide) -> Json:

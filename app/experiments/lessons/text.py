@@ -141,12 +141,12 @@ PAGE_STRINGS: dict[str, tuple[str, str]] = {
     "softmax.caption.probs": (
         "At s = {s} the largest probability is {max} (position {argmax}) and the entropy is {entropy} nats; "
         "a uniform spread would have {uniform} nats.",
-        "s = {s} 时最大概率为 {max}（位置 {argmax}），熵为 {entropy} 纳特；均匀分布的熵为 {uniform} 纳特。",
+        "s = {s} 时最大概率为 {max}（位置 {argmax}），熵为 {entropy} 奈特；均匀分布的熵为 {uniform} 奈特。",
     ),
     "chart.softmax_sweep.title": ("Entropy and gradient size as the scale grows", "缩放增大时的熵与梯度大小"),
     "softmax.axis.scale": ("Scale s", "缩放 s"),
     "softmax.axis.value": ("Value", "数值"),
-    "softmax.series.entropy": ("Entropy H(p), nats", "熵 H(p)（纳特）"),
+    "softmax.series.entropy": ("Entropy H(p), nats", "熵 H(p)（奈特）"),
     "softmax.series.max_prob": ("Largest probability", "最大概率"),
     "softmax.series.jacobian": ("Jacobian's spectral norm ‖J‖₂", "雅可比矩阵的谱范数 ‖J‖₂"),
     "softmax.mark.current": ("s = {s}", "s = {s}"),
