@@ -94,6 +94,7 @@ def honest_axes(fig: Json) -> Json:
             if high - low < 1 and len(positive) == len(values):  # under a decade: linear from 0 shows it as it is
                 axis.update(type="linear", rangemode="tozero")
                 axis.pop("nticks", None)
+                axis.pop("dtick", None)  # a decade step means nothing on a linear axis
         elif values:
             low, high = min(values), max(values)
             if (low > 0 or high < 0) and high - low < 0.5 * max(abs(low), abs(high)):

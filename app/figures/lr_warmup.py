@@ -65,7 +65,8 @@ def grid_figure(answer: Json, title: str, theme: str, lang: str) -> Json:
             "anchor": "x",
             "title": {**base_y["title"], "text": say(STRINGS, f"lrwarmup.y.{kind}", lang)},
         }
-    lay["xaxis"].update(type="category", anchor=f"y{len(kinds)}")  # under the lowest panel
+    # under the lowest panel; slanted, so that five learning rates stay apart on a phone
+    lay["xaxis"].update(type="category", anchor=f"y{len(kinds)}", tickangle=-30)
     lay["showlegend"] = False
     for key in [k for k in lay if k.startswith(("xaxis", "yaxis"))]:
         lay[key].update(showgrid=False, ticks="")

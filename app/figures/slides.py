@@ -40,6 +40,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     "lecture.bar.normalized": ("x̂ = (x − μ) / σ", "x̂ = (x − μ) / σ"),
     "lecture.bar.output": ("y = γ·x̂ + β", "y = γ·x̂ + β"),
     "lecture.train_idle": ("Press T to train on this server", "按 T 在本服务器上训练"),
+    "lecture.train_guess": ("uniform guess (ln {symbols})", "均匀猜测（ln {symbols}）"),
     "lecture.train_pending": (
         "Not trained yet: press T (or the button) to run it on this server; the caption then shows "
         "the measured losses.",
@@ -102,7 +103,7 @@ def layers_figure(chart: Json, answers: Answers, theme: str, lang: str, slide: S
     if "range" in first:
         lay["yaxis"]["range"] = first["range"]
     if first["log"]:
-        lay["yaxis"]["nticks"] = 6  # powers of ten, not every digit between them
+        lay["yaxis"].update(nticks=6, dtick=1)  # powers of ten, not every digit between them
     two = len(chart["panels"]) > 1
     if two:
         second = chart["panels"][1]
@@ -112,7 +113,7 @@ def layers_figure(chart: Json, answers: Answers, theme: str, lang: str, slide: S
         if "range" in second:
             lay["yaxis2"]["range"] = second["range"]
         if second["log"]:
-            lay["yaxis2"]["nticks"] = 6
+            lay["yaxis2"].update(nticks=6, dtick=1)
     named: set[str] = set()
     for series in chart["series"]:
         x, y, missing = per_layer(answers[series["source"]], series["field"])
@@ -262,30 +263,15 @@ def train_figure(chart: Json, answers: Answers, theme: str, lang: str, slide: Sl
             curves.append(train.Curve(tr(next(labels), lang), PALETTE[TRAIN_COLORS[len(curves)]], series["steps"],
                                       series["loss"], done.get("diverged_step") if done.get("diverged") else None))  # fmt: skip
     fig = train.loss_figure(curves, body["steps"], symbols, title, theme, lang)
-    return _guess_named_on_its_line(fig) if theme == "slide" else fig
+    return _two_column_legend(fig, symbols, lang) if theme == "slide" else fig
 
 
-def _guess_named_on_its_line(fig: Json) -> Json:
-    """On the stage the uniform guess (trace 0) is named under its line's right end, not in the legend (the stalled
-    runs lie on the line, above the label), and the legend spans the chart's width: at 24 px the runs' entries then
-    fit above the plot in two rows instead of one a row."""
-    guess = fig["data"][0]
-    guess["showlegend"] = False
-    fig["layout"].setdefault("annotations", []).append(
-        {
-            "xref": "x domain",
-            "x": 1,
-            "yref": "y",
-            "y": math.log10(guess["y"][0]),
-            "text": guess["name"],
-            "showarrow": False,
-            "xanchor": "right",
-            "yanchor": "top",
-            "font": {"color": "#555"},
-            "bgcolor": "rgba(255,255,255,0.8)",
-        }
-    )
-    fig["layout"]["legend"].update(xref="container", x=0)
+def _two_column_legend(fig: Json, symbols: int, lang: str) -> Json:
+    """On the stage the legend spans the chart in two columns, the uniform guess (trace 0) under a short name (the
+    caption states its value): at 24 px the four entries then take two rows above the plot, not four rows reaching
+    into the chart's title."""
+    fig["data"][0]["name"] = text("lecture.train_guess", lang, symbols=symbols)
+    fig["layout"]["legend"].update(xref="container", x=0, entrywidthmode="pixels", entrywidth=330)
     return fig
 
 

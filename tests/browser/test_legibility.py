@@ -180,6 +180,7 @@ FAULTY_FIGURE = {
         "margin": {"l": 30, "r": 10, "t": 40, "b": 60},
         "font": {"size": 24},
         "title": {"text": "A title at 14 px", "font": {"size": 14}},
+        "showlegend": True,  # one trace: Plotly draws no legend unless asked
         "legend": {"font": {"size": 14}},
         "xaxis": {
             "type": "log",

@@ -314,7 +314,7 @@ POSITION_TRAIN = slide(
         ("Training loss, copy task, 12 blocks", "训练损失：复制任务，12 块"),
         [src.train(POST_KINDS), src.train(["post_ln"], warmup_steps=100)],
         src.train_link(POST_KINDS, warmup_steps=100),
-        labels=[("Post-LN", "Post-LN"), ("Pre-LN", "Pre-LN"), ("Post-LN, 100 warm-up steps", "Post-LN，预热 100 步")],
+        labels=[("Post-LN", "Post-LN"), ("Pre-LN", "Pre-LN"), ("Post-LN + warm-up", "Post-LN + 预热")],
     ),
     claim(
         (

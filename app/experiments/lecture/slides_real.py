@@ -200,7 +200,7 @@ SNOWBALL = slide(
         ],
     ),
     departs=departs(
-        "a pretrained SmolLM2-135M (Llama family, Pre-RMSNorm), not a stack built here",
+        "a pretrained SmolLM2-135M (Llama, Pre-RMSNorm), not built here",
         "预训练的 SmolLM2-135M（Llama 家族，Pre-RMSNorm），不是这里搭建的模型",
     ),
 )
@@ -304,7 +304,7 @@ SINK = slide(
         ],
     ),
     departs=departs(
-        "a pretrained SmolLM2-135M (Llama family, Pre-RMSNorm), not a stack built here",
+        "a pretrained SmolLM2-135M (Llama, Pre-RMSNorm), not built here",
         "预训练的 SmolLM2-135M（Llama 家族，Pre-RMSNorm），不是这里搭建的模型",
     ),
 )
