@@ -65,8 +65,7 @@ def grid_figure(answer: Json, title: str, theme: str, lang: str) -> Json:
             "anchor": "x",
             "title": {**base_y["title"], "text": say(STRINGS, f"lrwarmup.y.{kind}", lang)},
         }
-    # under the lowest panel; slanted, so that five learning rates stay apart on a phone
-    lay["xaxis"].update(type="category", anchor=f"y{len(kinds)}", tickangle=-30)
+    lay["xaxis"].update(type="category", anchor=f"y{len(kinds)}")  # under the lowest panel
     lay["showlegend"] = False
     for key in [k for k in lay if k.startswith(("xaxis", "yaxis"))]:
         lay[key].update(showgrid=False, ticks="")

@@ -103,7 +103,7 @@ def layers_figure(chart: Json, answers: Answers, theme: str, lang: str, slide: S
     if "range" in first:
         lay["yaxis"]["range"] = first["range"]
     if first["log"]:
-        lay["yaxis"].update(nticks=6, dtick=1)  # powers of ten, not every digit between them
+        lay["yaxis"]["nticks"] = 6  # powers of ten, not every digit between them
     two = len(chart["panels"]) > 1
     if two:
         second = chart["panels"][1]
@@ -113,7 +113,7 @@ def layers_figure(chart: Json, answers: Answers, theme: str, lang: str, slide: S
         if "range" in second:
             lay["yaxis2"]["range"] = second["range"]
         if second["log"]:
-            lay["yaxis2"].update(nticks=6, dtick=1)
+            lay["yaxis2"]["nticks"] = 6
     named: set[str] = set()
     for series in chart["series"]:
         x, y, missing = per_layer(answers[series["source"]], series["field"])
