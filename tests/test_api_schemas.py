@@ -41,6 +41,7 @@ REQUESTS: list[tuple[str, str, Any]] = [
     ("GET", "/api/precision?depth=8", None),
     ("POST", "/api/batch_dependence", {"norm": "batchnorm"}),
     ("GET", "/api/norm_speed", None),
+    ("GET", "/api/recorded?name=lr_warmup", None),
     ("POST", "/api/figure/norms?lang=zh", SMALL),
     ("POST", "/api/figure/gradients?lang=en", {"config": SMALL}),
     ("POST", "/api/figure/grad-heatmap?lang=en", {"config": SMALL, "depths": [1, 2]}),

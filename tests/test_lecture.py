@@ -306,6 +306,10 @@ def _trace_configs(chart: dict) -> list[TraceConfig]:
             configs += DepthScan(**source["body"]).configs()
         if source["api"] == "paths":
             configs.append(TraceConfig(**source["body"]["model"]))
+        if source["api"] == "recorded":
+            from app.experiments.lr_warmup import cell_request
+
+            configs += cell_request(1e-3, 0).runs
     return configs
 
 
@@ -324,10 +328,12 @@ def test_every_slide_off_the_reference_model_says_so_first():
             assert "departs" not in slide, (slide["id"], "is on the reference model")
 
 
-def test_summary_shows_the_very_numbers_of_its_slides(client):
+@pytest.mark.parametrize("summary_id", ["summary", "summary-limits", "summary-walls"])
+def test_summary_shows_the_very_numbers_of_its_slides(client, summary_id):
     """Every summary cell re-sends its slide's requests and shows the value that slide shows, with the same digits
-    (a range: both ends shown on the slide); no cell is blank."""
-    summary = SLIDES["summary"]
+    (a range: both ends shown on the slide); no cell is blank. Together the summaries hold the reference model's four
+    settings, where the norm sits, warm-up (recorded) and the two walls."""
+    summary = SLIDES[summary_id]
     answers = [ask(client, source) for source in summary["chart"]["sources"]]
     measured = evaluate(summary["claim"], answers)
     rows = summary["chart"]["cells"]
@@ -597,12 +603,20 @@ def test_the_decks_chinese_follows_the_glossary():
     assert any("层归一化" in zh for _, zh in texts)  # LayerNorm is named in Chinese once, where it is taught
 
 
+# The axis titles a chart kind draws from the lessons' strings (the layer index, 层 l, is the glossary's "layer l" and
+# goes with 块; these count layers as units).
+UNIT_AXES: dict[str, tuple[str, ...]] = {"chain": ("chain.axis.x", "chain.axis.y")}
+
+
 def test_no_slide_mixes_layer_and_block_in_chinese():
-    """One word per slide for what the stack is made of: 块 (block), unless the slide is about generic layers."""
+    """One word per slide for what the stack is made of: 块 (block), unless the slide is about generic layers (the
+    chain product, the shortcut: their chart counts layers)."""
     for slide in DECK:
         texts = " ".join(zh for _, zh in _zh_strings({k: v for k, v in slide.items() if k != "notes"}))
+        kind = str((slide["chart"] or {}).get("kind"))
+        texts += " ".join(t(key, "zh") for key in UNIT_AXES.get(kind, ()))
         uses_block = "块" in texts
-        layer_words = [w for w in ("每层", "逐层", "经过 96 层", "每一层") if w in texts]
+        layer_words = [w for w in ("每层", "逐层", "经过 96 层", "每一层", "层数", "经过 l 层") if w in texts]
         assert not (uses_block and layer_words), (slide["id"], layer_words)
 
 
@@ -633,15 +647,31 @@ def test_every_paper_a_slide_names_is_cited_in_full():
     """A slide that leans on a paper names it in its notes; its footer and the references slide then carry it."""
     from app.experiments.lecture.papers import PAPERS, named
 
-    references = SLIDES["references"]["references"]
+    references = [paper for slide in DECK for paper in slide.get("references", [])]  # over its slides
+    assert len(references) == len(set(references))
     for slide in DECK:
         for lang in ("en", "zh"):
             for short in named(slide["text"][lang] + " " + slide["notes"][lang]):
                 assert short in PAPERS, (slide["id"], lang, short, "not in papers.PAPERS")
-                assert short in slide["cites"] or slide["id"] == "references", (slide["id"], short)
+                assert short in slide["cites"] or slide["id"].startswith("references"), (slide["id"], short)
                 assert PAPERS[short] in references, short
     assert "Heimersheim & Turner 2023" in SLIDES["real-snowball"]["cites"] if "real-snowball" in SLIDES else True
     assert "Xiong et al. 2020" in SLIDES["snowball"]["cites"]
+
+
+def test_the_alternatives_cite_the_paper_of_every_variant_they_draw():
+    """The alternatives slide draws variants from papers: its source line names each one the variant registry cites
+    (app/config/variants.py's `paper`, where it names an author and a year)."""
+    from app.config.variants import VARIANTS
+    from app.experiments.lecture.papers import named
+
+    slide = SLIDES["alternatives"]
+    drawn = {(axis, getattr(item["config"], axis)) for item in alternatives(96) for axis in VARIANTS}
+    from app.experiments.lecture.papers import PAPERS
+
+    cited = [short for axis, value in drawn if value in VARIANTS[axis] for short in named(VARIANTS[axis][value].paper)]
+    needed = {short for short in cited if short in PAPERS}  # "Ba, Kiros & Hinton 2016" is LayerNorm's own slide
+    assert needed and needed <= set(slide["cites"]), needed - set(slide["cites"])
 
 
 # A slide number written into a text ("slides 8 and 9", "第 8、9 页", "slide 16"): it goes stale when a slide is
@@ -774,3 +804,32 @@ def test_block_diagram_is_in_the_live_deck_and_the_offline_file(client, lang, mo
     for html in (live, offline):
         section = html.split('id="block-diagram"', 1)[1].split("</section>", 1)[0]
         assert picture in section and 'class="slide-figure"' in section and "data-chart=" not in section
+
+
+def _speed_answer(ratios: list[float], spread: str) -> dict:
+    """A norm-speed answer with these RMSNorm ÷ LayerNorm ratios (as GET /api/norm_speed shapes it)."""
+    from app.experiments.lessons.norm_speed import speed_verdict
+
+    rows = [{"ratio": r, "composed_ratio": 1.5} for r in ratios]
+    return {"rows": rows, "verdict": speed_verdict(ratios), "spread": spread, "widths": [64, 256, 1024, 4096]}
+
+
+@pytest.mark.parametrize(
+    "ratios,spread,en,zh",
+    [
+        ([0.8, 0.7, 0.9, 0.85], "narrow", "RMSNorm is faster", "RMSNorm 更快"),
+        ([1.2, 1.5, 1.1, 1.3], "narrow", "RMSNorm is slower", "RMSNorm 更慢"),
+        ([0.9, 1.2, 1.0, 1.1], "wide", "neither norm is clearly faster", "没有明显的快慢之分"),
+    ],
+)
+def test_rmsnorm_speed_caption_says_what_this_machine_measured(ratios, spread, en, zh):
+    """The speed slide's direction is the measurement's (every width beyond ±5 %, else no winner), in both languages;
+    a busy machine's wide bars are said."""
+    slide = SLIDES["rmsnorm-speed"]
+    measured = evaluate(slide["claim"], [_speed_answer(ratios, spread)])
+    assert not failures(slide["claim"], measured)
+    said = {lang: statement(slide["claim"], measured, lang) for lang in ("en", "zh")}
+    assert en in said["en"] and zh in said["zh"], said
+    assert ("busy" in said["en"]) == (spread == "wide") and ("很忙" in said["zh"]) == (spread == "wide")
+    assert sum(word in said["en"] for word in ("is faster", "is slower", "clearly faster")) == 1
+    assert f"{min(ratios):.2g}×" in said["en"] and f"{max(ratios):.2g}×" in said["en"]

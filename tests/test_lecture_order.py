@@ -56,7 +56,7 @@ def test_the_deck_follows_the_sections_and_the_agenda_lists_them():
     sections = [s["section"] for s in DECK]
     runs = [key for i, key in enumerate(sections) if i == 0 or sections[i - 1] != key]
     assert runs == [section.key for section in SECTIONS if section.key in sections]  # each section in one piece
-    assert [s["id"] for s in DECK[:2]] == ["title", "agenda"] and DECK[-1]["id"] == "references"
+    assert [s["id"] for s in DECK[:2]] == ["title", "agenda"] and DECK[-1]["id"].startswith("references")
     number = {s["id"]: i for i, s in enumerate(DECK, start=1)}
     listed = {row["key"]: row for row in AGENDA["sections"]}
     for section in SECTIONS:
@@ -168,6 +168,7 @@ def test_three_slides_offer_a_try_it_control_whose_default_is_the_slide():
         options = {o["key"]: o for o in slide["try_it"]["options"]}
         default = options[slide["try_it"]["default"]]
         assert default["chart"] == slide["chart"] and default["claim"] == slide["claim"], slide["id"]
+        assert re.search(r"[\u4e00-\u9fff]", slide["try_it"]["label"]["zh"])  # names the unit: "块数" over 12 24 48 96
         for o in options.values():
             # a label in words is translated; one of numbers and signs ("[8, 2, 2]", "×10") reads the same in both
             words = re.search(r"[A-Za-z]", o["label"]["en"])
@@ -213,3 +214,22 @@ def test_the_offline_file_records_every_option(monkeypatch):
             )
         else:
             assert views[f"{slide_id}#{key}"] == {"id": slide_id, "option": key, "lang": "zh"}
+
+
+def test_the_docs_statements_table_is_what_the_claims_say():
+    """docs/lecture.md's table of statements is written from the claims (python -m tools.lecture_statements): a
+    claim changed without the docs fails here. Without the real models their three slides are not in the deck: every
+    other row must still be the deck's, and the docs' extra rows exactly those three."""
+    from app.experiments.lecture import slides_real
+    from tools.lecture_statements import DOCS, block, documented, rows
+
+    text = DOCS.read_text(encoding="utf-8")
+    stale = "docs/lecture.md's statements differ from the claims: run python -m tools.lecture_statements"
+    if slides_real.SLIDES:
+        assert block() in text, stale
+        assert len(block().splitlines()) == len(DECK) + 4  # the markers, the header, its rule and a row per slide
+    in_docs = documented(text)
+    for title, statement, checks in rows():
+        assert in_docs.get(title) == (statement, checks), (title, stale)
+    real = {s["title"]["en"] for s in (slides_real.PINNED, slides_real.SNOWBALL, slides_real.SINK)}
+    assert set(in_docs) - {title for title, _, _ in rows()} == (set() if slides_real.SLIDES else real)

@@ -1,5 +1,5 @@
 """The lesson endpoints: GET /api/chain, POST /api/layernorm, POST /api/softmax, GET /api/precision,
-POST /api/batch_dependence, GET /api/norm_speed.
+POST /api/batch_dependence, GET /api/norm_speed, and GET /api/recorded (results a development tool recorded).
 
 Thin: validate against the lesson's request model, compute off the event loop (cached), answer strict JSON.
 """
@@ -19,6 +19,7 @@ from ..experiments.lessons.layernorm import LayerNormRequest
 from ..experiments.lessons.norm_speed import NormSpeedRequest
 from ..experiments.lessons.precision import PrecisionRequest, PrecisionView, snowball_config, stack_schema
 from ..experiments.lessons.softmax import SoftmaxRequest
+from ..experiments.lr_warmup import RecordedRequest
 from ..jsonsafe import StrictJSONResponse
 from ..pages.registry import url_state_keys
 from ..services.answers import answer
@@ -34,6 +35,7 @@ from .responses import (
     LayerNormAnswer,
     NormSpeedAnswer,
     PrecisionAnswer,
+    RecordedAnswer,
     SoftmaxAnswer,
     json_route,
 )
@@ -121,6 +123,18 @@ async def norm_speed(pool: PoolDep) -> StrictJSONResponse:
     """LayerNorm vs RMSNorm, forward + backward with torch's own ops, timed on this server (about 2 s). Measured
     at most once an hour: later calls in that hour answer from the cache, and a busy moment is not kept for good."""
     return await _answer(pool, "norm_speed", NormSpeedRequest())
+
+
+@router.get(
+    "/api/recorded",
+    **json_route(
+        RecordedAnswer, QUERY_ERRORS, BUSY, openapi_extra=_query_doc(RecordedRequest.model_json_schema()["properties"])
+    ),
+)
+async def recorded(request: Request, pool: PoolDep) -> StrictJSONResponse:
+    """A result too slow for a request, recorded by a development tool into the package's data, as recorded (with
+    its command, versions, seeds and date; `recorded: true`), e.g. ?name=lr_warmup (tools/lr_warmup_grid.py)."""
+    return await _answer(pool, "recorded", parse(RecordedRequest, _query(request), from_strings=True))
 
 
 async def _answer(pool: ComputePool, name: str, req: BaseModel) -> StrictJSONResponse:

@@ -78,7 +78,7 @@ PRESETS: dict[str, dict[str, Any]] = {
     },
     "sandwich": {
         "name": "Sandwich / Peri-LN",
-        "name_zh": "三明治 / Peri-LN",
+        "name_zh": "Sandwich / Peri-LN",
         "description": "Norm before and after each branch, x + N(f(N(x))): every update has a fixed size, so the stream grows gently.",
         "description_zh": "在每个分支前后都归一化 x + N(f(N(x)))：每次更新大小固定，残差流增长平缓。",
         "config": {"norm": "layernorm", "norm_position": "sandwich", "init": "gpt2", "activation": "gelu"},

@@ -87,7 +87,7 @@ NORM_VARIANTS: tuple[Variant, ...] = (
 POSITION_VARIANTS: tuple[Variant, ...] = (
     Variant("pre", "pre (Pre-LN)", "前置（Pre-LN）"),
     Variant("post", "post (Post-LN)", "后置（Post-LN）"),
-    Variant("sandwich", "sandwich (Peri-LN)", "三明治（Peri-LN）"),
+    Variant("sandwich", "sandwich (Peri-LN)", "Sandwich（Peri-LN）"),
     Variant("mix", "mix (Mix-LN)", "混合（Mix-LN）"),
 )
 

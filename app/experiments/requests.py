@@ -29,6 +29,7 @@ from .lessons.layernorm import LayerNormPage, LayerNormRequest, layernorm_lesson
 from .lessons.norm_speed import NormSpeedRequest, norm_speed_key, timed_norm_speed
 from .lessons.precision import PrecisionPage, PrecisionView, page_view, precision_view, precision_view_lesson
 from .lessons.softmax import SoftmaxRequest, softmax_lesson
+from .lr_warmup import RecordedRequest, recorded_answer, recorded_key
 from .paths import PathsRequest, unrolled_paths
 from .sweep import HeatmapRequest, SweepRequest, heatmap_answer, heatmap_parts
 from .tour import TourRequest
@@ -145,6 +146,7 @@ REQUESTS: dict[str, RequestKind] = {
         RequestKind("batch_norms", BatchNormsRequest, parts=norms_parts, combine=norms_answer),
         RequestKind("precision_page", PrecisionPage, parts=_precision_page_parts, combine=_the_part),
         RequestKind("norm_speed", NormSpeedRequest, compute=timed_norm_speed, key=norm_speed_key, warm=False),
+        RequestKind("recorded", RecordedRequest, compute=recorded_answer, key=recorded_key),
         # /train's charts: the run the server recorded (app/services/training.py), never trained to answer a figure
         RequestKind("train", TrainCharts, warm=False),
     )

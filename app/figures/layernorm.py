@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 
+from ..experiments.lessons.norm_speed import CLEAR, speed_verdict, spread_of
 from .chart import Chart, ChartKind, Json, diff
 from .lesson import blank, precise, text
 from .style import GREY, PALETTE, finish, line, theme_of
@@ -15,8 +16,6 @@ KINDS = ("layernorm", "rmsnorm")
 SHOWN_VALUES = 12  # a step lists at most this many coordinates
 SPEED_SERIES = (("layernorm", "blue", "solid"), ("rmsnorm", "vermillion", "solid"),
                 ("layernorm_composed", "blue", "dot"))  # fmt: skip
-CLEAR = 0.05  # a ratio counts as a winner only beyond 1 ± 5 %, at every width
-WIDE = 0.5  # a spread (middle half of the repeats) wider than half the median: the server was busy
 
 
 # --- the norms side by side ---
@@ -129,26 +128,14 @@ def speed_figure(answer: Json, lang: str, theme: str) -> Json:
     return finish(fig)
 
 
-def _verdict(ratios: list[float]) -> str:
-    if all(r > 1 + CLEAR for r in ratios):
-        return "slower"
-    if all(r < 1 - CLEAR for r in ratios):
-        return "faster"
-    return "mixed"
-
-
 def speed_claim(answer: Json) -> Json:
     ratios = [row["ratio"] for row in answer["rows"]]
     composed = [row["composed_ratio"] for row in answer["rows"]]
     ops = answer["operator_calls"]
-    verdict = _verdict(ratios)
+    verdict = speed_verdict(ratios)
     # "one fused kernel against a chain of ops" explains a slower RMSNorm only where it really makes more calls
     why = verdict if verdict != "slower" or ops["rmsnorm"] > ops["layernorm"] else "mixed"
-    wide = any(
-        row[kind]["p75_us"] - row[kind]["p25_us"] > WIDE * row[kind]["median_us"]
-        for row in answer["rows"]
-        for kind, _, _ in SPEED_SERIES
-    )
+    wide = spread_of(answer["rows"]) == "wide"
     return {
         "ratio_low": min(ratios),
         "ratio_high": max(ratios),

@@ -32,8 +32,8 @@ STRINGS: dict[str, tuple[str, str]] = {
     "chart.models_stream.y": ("‖x_l‖", "‖x_l‖"),
     "models.series.rest": ("{model}: tokens 2…T", "{model}：第 2…T 个词元"),
     "models.series.first": ("{model}: first token", "{model}：第一个词元"),
-    "models.series.pinned": ("{model}: LayerNorm gain level √Σ(γ²+β²)", "{model}：LayerNorm 增益水平 √Σ(γ²+β²)"),
-    "models.series.fit": ("{model}: least-squares fit, ×{factor}/block", "{model}：最小二乘拟合，每块 ×{factor}"),
+    "models.series.pinned": ("{model}: gain level √Σ(γ²+β²)", "{model}：增益水平 √Σ(γ²+β²)"),  # one phone line
+    "models.series.fit": ("{model}: fit, ×{factor}/block", "{model}：拟合，每块 ×{factor}"),
     "models.series.sqrt_d": ("{model}: √d = {value}", "{model}：√d = {value}"),
     "caption.models_stream": (
         "Layer 0 is the stream before block 1; the stream is read before the final norm.",

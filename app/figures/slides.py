@@ -15,9 +15,10 @@ from typing import Any
 
 from ..experiments.lecture.claims import OVERFLOW, evaluate, failed_values, format_number, read_path, statement
 from ..i18n import t
-from . import batchnorm, chain, layernorm, layernorm_geometry, paths, precision, softmax, train
+from . import batchnorm, chain, layernorm, layernorm_geometry, lr_warmup, paths, precision, softmax, train
+from .backrow import for_the_back_row
 from .chart import Chart, diff
-from .style import GREY, PALETTE, Json, axis, finish, hline, layout, line, mark_overflow, theme_of
+from .style import GREY, PALETTE, REFERENCE_LINE, Json, axis, finish, hline, layout, line, mark_overflow, theme_of
 from .words import say
 
 Answers = list[Any]
@@ -39,6 +40,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     "lecture.bar.normalized": ("x̂ = (x − μ) / σ", "x̂ = (x − μ) / σ"),
     "lecture.bar.output": ("y = γ·x̂ + β", "y = γ·x̂ + β"),
     "lecture.train_idle": ("Press T to train on this server", "按 T 在本服务器上训练"),
+    "lecture.train_guess": ("uniform guess (ln {symbols})", "均匀猜测（ln {symbols}）"),
     "lecture.train_pending": (
         "Not trained yet: press T (or the button) to run it on this server; the caption then shows "
         "the measured losses.",
@@ -136,16 +138,17 @@ def layers_figure(chart: Json, answers: Answers, theme: str, lang: str, slide: S
             before = len(lay["annotations"])
             gaps = [None if m else 1.0 for m in missing]
             mark_overflow(theme, fig, x, gaps, lang, series=name)
-            if two:  # keep the label inside the left panel (top left, smaller, a line per part), off both y titles
+            if two:  # keep the label inside the left panel (top left, a line per part), off both y titles: the
+                # legend and the caption name the series, the label only where it overflowed
                 for note in lay["annotations"][before:]:
+                    where = note["text"].split(f"{name}: ", 1)[-1].replace(" (inf/NaN)", "").replace("（inf/NaN）", "")
                     note.update(
                         xref="paper",
                         x=0.01,
                         xanchor="left",
                         y=0.98,
                         yanchor="top",
-                        text=note["text"].replace(": ", ":<br>").replace("：", "：<br>"),
-                        font={**note["font"], "size": style["font"] - 6},
+                        text="✕ " + where.replace(": ", ":<br>").replace("：", "：<br>"),
                     )
         if chart["panels"][series["panel"]]["log"]:
             _mark_underflow(theme, fig, x, y, name, lang)
@@ -237,6 +240,10 @@ def layernorm_figure(chart: Json, answers: Answers, theme: str, lang: str, slide
     fig: Json = {"data": [], "layout": layout(theme, tr(chart["title"], lang), t("layernorm.axis.x", lang),
                                               t("layernorm.axis.y", lang))}  # fmt: skip
     fig = layernorm.bars_figure(fig, bars, theme, lang, labels=True)
+    labelled = chart.get("labelled") or chart["bars"]  # where neighbours' labels would touch: one series labelled
+    for trace, field in zip(fig["data"], chart["bars"], strict=True):
+        if field not in labelled:
+            trace.pop("text")
     fig["layout"]["xaxis"]["dtick"] = 1
     return fig
 
@@ -255,7 +262,17 @@ def train_figure(chart: Json, answers: Answers, theme: str, lang: str, slide: Sl
             done = series["done"] or {}
             curves.append(train.Curve(tr(next(labels), lang), PALETTE[TRAIN_COLORS[len(curves)]], series["steps"],
                                       series["loss"], done.get("diverged_step") if done.get("diverged") else None))  # fmt: skip
-    return train.loss_figure(curves, body["steps"], symbols, title, theme, lang)
+    fig = train.loss_figure(curves, body["steps"], symbols, title, theme, lang)
+    return _two_column_legend(fig, symbols, lang) if theme == "slide" else fig
+
+
+def _two_column_legend(fig: Json, symbols: int, lang: str) -> Json:
+    """On the stage the legend spans the chart in two columns, the uniform guess (trace 0) under a short name (the
+    caption states its value): at 24 px the four entries then take two rows above the plot, not four rows reaching
+    into the chart's title."""
+    fig["data"][0]["name"] = text("lecture.train_guess", lang, symbols=symbols)
+    fig["layout"]["legend"].update(xref="container", x=0, entrywidthmode="pixels", entrywidth=330)
+    return fig
 
 
 def bars_figure(chart: Json, answers: Answers, theme: str, lang: str, slide: Slide) -> Json:
@@ -302,7 +319,16 @@ def bars_figure(chart: Json, answers: Answers, theme: str, lang: str, slide: Sli
                 }
             )
     lay["yaxis"].update(type="category", autorange="reversed", tickfont={"size": style["font"] - 6}, showgrid=False)
-    lay["margin"]["l"] = 20
+    # no legend above the plot and, where the title names the ratio, no x title below it: one bar a row needs the height
+    lay["margin"].update(l=20, t=round(style["title"] * 1.3), b=round(style["font"] * 1.8))
+    lay["title"]["pad"] = {"t": 4}
+    lay["showlegend"] = False
+    if theme == "slide":  # on the stage the slide's lead names the ratio: every row of the plot's height for the bars
+        lay["title"]["text"] = ""
+        lay["margin"]["t"] = 8
+    if not chart["x"]["en"]:
+        del lay["xaxis"]["title"]  # an empty title would still keep its room
+    lay["xaxis"]["tickfont"] = {"size": style["font"] - 4}  # decades only (dtick), no smaller labels between them
     lay["hovermode"] = "closest"
     # x = 1: the gradient arrives at block 1 as large as it left block 96
     lay["shapes"].append(
@@ -314,7 +340,8 @@ def bars_figure(chart: Json, answers: Answers, theme: str, lang: str, slide: Sli
             "yref": "paper",
             "y0": 0,
             "y1": 1,
-            "line": {"color": PALETTE["black"], "dash": "dot", "width": 2},
+            "layer": "below",
+            "line": dict(REFERENCE_LINE),
         }
     )
     return fig
@@ -389,6 +416,20 @@ def batch_figure(chart: Json, answers: Answers, theme: str, lang: str, slide: Sl
     return fig
 
 
+def speed_figure(chart: Json, answers: Answers, theme: str, lang: str, slide: Slide) -> Json:
+    """The /layernorm lesson's timing chart (app/figures/layernorm.py) under the slide's title."""
+    fig = layernorm.speed_figure(answers[0], lang, theme)
+    fig["layout"]["title"] = layout(theme, tr(chart["title"], lang), "", "")["title"]
+    fig["layout"].setdefault("shapes", [])
+    fig["layout"].setdefault("annotations", [])
+    return fig
+
+
+def grid_figure(chart: Json, answers: Answers, theme: str, lang: str, slide: Slide) -> Json:
+    """The recorded learning-rate × warm-up grid (app/figures/lr_warmup.py) under the slide's chart title."""
+    return lr_warmup.grid_figure(answers[0], tr(chart["title"], lang), theme, lang)
+
+
 KINDS: dict[str, Callable[[Json, Answers, str, str, Slide], Json]] = {
     "layers": layers_figure,
     "chain": chain_figure,
@@ -401,6 +442,8 @@ KINDS: dict[str, Callable[[Json, Answers, str, str, Slide], Json]] = {
     "batch": batch_figure,
     "geometry": layernorm_geometry.slide_figure,
     "paths": paths.slide_figure,
+    "norm_speed": speed_figure,
+    "lr_warmup": grid_figure,
 }
 
 
@@ -411,7 +454,7 @@ def figure(slide: Slide, answers: Answers, theme: str, lang: str) -> Json:
     style = theme_of(theme)
     fig["layout"]["title"]["font"]["size"] = round(style["title"] * 0.75)
     fig["layout"]["legend"]["font"]["size"] = style["font"] - 4
-    return finish(fig)
+    return finish(for_the_back_row(fig, theme))
 
 
 # ---- The slide as shown: figure, caption, verdict ------------------------------------------------------------------

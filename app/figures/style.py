@@ -36,6 +36,9 @@ THEMES: dict[str, Json] = {
 }
 FONT = 'system-ui, "Segoe UI", "Noto Sans", "Noto Sans CJK SC", "PingFang SC", "Microsoft YaHei", sans-serif'
 OVERFLOW_FILL = "rgba(213,94,0,0.16)"
+# A reference line (a theory value, a format's limit, "1") is context, not data: thin, grey and under the traces, so a
+# series lying on it stays visible (its label keeps the colour that says what it marks).
+REFERENCE_LINE = {"color": "#808080", "dash": "dash", "width": 1.5}
 LOG_AXIS_DECADES = 3.0  # a y axis turns logarithmic when its positive values span more than 3 decades
 
 
@@ -157,7 +160,8 @@ def hline(
             "yref": yaxis,
             "y0": value,
             "y1": value,
-            "line": {"color": color, "dash": "dash", "width": max(1.5, theme["line"] * 0.6)},
+            "layer": "below",
+            "line": dict(REFERENCE_LINE),
         }
     )
     log = fig["layout"][f"yaxis{yaxis[1:]}"].get("type") == "log"  # annotations on a log axis: log10 units

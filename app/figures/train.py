@@ -21,7 +21,7 @@ from .words import fmt, say, sentences
 STRINGS: dict[str, tuple[str, str]] = {
     "chart.train_loss.title": ("Training loss on the answer tokens", "答案词元上的训练损失"),
     "chart.train_loss.x": ("Optimizer step", "优化步数"),
-    "chart.train_loss.y": ("Cross-entropy loss (nats)", "交叉熵损失（纳特）"),
+    "chart.train_loss.y": ("Cross-entropy loss (nats)", "交叉熵损失（奈特）"),
     "chart.train_loss.chance": ("uniform guess: ln {symbols} = {value}", "均匀猜测：ln {symbols} = {value}"),
     "chart.train_loss.diverged": ("diverged", "发散"),
     "chart.train_loss.idle": (

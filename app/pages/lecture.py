@@ -16,6 +16,7 @@ STRINGS = {
     "lecture.explorer": ("Open in explorer", "在探索器中打开"),
     "lecture.embed": ("Embed this chart", "嵌入此图"),
     "lecture.cites": ("Sources:", "来源："),
+    "lecture.cites_more": ("and {count} more (References)", "等，另有 {count} 篇（见参考文献）"),
     "lecture.explorer_offline": (
         "Explorer: start the server (resnorm-explorer serve), then open {path}",
         "探索器：先启动服务器（resnorm-explorer serve），再打开 {path}",

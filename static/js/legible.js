@@ -29,10 +29,16 @@ function rect(el) {
   return { left: r.left, right: r.right, top: r.top, bottom: r.bottom, h: r.height, el };
 }
 
+function turned(el) {
+  const m = el?.getCTM?.();
+  return !m || Math.abs(m.b) > Math.abs(m.a);
+}
+
 /** The box of a text without the font's empty ascent and descent, widened by the gap texts keep. */
 function ink(b, dx = 0, dy = 0) {
   if (b.kind === 'legend') return { left: b.left + dx, right: b.right + dx, top: b.top + dy, bottom: b.bottom + dy };   // opaque
-  const width = b.right - b.left, upright = b.h > width * 1.5 && b.kind !== 'tick';   // a text turned upright
+  // a text turned upright (its transform says so: a short label such as "1" is taller than wide without being turned)
+  const width = b.right - b.left, upright = b.h > width * 1.5 && b.kind !== 'tick' && turned(b.el);
   const line = upright ? width : b.h, shrink = line * 0.12 + 1, grow = line * GAP;
   return upright
     ? { left: b.left + shrink + dx, right: b.right - shrink + dx, top: b.top - grow + dy, bottom: b.bottom + grow + dy }

@@ -10,6 +10,14 @@
 // A drawn picture (svg.slide-picture, a slide's diagram) is held to the same: no text overlapping another or a drawn
 // line, none clipped by the picture or the slide (a box's label stays inside its box), and, on the stage, small: text
 // under 24 px of the 1280x720 stage.
+// On a slide (root a slide on the 1280x720 stage, measured in stage px, so any window size gives the same verdict), the
+// back row's rules as well:
+//   small      a title, text, caption, legend, axis title, note, bar label or table cell under 24 px, a tick label
+//              under 18 px (the footer, the settings line and the speaker notes are fine print and exempt);
+//   clipped    a slide's text column or caption box that hides part of its text;
+//   axis       a linear axis that neither reaches 0 nor spans half of its largest value (×1.3 drawn as a cliff), a
+//              log axis spanning less than a decade;
+//   reference  a reference line (a line shape) not thin (≤ 2 px), not grey, or drawn over the data.
 // Boxes are screen rectangles (getBoundingClientRect), so a CSS scale (the deck's stage) changes nothing but units:
 // every tolerance is a fraction of the text's own height.
 (root) => {
@@ -28,12 +36,18 @@
   // A text turned upright (a y title, an upright bar label) has its ascent and descent left and right instead.
   const ink = (b, grow = 0) => {
     if (b.kind === 'legend') return { left: b.left, right: b.right, top: b.top, bottom: b.bottom };   // opaque to its edge
-    const width = b.right - b.left, upright = b.h > width * 1.5 && !b.kind.endsWith('tick');
+    const width = b.right - b.left, upright = b.h > width * 1.5 && !b.kind.endsWith('tick') && turned(b.el);
     const line = upright ? width : b.h, d = line * 0.12 + 1;
     return upright ? { left: b.left + d, right: b.right - d, top: b.top - grow, bottom: b.bottom + grow }
       : { left: b.left - grow, right: b.right + grow, top: b.top + d, bottom: b.bottom - d };
   };
-  const lineOf = (b) => Math.min(b.h, b.right - b.left);
+  /** Turned a quarter (a y title, an upright bar label), as its transform says: a short label ("1") is taller than
+   *  it is wide without being turned. */
+  function turned(el) {
+    const m = el?.getCTM?.();
+    return !m || Math.abs(m.b) > Math.abs(m.a);
+  }
+  const lineOf = (b) => (b.kind !== 'legend' && !turned(b.el) ? b.h : Math.min(b.h, b.right - b.left));
   const meet = (a, b) => Math.min(a.right, b.right) - Math.max(a.left, b.left) > 0.5 && Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top) > 0.5;
   const inside = (p, r) => p.x > r.left && p.x < r.right && p.y > r.top && p.y < r.bottom;
 
@@ -71,6 +85,85 @@
       for (let s = 0; s <= length; s += 3) points.push(at(path.getPointAtLength(s)));
     });
     return points;
+  }
+
+  const TEXT_PX = 24, TICK_PX = 18;   // on the 1280x720 stage
+  /** A text's size in CSS px: a transform (the stage's scale) leaves the computed size be; a scale Plotly puts on an
+   *  SVG text to squeeze it into its bar counts. */
+  const px = (el) => {
+    const size = parseFloat(getComputedStyle(el).fontSize);
+    const svg = el.ownerSVGElement;
+    if (!svg) return size;
+    const m = svg.getScreenCTM().inverse().multiply(el.getScreenCTM());
+    return size * Math.hypot(m.a, m.b);
+  };
+
+  /** Every text of a chart at its size: tick labels (a colour bar's too) 18 px, everything else 24 px. */
+  function chartSizes(gd, name) {
+    const kinds = [
+      ['.g-gtitle text', 'title', TEXT_PX], ['.infolayer text[class$="title"]:not(.gtitle):not(.cbtitle)', 'axis title', TEXT_PX],
+      ['.legendtext', 'legend', TEXT_PX], ['.annotation-text-g text', 'note', TEXT_PX],
+      ['.bartext, .textpoint text', 'bar label', TEXT_PX], ['.table .cell-text', 'table cell', TEXT_PX],
+      ['[class$="tick"] > text', 'tick label', TICK_PX], ['.colorbar text', 'colour bar', TICK_PX],
+    ];
+    for (const [selector, kind, least] of kinds) {
+      gd.querySelectorAll(selector).forEach((el) => {
+        if (!shown(el) || !el.textContent.trim()) return;
+        if (kind === 'axis title' && el.closest('.colorbar')) return;
+        if (px(el) < least - 0.5) problems.push(`${name}: small: ${kind} "${cut(el.textContent)}" is ${Math.round(px(el))} px (${least} px at least)`);
+      });
+    }
+  }
+
+  /** A linear axis reaches 0 or spans half of its largest value; a log axis spans a decade (in the drawn ranges). */
+  function checkAxes(gd, name) {
+    const full = gd._fullLayout;
+    for (const key of Object.keys(full).filter((k) => /^[xy]axis\d*$/.test(k))) {
+      const axis = full[key];
+      if (!axis.visible || !axis.showticklabels || !axis._length || !['linear', 'log'].includes(axis.type)) continue;
+      const low = Math.min(...axis.range), high = Math.max(...axis.range), span = high - low;
+      if (axis.type === 'log' && span < 0.999) {
+        problems.push(`${name}: axis: log ${key} spans ${span.toFixed(2)} of a decade (a decade at least)`);
+      }
+      if (axis.type === 'linear' && !(low <= 0 && high >= 0) && span < 0.5 * Math.max(Math.abs(low), Math.abs(high))) {
+        problems.push(`${name}: axis: linear ${key} from ${low.toPrecision(3)} to ${high.toPrecision(3)} (start at 0, span half the largest value, or go log)`);
+      }
+    }
+  }
+
+  /** A reference line: thin, grey, under the data. */
+  function checkReferences(gd, name) {
+    const grey = (color) => {
+      const c = String(color).match(/^#([0-9a-f]{2})([0-9a-f]{2})([0-9a-f]{2})$/i)?.slice(1).map((h) => parseInt(h, 16))
+        || String(color).match(/rgba?\(([\d.]+),\s*([\d.]+),\s*([\d.]+)/)?.slice(1).map(Number);
+      if (!c) return false;
+      const mean = (c[0] + c[1] + c[2]) / 3;
+      return Math.max(...c) - Math.min(...c) <= 24 && mean >= 64 && mean <= 210;
+    };
+    (gd._fullLayout.shapes || []).forEach((shape) => {
+      if (shape.type !== 'line' || shape.visible === false) return;
+      const faults = [shape.line.width > 2 && `${shape.line.width} px wide`, !grey(shape.line.color) && `coloured ${shape.line.color}`,
+        shape.layer !== 'below' && 'drawn over the data'].filter(Boolean);
+      if (faults.length) problems.push(`${name}: reference: a reference line is ${faults.join(', ')} (thin, grey, under the data)`);
+    });
+  }
+
+  /** The slide's own texts (not its charts and pictures, checked above): 24 px, and none cut off by its box. */
+  function checkSlideText() {
+    const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+    const seen = new Set();
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      const el = node.parentElement;
+      if (!node.textContent.trim() || seen.has(el)) continue;
+      seen.add(el);
+      if (el.closest('.slide-footer, .notes, .settings, .js-plotly-plot, svg, [hidden]') || !shown(el)) continue;
+      if (px(el) < TEXT_PX - 0.5) problems.push(`small: "${cut(el.textContent)}" is ${Math.round(px(el))} px (${TEXT_PX} px at least)`);
+    }
+    root.querySelectorAll('.slide-text, figcaption, .chart-box').forEach((box) => {
+      if (shown(box) && box.scrollHeight > box.clientHeight + 2) {
+        problems.push(`clipped: ${box.className || box.tagName.toLowerCase()} hides ${box.scrollHeight - box.clientHeight} px of its text`);
+      }
+    });
   }
 
   function checkChart(gd, name, limit) {
@@ -162,10 +255,18 @@
   const limit = root === document.body
     ? { left: 0, right: document.documentElement.clientWidth, top: -Infinity, bottom: Infinity }
     : { left: rootBox.left, right: rootBox.right, top: rootBox.top, bottom: rootBox.bottom };
+  const onStage = root !== document.body && root.classList.contains('slide');
   root.querySelectorAll('.js-plotly-plot').forEach((gd, k) => {
     if (!gd.querySelector('.main-svg') || !shown(gd)) return;
-    checkChart(gd, gd.dataset.chart || gd.id || `chart ${k + 1}`, limit);
+    const name = gd.dataset.chart || gd.id || `chart ${k + 1}`;
+    checkChart(gd, name, limit);
+    if (onStage) {
+      chartSizes(gd, name);
+      checkAxes(gd, name);
+      checkReferences(gd, name);
+    }
   });
+  if (onStage) checkSlideText();
   checkPictures(limit);
   checkEquations();
   checkWriting();

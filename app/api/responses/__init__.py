@@ -31,6 +31,7 @@ from .lessons import (
     LayerNormAnswer,
     NormSpeedAnswer,
     PrecisionAnswer,
+    RecordedAnswer,
     SoftmaxAnswer,
 )
 from .service import FollowOpened, FollowState, HealthAnswer, RealModelsAnswer, RealTraceAnswer, RoomAnswer, TokenCount
@@ -110,6 +111,7 @@ __all__ = [
     "PresetsAnswer",
     "RealModelsAnswer",
     "RealTraceAnswer",
+    "RecordedAnswer",
     "RoomAnswer",
     "SlideView",
     "SoftmaxAnswer",

@@ -1,7 +1,9 @@
 """The lessons' answers: /api/chain, /api/layernorm, /api/softmax, /api/precision, /api/batch_dependence and
-/api/norm_speed. Each says whether it came from the cache (`cached`)."""
+/api/norm_speed, and /api/recorded. Each says whether it came from the cache (`cached`)."""
 
 from __future__ import annotations
+
+from typing import Any
 
 from pydantic import Field
 
@@ -261,3 +263,57 @@ class NormSpeedAnswer(Lesson):
     kernels: dict[str, str]
     elapsed_ms: float
     measured_at: str
+    verdict: str = Field(
+        description="RMSNorm against LayerNorm at every width: slower, faster (beyond ±5 % at every width) or mixed"
+    )
+    spread: str = Field(
+        description="wide where some width's middle half of the repeats spans > half its median, else narrow"
+    )
+
+
+class RecordedRun(Answer):
+    kind: str = Field(description="the preset trained (post_ln, pre_ln_2017)")
+    final_loss: Measured
+    eval_loss: Measured
+    sequence_accuracy: Measured
+    diverged: bool
+
+
+class RecordedCell(Answer):
+    lr: float
+    warmup_steps: int
+    runs: list[RecordedRun]
+    elapsed_s: float
+
+
+class RecordedBest(Answer):
+    final_loss: Measured
+    lr: float | None
+    warmup_steps: int | None
+
+
+class RecordedKind(Answer):
+    final_loss: list[list[Measured]] = Field(description="[warm-up][learning rate]")
+    all: list[Measured] = Field(description="final_loss, row after row")
+    best: RecordedBest
+
+
+class RecordedAnswer(Lesson):
+    """A result too slow for a request, recorded by a development tool (the learning-rate × warm-up grid), with how
+    it was made."""
+
+    command: str = Field(description="the command that recorded it, from the repository's root")
+    recorded_at: str
+    torch: str
+    python: str
+    threads_per_run: int
+    seeds: dict[str, int | list[int]] = Field(description="weights: one seed per kind; data: the batches' seed")
+    kinds: list[str]
+    lrs: list[float]
+    warmups: list[int]
+    settings: dict[str, Any] = Field(description="the training request of every cell, without lr and warmup_steps")
+    elapsed_s: float
+    cells: list[RecordedCell]
+    recorded: bool = Field(description="always true: recorded, not computed for this request")
+    uniform_guess: float = Field(description="ln(symbols): the loss of a uniform guess")
+    grid: dict[str, RecordedKind] = Field(description="per kind")

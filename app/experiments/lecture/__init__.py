@@ -13,8 +13,12 @@ slides_walls     what the snowballing stream runs into: drift, 16-bit overflow, 
 slides_norm      normalization: LayerNorm by hand, Post-LN vs Pre-LN (drawn by diagram.py, then measured), RMSNorm
 slides_geometry  LayerNorm as geometry: the plane ⊥ (1, 1, 1) and the circle of radius √3, for typed numbers too
 slides_paths     the unrolled stack: 2^L paths, and which lengths carry the gradient (Veit et al. 2016)
+slides_training  learning rate × warm-up for Post-LN and Pre-LN, recorded (tools/lr_warmup_grid.py)
+slides_speed     RMSNorm's speed, measured on the machine that shows it
 slides_real      real pretrained models: the pinning, the snowball, the first-token sink (where installed)
-slides_overview  title, alternatives (read from the registries), summary, references (papers.py)
+slides_overview  title, alternatives (read from the registries), summary
+slides_limits    the summaries of placement and warm-up, and of the two walls
+slides_references the papers the slides name, in full (papers.py), over as many slides as they need
 """
 
 from __future__ import annotations
@@ -22,18 +26,37 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from . import slides_geometry, slides_gradient, slides_norm, slides_paths, slides_real, slides_walls
+from . import (
+    slides_geometry,
+    slides_gradient,
+    slides_norm,
+    slides_paths,
+    slides_real,
+    slides_speed,
+    slides_training,
+    slides_walls,
+)
 from .agenda import agenda_of, agenda_slide, ordered
 from .describe import settings_text
 from .papers import cited_by
-from .slides_overview import alternatives_slide, limits_slide, references_slide, summary_slide, title_slide
+from .slides_limits import limits_slide, walls_slide
+from .slides_overview import alternatives_slide, summary_slide, title_slide
+from .slides_references import reference_slides
 from .terms import mark_terms
 
 
 def build_deck() -> list[dict[str, Any]]:
     """The slides in the teaching order of agenda.SECTIONS, numbered, with the agenda filled in from the numbers."""
-    made = [*slides_gradient.SLIDES, *slides_walls.SLIDES, *slides_norm.SLIDES, *slides_geometry.SLIDES]
-    made += [*slides_paths.SLIDES, *slides_real.SLIDES]
+    made = [
+        *slides_gradient.SLIDES,
+        *slides_walls.SLIDES,
+        *slides_norm.SLIDES,
+        *slides_geometry.SLIDES,
+        *slides_paths.SLIDES,
+        *slides_speed.SLIDES,
+        *slides_real.SLIDES,
+        *slides_training.SLIDES,
+    ]
     made.append(alternatives_slide())
     ids = [s["id"] for s in made]
     if len(set(ids)) != len(ids):
@@ -41,17 +64,18 @@ def build_deck() -> list[dict[str, Any]]:
     content = {s["id"]: s for s in made}
     content["summary"] = summary_slide(list(content.values()))
     content["summary-limits"] = limits_slide(list(content.values()))
+    content["summary-walls"] = walls_slide(list(content.values()))
     for s in content.values():
         s["cites"] = cited_by(s)  # the footer's source line
-    frame = {"title": title_slide(0), "agenda": agenda_slide(list(content)), "references": references_slide([])}
-    deck = ordered({**content, **frame})
+    frame = {"title": title_slide(0), "agenda": agenda_slide(list(content))}
+    references = {s["id"]: s for s in reference_slides(ordered({**content, **frame}))}  # the papers in deck order
+    deck = ordered({**content, **frame, **references})
     place = {s["id"]: i for i, s in enumerate(deck)}
 
     def rebuilt(slide_id: str, new: dict[str, Any]) -> None:  # built again now that the order is known
         old = deck[place[slide_id]]
         deck[place[slide_id]] = {**new, "section": old["section"], "optional": old["optional"]}
 
-    rebuilt("references", references_slide([s for s in deck if s["id"] != "references"]))
     rebuilt("title", title_slide(len(deck)))
     for s in deck:
         charts = [s["chart"], *(o["chart"] for o in s.get("try_it", {}).get("options", []))]

@@ -65,15 +65,15 @@ SECTIONS: tuple[Section, ...] = (
     Section(
         "training",
         ("Training, and warm-up", "训练与预热"),
-        8,
-        ("train-shortcut", "post-vs-pre-train"),
+        10,
+        ("train-shortcut", "post-vs-pre-train", "lr-warmup"),
     ),
     Section(
         "rmsnorm",
         ("RMSNorm and BatchNorm", "RMSNorm 与 BatchNorm"),
-        5,
-        ("rmsnorm", "batchnorm"),
-        optional=("batchnorm",),
+        7,
+        ("rmsnorm", "rmsnorm-speed", "batchnorm"),
+        optional=("rmsnorm-speed", "batchnorm"),
     ),
     Section("alternatives", ("The alternatives", "其他方案"), 4, ("alternatives",)),
     Section(
@@ -83,7 +83,12 @@ SECTIONS: tuple[Section, ...] = (
         ("real-pinned", "real-snowball", "real-sink"),
         optional=("real-pinned", "real-snowball", "real-sink"),
     ),
-    Section("summary", ("Summary, references", "总结与参考文献"), 5, ("summary", "summary-limits", "references")),
+    Section(
+        "summary",
+        ("Summary, references", "总结与参考文献"),
+        6,
+        ("summary", "summary-limits", "summary-walls", "references", "references-2", "references-3", "references-4"),
+    ),
 )
 
 # The models the deck runs, by what the slides' requests ask for (first match). A row: (key, name, which requests).
@@ -132,6 +137,10 @@ def model_of(source: dict[str, Any]) -> str | None:
         return found.pop() if len(found) == 1 else "presets"
     if api == "paths":  # one model unrolled into its paths
         return _model_of_config(source["body"]["model"])
+    if api == "recorded":  # the learning-rate × warm-up grid: the training slide's recipe at each cell
+        from ..lr_warmup import cell_request
+
+        return _model_of_config(cell_request(1e-3, 0).runs[0].model_dump())
     if api == "real_trace":
         name = str(source["body"].get("model", "")).lower()
         return "minilm" if "minilm" in name else "smollm2" if "smol" in name else "other"

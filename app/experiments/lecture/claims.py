@@ -19,6 +19,8 @@ values: name -> one of
   {"op": "sumsq", "of": a}                               Σ a² over a list, a² for a number
   {"op": "add", "of": [a, b]}                            a + b
   {"op": "one_minus", "of": a}                           1 − a (how far a cosine is from 1)
+  {"op": "words", "of": a, "words": {v: {"en", "zh"}}}   the words for value a (a verdict the answer computed from
+                                                         its own numbers), so a caption's direction is the data's
 checks: [{"value": name, "op": "<" | ">" | "between" | "close" | "==" | "null", "bound": x, "rel": r, "abs": a}]
   A list value (of lists: seeds × blocks) passes when every entry passes. null stands for a value that overflowed (strict JSON).
 cases: [{"when": a check, "statement": {"en", "zh"}}]: the first case whose check holds gives the caption's words.
@@ -78,6 +80,8 @@ def _value(spec: dict[str, Any], answers: list[Any], known: dict[str, Any]) -> A
         left, right = (known[name] for name in spec["of"])
         return None if left is None or right is None else left + right
     arg = known[spec["of"]]
+    if op == "words":
+        return spec["words"].get(arg)
     if op == "one_minus":
         return None if arg is None else 1.0 - arg
     if op == "sumsq":
@@ -180,6 +184,8 @@ def format_number(value: Any, digits: int, lang: str) -> str:
     no number (an overflow in strict JSON) said in words."""
     if isinstance(value, bool):
         return str(value).lower()
+    if isinstance(value, dict):  # words chosen by a value (the "words" op)
+        return str(value[lang])
     if value is None or not math.isfinite(value):
         return OVERFLOW[1] if lang == "zh" else OVERFLOW[0]
     return fmt(value, digits=digits, lang=lang)

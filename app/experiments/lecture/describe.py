@@ -9,7 +9,9 @@ from ... import i18n
 from ...config import TraceConfig
 from ..depth_scan import DepthScan
 from ..lessons.batch import BatchDependenceRequest
+from ..lessons.norm_speed import TOKENS, WIDTHS
 from ..lessons.precision import snowball_config
+from ..lr_warmup import LRS, WARMUPS, cell_request
 from ..tasks import TASKS
 from .build import pair
 
@@ -32,16 +34,26 @@ def settings_text(chart: dict[str, Any]) -> dict[str, str]:
             configs += DepthScan(**source["body"]).configs()
         if source["api"] == "paths":  # the unrolled model
             configs.append(TraceConfig(**source["body"]["model"]))
+        if source["api"] == "recorded":  # the learning-rate × warm-up grid: the same runs in every cell
+            configs += cell_request(LRS[0], WARMUPS[0]).runs
     parts = [_describe(configs, lang) for lang in ("en", "zh")] if configs else ["", ""]
     training = next((s["body"] for s in chart["sources"] if s["api"] == "train"), None)
     if training:
         parts = [f"{text} · {_training(training, lang)}" for text, lang in zip(parts, ("en", "zh"), strict=True)]
+    if "recorded" in kinds:
+        parts = [f"{text} · {_grid(lang)}" for text, lang in zip(parts, ("en", "zh"), strict=True)]
     if kinds <= {"chain", "layernorm", "softmax"}:
         parts = ["Computed in float64 by torch", "由 torch 以 float64 计算"]
     if "precision" in kinds:
         parts = [f"{text} · {_dtype_note(lang)}" for text, lang in zip(parts, ("en", "zh"), strict=True)]
     if kinds == {"batch_dependence"}:
         parts = _batch_sizes(chart["sources"][0]["body"])
+    if kinds == {"norm_speed"}:
+        widths = f"{WIDTHS[0]}–{WIDTHS[-1]}"
+        parts = [
+            f"Timed on this server, once an hour · float32 · {TOKENS} tokens · widths {widths} · forward + backward",
+            f"在本服务器上计时，每小时一次 · float32 · {TOKENS} 个词元 · 宽度 {widths} · 前向 + 反向",
+        ]
     return pair(*parts)
 
 
@@ -110,6 +122,16 @@ def _training(body: dict[str, Any], lang: str) -> str:
     if lang == "zh":
         return f"{TASKS[body['task']].name_zh}任务 · {body['steps']} 步 · {body['optimizer'].capitalize()}，学习率 {body['lr']:g}"
     return f"{TASKS[body['task']].name.lower()} task · {body['steps']} steps · {body['optimizer'].capitalize()}, lr {body['lr']:g}"
+
+
+def _grid(lang: str) -> str:
+    body = cell_request(LRS[0], WARMUPS[0]).model_dump()
+    lrs, warmups = f"{LRS[0]:g}–{LRS[-1]:g}", f"{WARMUPS[0]}–{WARMUPS[-1]}"
+    if lang == "zh":
+        return (
+            f"{TASKS[body['task']].name_zh}任务 · {body['steps']} 步 · Adam，学习率 {lrs} × 预热 {warmups} 步 · 记录值"
+        )
+    return f"{TASKS[body['task']].name.lower()} task · {body['steps']} steps · Adam, lr {lrs} × warm-up {warmups} · recorded"
 
 
 def _dtype_note(lang: str) -> str:

@@ -23,9 +23,9 @@ MODEL = slide(
     ),
     (
         "Read the chart from right to left: the gradient starts at the top and travels back. This is the modern recipe "
-        "(GPT-2: Pre-LN, small initial branches), freshly initialised, one backward pass. The next slides take it apart to "
-        "see why the gradient survives the trip.",
-        "从右往左读这张图：梯度从顶部出发往回传。这是现代配方（GPT-2：Pre-LN，分支初始很小），刚初始化，做一次反向传播。"
+        "(GPT-2: Pre-LN, small initial branches; Radford et al. 2019), freshly initialised, one backward pass. The next "
+        "slides take it apart to see why the gradient survives the trip.",
+        "从右往左读这张图：梯度从顶部出发往回传。这是现代配方（GPT-2：Pre-LN，分支初始很小；Radford 等 2019），刚初始化，做一次反向传播。"
         "接下来几页把它拆开，看梯度为什么能走完这趟路。",
     ),
     chart(
@@ -90,7 +90,7 @@ def chain_claim(depth: int) -> dict[str, Any]:
 
 
 def chain_option(depth: int) -> dict[str, Any]:
-    return option(str(depth), (f"{depth} layers", f"{depth} 层"), chain_chart(depth), chain_claim(depth))
+    return option(str(depth), (str(depth), str(depth)), chain_chart(depth), chain_claim(depth))
 
 
 CHAIN = slide(
@@ -102,19 +102,19 @@ CHAIN = slide(
         "反向传播每经过一层就乘上一个因子，也就是该层的导数 f′。略小于 1 的因子乘上 96 层会消失，略大于 1 的会爆炸。",
     ),
     (
-        'Exact values, computed in float64: 0.9⁹⁶ ≈ 4.05e-5, about 0.4 in 10,000 (the original lesson\'s "0.6 in 10,000" '
+        'Exact values, computed in float64: 0.9⁹⁶ ≈ 4.05×10⁻⁵, about 0.4 in 10,000 (the original lesson\'s "0.6 in 10,000" '
         'is a rounding slip), and 1.1⁹⁶ ≈ 9412 (not "≈ 12000"). The point stands: a per-layer factor a little off 1 '
         "is a disaster after 96 layers.",
-        "用 float64 算出的精确值：0.9⁹⁶ ≈ 4.05e-5，约为万分之 0.4（原讲义中的“万分之 0.6”是舍入笔误）；"
+        "用 float64 算出的精确值：0.9⁹⁶ ≈ 4.05×10⁻⁵，约为万分之 0.4（原讲义中的“万分之 0.6”是舍入笔误）；"
         "1.1⁹⁶ ≈ 9412（不是“≈ 12000”）。结论不变：每层的因子只要稍微偏离 1，乘过 96 层就是灾难。",
     ),
     chain_chart(96),
     chain_claim(96),
     try_it=try_it(("Layers", "层数"), [chain_option(depth) for depth in TRY_DEPTHS], "96"),
-    equation="∂L/∂x₁ = ∂L/∂x₉₆ · f′₉₆ · f′₉₅ · … · f′₂",
+    equation="∂L/∂x₁ = ∂L/∂x₉₆\n· f′₉₆ · f′₉₅ · … · f′₂",
     predict=(
-        "Predict first: multiply 0.9 by itself 96 times. Is the result nearer 0.1, 0.001 or 0.00001?",
-        "先预测：0.9 自乘 96 次，结果更接近 0.1、0.001 还是 0.00001？",
+        "Predict first: multiply 0.9 by itself 96 times. Is the result nearer 0.1, 0.001 or 10⁻⁵?",
+        "先预测：0.9 自乘 96 次，结果更接近 0.1、0.001 还是 10⁻⁵？",
     ),
 )
 
@@ -122,16 +122,17 @@ SHORTCUT = slide(
     "shortcut",
     ("The shortcut: y = f(x) + x", "捷径：y = f(x) + x"),
     (
-        "Add the block's input to its output. Its derivative becomes 1 + f′: even a tiny f′ leaves a factor near 1, "
-        "so the product cannot vanish. x and f(x) need the same shape (else a linear projection on the shortcut).",
-        "把块的输入加到它的输出上。导数变成 1 + f′：即使 f′ 很小，因子也接近 1，乘积就不会消失。"
-        "x 和 f(x) 的形状必须相同（否则在捷径上加一个线性投影）。",
+        "Add the layer's input to its output. Its derivative becomes 1 + f′: even a tiny f′ leaves a factor near 1, "
+        "so the product cannot vanish.",
+        "把这一层的输入加到它的输出上。导数变成 1 + f′：即使 f′ 很小，因子也接近 1，乘积就不会消失。",
     ),
     (
-        "He et al. 2016 (ResNet), and eq. 5 of 'Identity Mappings in Deep Residual Networks'. The git analogy: every block "
+        "He et al. 2016 (ResNet), and eq. 5 of 'Identity Mappings in Deep Residual Networks'. x and f(x) need the same "
+        "shape (else a linear projection on the shortcut). The git analogy: every layer "
         "commits a diff on top of the untouched original; the original version is always there to go back to, and so is "
         "the gradient's path to it.",
-        "He 等 2016（ResNet），以及《Identity Mappings in Deep Residual Networks》的式 5。类比 git：每个块都在原封不动的"
+        "He 等 2016（ResNet），以及《Identity Mappings in Deep Residual Networks》的式 5。x 和 f(x) 的形状必须相同"
+        "（否则在捷径上加一个线性投影）。类比 git：每一层都在原封不动的"
         "原始版本上提交一个 diff；原始版本随时可以找回，梯度通往它的路也一直在。",
     ),
     chart(
@@ -146,8 +147,8 @@ SHORTCUT = slide(
     ),
     claim(
         (
-            "With f′ = 0.01 over 96 blocks: {plain|3} without the shortcut, {residual|6} with it.",
-            "f′ = 0.01，经过 96 块：没有捷径为 {plain|3}，有捷径为 {residual|6}。",
+            "With f′ = 0.01 over 96 layers: {plain|3} without the shortcut, {residual|6} with it.",
+            "f′ = 0.01，经过 96 层：没有捷径为 {plain|3}，有捷径为 {residual|6}。",
         ),
         {"plain": read(0, "plain_final"), "residual": read(0, "residual_final")},
         [check("residual", "close", 1.01**96, rel=1e-9), check("plain", "close", 0.01**96, rel=1e-9)],
@@ -155,13 +156,13 @@ SHORTCUT = slide(
     equation="∂y/∂x = 1 + f′(x)",
     qa=qa(
         ("The product of the f′ vanishes with depth.", "f′ 的连乘积随深度消失。"),
-        ("Each block outputs its input plus a correction.", "每个块输出“输入 + 修正量”。"),
-        "x = x + block(x)",
-        ("One addition per block.", "每块多做一次向量相加。"),
+        ("Each layer outputs its input plus a correction.", "每一层输出“输入 + 修正量”。"),
+        "x = x + layer(x)",
+        ("One addition per layer.", "每层多做一次向量相加。"),
     ),
     aside=(
-        "Like git: each block commits a diff on top of the unchanged original.",
-        "像 git：每个块都在未改动的原始版本上提交一个 diff。",
+        "Like git: each layer commits a diff on top of the unchanged original.",
+        "像 git：每一层都在未改动的原始版本上提交一个 diff。",
     ),
 )
 
@@ -177,9 +178,12 @@ TRAIN_SHORTCUT = slide(
     (
         "About 20 seconds on a laptop core. The task: a b c SEP → a b c, scored on the answer half. A loss of ln 15 is a "
         "uniform guess over the 15 symbols. The model without the shortcut stays there: its tokens have collapsed "
-        "(slide {slide:norm-collapse}), so it cannot even see which symbol to copy.",
+        "(slide {slide:norm-collapse}), so it cannot even see which symbol to copy."
+        " The caption's checks hold on seeds 1–3 too: those runs are trained ahead of time and recorded with the "
+        "command that made them, and a test checks every claim on the recording.",
         "在笔记本的一个核上约 20 秒。任务：a b c SEP → a b c，只在答案那一半计分。损失 ln 15 等于在 15 个符号中均匀猜测。"
-        "没有捷径的模型一直停在那里：它的词元已经坍缩（第 {slide:norm-collapse} 页），连该复制哪个符号都看不出来。",
+        "没有捷径的模型一直停在那里：它的词元已经坍缩（第 {slide:norm-collapse} 页），连该复制哪个符号都看不出来。"
+        "说明文字的每项核对在种子 1–3 上也成立：这些种子的训练事先完成并连同生成它的命令一起记录下来，测试在记录上逐条核对。",
     ),
     chart(
         "train",

@@ -22,16 +22,14 @@ LAYERNORM = slide(
     "layernorm",
     ("LayerNorm in three steps", "LayerNorm（层归一化）三步走"),
     (
-        "One token vector x = [8, 2, 2, 4]. Step 1: its mean. Step 2: its variance (divide by n). Step 3: subtract the "
-        "mean and divide by the standard deviation. The result has mean 0 and variance 1.",
-        "取一个词元向量 x = [8, 2, 2, 4]。第一步：求均值。第二步：求方差（除以 n）。第三步：减去均值、除以标准差。"
-        "结果的均值为 0、方差为 1。",
+        "One token, x = [8, 2, 2, 4]. 1: its mean μ. 2: its variance σ² (divide by n). 3: subtract μ, divide by σ.",
+        "取一个词元向量 x = [8, 2, 2, 4]。第一步：求均值 μ。第二步：求方差 σ²（除以 n）。第三步：减去 μ、除以 σ。",
     ),
     (
-        "Ba et al. 2016. Do the arithmetic with the class: (8+2+2+4)/4 = 4; (16+4+4+0)/4 = 6; 4/√6 = 1.633. The ε = 1e-5 "
+        "Ba et al. 2016. Do the arithmetic with the class: (8+2+2+4)/4 = 4; (16+4+4+0)/4 = 6; 4/√6 = 1.633. The ε = 10⁻⁵ "
         "under the square root only matters for a constant vector. Every token is normalized on its own, over its d "
-        "coordinates, so it works the same for any batch size.",
-        "Ba 等 2016。和学生一起算：(8+2+2+4)/4 = 4；(16+4+4+0)/4 = 6；4/√6 = 1.633。根号下的 ε = 1e-5 只在向量为常数时才起作用。"
+        "components, so it works the same for any batch size.",
+        "Ba 等 2016。和学生一起算：(8+2+2+4)/4 = 4；(16+4+4+0)/4 = 6；4/√6 = 1.633。根号下的 ε = 10⁻⁵ 只在向量为常数时才起作用。"
         "每个词元在自己的 d 个分量上单独归一化，所以与批大小无关。",
     ),
     chart(
@@ -68,10 +66,10 @@ LAYERNORM = slide(
     qa=qa(
         ("The stream's size drifts from block to block.", "残差流的大小在块与块之间漂移。"),
         (
-            "Rescale every token vector to mean 0, variance 1, then a learned scale and shift (next slide).",
-            "把每个词元向量缩放到均值 0、方差 1，再做学到的缩放和偏移（下一页）。",
+            "Each token to mean 0, variance 1; then a learned scale and shift (next slide).",
+            "每个词元缩放到均值 0、方差 1，再做学到的缩放和偏移（下一页）。",
         ),
-        "y = F.layer_norm(x, (d,), weight=gamma, bias=beta)",
+        "F.layer_norm(x, (d,), weight, bias)",
         ("A mean and a variance per token; 2·d parameters.", "每个词元算一次均值和方差；2·d 个参数。"),
     ),
 )
@@ -80,7 +78,7 @@ GAMMA_BETA = slide(
     "gamma-beta",
     ("Then γ and β: a formatter with house rules", "然后是 γ 和 β：统一格式，再保留团队自己的配置"),
     (
-        "After normalizing, LayerNorm multiplies by a learned γ and adds a learned β, one of each per coordinate. Like a "
+        "After normalizing, LayerNorm multiplies by a learned γ and adds a learned β, one of each per component. Like a "
         "code formatter: everyone's code is brought to one standard, and the team keeps its own settings.",
         "归一化之后，LayerNorm 再乘以可学习的 γ、加上可学习的 β，每个分量各一个。就像代码格式化工具：所有人的代码都被"
         "统一成一个标准，而团队保留自己的配置。",
@@ -100,6 +98,7 @@ GAMMA_BETA = slide(
         [src.layernorm(x=X, gamma=GAMMA, beta=BETA)],
         "/layernorm",
         bars=["normalized", "output"],
+        labelled=["output"],  # x̂'s values are the previous slide's; side by side the labels would touch
     ),
     claim(
         (
@@ -176,11 +175,13 @@ POSITION = slide(
         "捷径则原封不动。",
     ),
     (
+        "Post-LN is the original Transformer's (Vaswani et al. 2017); Pre-LN as analysed by Xiong et al. 2020. "
         "Same 2017 recipe for both (Xavier, ReLU), 96 blocks: only the norm's position differs. Post-LN fixes every token "
         "vector's norm at √d = 8 (width d = 64); Pre-LN lets the stream grow with depth. Here it grows faster than √l: "
         "fitted from ‖x₀‖ on the server, a line beats √(‖x₀‖² + c·l) and the best exponent is ¾ (the caption), more than "
         "the tanh model of slides {slide:snowball} and {slide:increments}, whose exponent is near ½. How fast a "
         "Pre-LN stream grows depends on the branch, not on Pre-LN alone.",
+        "Post-LN 是原始 Transformer 的做法（Vaswani 等 2017）；Pre-LN 的分析见 Xiong 等 2020。"
         "两者都用 2017 配方（Xavier、ReLU），96 块：只有归一化的位置不同。Post-LN 把每个词元向量的范数固定为 √d = 8"
         "（宽度 d = 64）；Pre-LN 让残差流随深度增长。这里它比 √l 长得快：在服务器上从 ‖x₀‖ 出发拟合，直线胜过 "
         "√(‖x₀‖² + c·l)，最佳指数为 ¾（见说明文字），比第 {slide:snowball}、{slide:increments} 页 tanh 模型"
@@ -201,8 +202,8 @@ POSITION = slide(
             "a hair below). Pre-LN: {pre1|3} after block 1, {pre96|3} after block 96, faster than √l: a line fits "
             "better ({e_line|2} against {e_sqrt|2}), best exponent p = {p|2}.",
             "Post-LN：每块之后 ‖x‖ 都在 {post_low|6} 到 {post_high|6} 之间，固定在 √64 = 8（ε 让它略低一点）。"
-            "Pre-LN：第 1 块后为 {pre1|3}，第 96 块后为 {pre96|3}，比 √l 长得快：直线拟合得更好（误差 {e_line|2}，"
-            "√ 为 {e_sqrt|2}），最佳指数 p = {p|2}。",
+            "Pre-LN：第 1 块后为 {pre1|3}，第 96 块后为 {pre96|3}，比 √l 长得快：直线拟合得更好（直线的误差 {e_line|2}，"
+            "√ 的误差 {e_sqrt|2}），最佳指数 p = {p|2}。",
         ),
         {
             "post": read(0, "layers[*].act_norm"),
@@ -257,9 +258,7 @@ def position_grad_claim(depth: int) -> dict[str, Any]:
 
 
 def position_grad_option(depth: int) -> dict[str, Any]:
-    return option(
-        str(depth), (f"{depth} blocks", f"{depth} 块"), position_grad_chart(depth), position_grad_claim(depth)
-    )
+    return option(str(depth), (str(depth), str(depth)), position_grad_chart(depth), position_grad_claim(depth))
 
 
 POSITION_GRAD = slide(
@@ -301,18 +300,21 @@ POSITION_TRAIN = slide(
         "但仍远远落后于 Pre-LN。按 T 开始训练。",
     ),
     (
-        "Three runs of 300 steps, about a minute on two idle cores (the progress bar shows how far). Adam at lr 1e-3 from step 1 is too much for Post-LN's large top-layer "
-        "gradients; warm-up (Goyal et al. 2017) tames the first steps. DeepNorm and ReZero (the alternatives slide) are "
-        "other ways to make Post-LN-like models train deep.",
-        "三个训练，各 300 步，在两个空闲的核上约一分钟（进度条显示进展）。从第 1 步起就用学习率 1e-3 的 Adam，对 Post-LN 顶层的大梯度来说太猛；预热（Goyal 等 2017）"
-        "驯服了最初几步。DeepNorm 和 ReZero（见“其他方案”一页）是让类 Post-LN 模型训练得很深的其他办法。",
+        "Three runs of 300 steps, about a minute on two idle cores (the progress bar shows how far). Adam at lr 0.001 from step 1 is too much for Post-LN's large top-layer "
+        "gradients (Xiong et al. 2020); warm-up (Goyal et al. 2017) tames the first steps. DeepNorm and ReZero (the alternatives slide) are "
+        "other ways to make Post-LN-like models train deep."
+        " The caption's checks hold on seeds 1–3 too: those runs are trained ahead of time and recorded with the "
+        "command that made them, and a test checks every claim on the recording.",
+        "三个训练，各 300 步，在两个空闲的核上约一分钟（进度条显示进展）。从第 1 步起就用学习率 0.001 的 Adam，对 Post-LN 顶层的大梯度来说太猛（Xiong 等 2020）；预热（Goyal 等 2017）"
+        "驯服了最初几步。DeepNorm 和 ReZero（见“其他方案”一页）是让类 Post-LN 模型训练得很深的其他办法。"
+        "说明文字的每项核对在种子 1–3 上也成立：这些种子的训练事先完成并连同生成它的命令一起记录下来，测试在记录上逐条核对。",
     ),
     chart(
         "train",
         ("Training loss, copy task, 12 blocks", "训练损失：复制任务，12 块"),
         [src.train(POST_KINDS), src.train(["post_ln"], warmup_steps=100)],
         src.train_link(POST_KINDS, warmup_steps=100),
-        labels=[("Post-LN", "Post-LN"), ("Pre-LN", "Pre-LN"), ("Post-LN, 100 warm-up steps", "Post-LN，预热 100 步")],
+        labels=[("Post-LN", "Post-LN"), ("Pre-LN", "Pre-LN"), ("Post-LN + warm-up", "Post-LN + 预热")],
     ),
     claim(
         (
@@ -348,14 +350,14 @@ RMSNORM = slide(
     "rmsnorm",
     ("RMSNorm: drop the mean", "RMSNorm：去掉均值"),
     (
-        "RMSNorm skips the mean: it divides by the root mean square and has no β. Less arithmetic, and the same "
-        "outcome in a deep Pre-norm stack. LLaMA uses it.",
-        "RMSNorm 不减均值：只除以均方根，也没有 β。计算更少，在深层 Pre-norm 网络中效果相同。LLaMA 用的就是它。",
+        "RMSNorm skips the mean: it divides by the root mean square, and has no β. LLaMA uses it.",
+        "RMSNorm 不减均值：只除以均方根，也没有 β。LLaMA 用的就是它。",
     ),
     (
-        "Zhang & Sennrich 2019. On [8, 2, 2, 4] the output's mean is not 0: RMSNorm only fixes the scale. Same sizes, "
+        "Zhang & Sennrich 2019. Less arithmetic, and the same outcome in a deep Pre-norm stack (the caption). On "
+        "[8, 2, 2, 4] the output's mean is not 0: RMSNorm only fixes the scale. Same sizes, "
         "seed and initialisation (GPT-2) for both stacks; only the norm differs.",
-        "Zhang 与 Sennrich 2019。对 [8, 2, 2, 4]，输出的均值不是 0：RMSNorm 只固定尺度。两个网络的尺寸、随机种子和初始化"
+        "Zhang 与 Sennrich 2019。计算更少，在深层 Pre-norm 网络中效果相同（见说明文字）。对 [8, 2, 2, 4]，输出的均值不是 0：RMSNorm 只固定尺度。两个网络的尺寸、随机种子和初始化"
         "（GPT-2）都相同，只有归一化不同。",
     ),
     chart(
@@ -395,11 +397,11 @@ RMSNORM = slide(
             check("same_survival", "between", [0.95, 1.05]),
         ],
     ),
-    equation="RMSNorm(x) = γ ⊙ x / √(mean(x²) + ε)",
+    equation="RMSNorm(x) =\nγ ⊙ x / √(mean(x²) + ε)",
     qa=qa(
         ("LayerNorm's centring costs time and rarely matters.", "LayerNorm 的减均值费时，而且很少起作用。"),
         ("Divide by the root mean square; keep γ, drop β.", "除以均方根；保留 γ，去掉 β。"),
-        "y = gamma * x / torch.sqrt(x.pow(2).mean(-1, keepdim=True) + eps)",
+        "F.rms_norm(x, (d,), γ)",
         ("d parameters per norm instead of 2·d.", "每个归一化 d 个参数，而不是 2·d 个。"),
     ),
     departs=departs(
@@ -413,10 +415,10 @@ BATCHNORM = slide(
     "batchnorm",
     ("BatchNorm: a sentence's output depends on its batch", "BatchNorm：一个句子的输出取决于同批的句子"),
     (
-        "LayerNorm normalizes each token over its own d channels. BatchNorm normalizes each channel over the whole "
+        "LayerNorm normalizes each token over its own d components. BatchNorm normalizes each channel over the whole "
         "batch, so the same sentence comes out differently beside other sentences, and training and eval mode "
         "disagree. That is why Transformers use LayerNorm or RMSNorm.",
-        "LayerNorm 在每个词元自己的 d 个通道上归一化。BatchNorm 则在整个批上对每个通道归一化，所以同一个句子放在不同的句子"
+        "LayerNorm 在每个词元自己的 d 个分量上归一化。BatchNorm 则在整个批上对每个通道归一化，所以同一个句子放在不同的句子"
         "旁边，输出就不一样，训练模式和评估模式也不一致。所以 Transformer 用 LayerNorm 或 RMSNorm。",
     ),
     (
@@ -464,17 +466,17 @@ BATCHNORM = slide(
             check("per_token", "==", 0),
         ],
     ),
-    equation="μ over B × T (BatchNorm) · over d (LayerNorm)",
+    equation="BatchNorm: μ over B × T\nLayerNorm: μ over d",
 )
 
-XIONG_Y = ("‖∂loss/∂θ‖, last FFN (log)", "‖∂loss/∂θ‖，最后的前馈（对数）")
+XIONG_Y = ("‖∂loss/∂θ‖, last block's FFN (log)", "‖∂loss/∂θ‖，最后一块的前馈（对数）")
 XIONG = slide(
     "xiong",
     ("Xiong et al.'s theorem, measured", "Xiong 等人的定理：实测"),
     (
         "At initialisation the last block's FFN weight gradient does not depend on the depth L in Post-LN, and shrinks "
         "like 1/√L in Pre-LN (Xiong et al. 2020, theorem 1). Here it is measured at 6 to 96 blocks, on four seeds.",
-        "初始化时，最后一块前馈层权重的梯度在 Post-LN 中与深度 L 无关，在 Pre-LN 中按 1/√L 缩小（Xiong 等 2020，"
+        "初始化时，最后一块的前馈权重的梯度在 Post-LN 中与深度 L 无关，在 Pre-LN 中按 1/√L 缩小（Xiong 等 2020，"
         "定理 1）。这里在 6 到 96 块、四个随机种子上实测。",
     ),
     (
@@ -486,7 +488,7 @@ XIONG = slide(
         "steps as large in a deep model as in a shallow one: one reason it needs a warm-up. Pre-LN's shrinks: a deep "
         "Pre-LN model tolerates a larger learning rate. Liu et al. 2020 report that a Post-LN model that does train "
         "can end better than Pre-LN; that is reported there, not measured here.",
-        "实线为种子 0，点线和虚线为种子 1–3。测的是什么：最后一块前馈层所有参数（两个权重矩阵及其偏置）合在一起的梯度范数，初始化时一次反向传播；定理约束的是其中"
+        "实线为种子 0，点线和虚线为种子 1–3。测的是什么：最后一块的前馈所有参数（两个权重矩阵及其偏置）合在一起的梯度范数，初始化时一次反向传播；定理约束的是其中"
         "一个矩阵。指数是 log(梯度) 对 log(深度) 的最小二乘直线斜率，每个种子各算一次。Post-LN 靠近输出的梯度不随深度变化，"
         "学习率固定时，深模型顶部各块的步长和浅模型一样大：这是它需要预热的原因之一。Pre-LN 的梯度随深度缩小：深的 Pre-LN "
         "模型能承受更大的学习率。Liu 等 2020 报告说，能训练起来的 Post-LN 模型最终可能比 Pre-LN 更好；这是该文的报告，"

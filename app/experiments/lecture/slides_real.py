@@ -38,7 +38,7 @@ SQRT_384 = math.sqrt(384)
 PINNED = slide(
     "real-pinned",
     (
-        "A real Post-LN model: the LayerNorm sets every block's output",
+        "A real Post-LN model: LayerNorm sets every output",
         "真实的 Post-LN 模型：LayerNorm 决定每个块的输出",
     ),
     (
@@ -64,7 +64,7 @@ PINNED = slide(
     chart(
         "layers",
         (
-            "MiniLM-L6: stream norm per block, and how far apart the tokens end",
+            "MiniLM-L6: the stream's norm, and the tokens' spread",
             "MiniLM-L6：逐块残差流范数，以及词元之间相差多少",
         ),
         [MINILM],
@@ -72,21 +72,21 @@ PINNED = slide(
         settings=SENTENCE,
         panels=[
             panel(("Mean ‖x_l‖ over tokens", "‖x_l‖ 的词元平均")),
-            panel(("Text tokens' max / min ‖x‖", "文本词元 ‖x‖ 最大 / 最小")),
+            panel(("Max / min ‖x‖", "‖x‖ 最大 / 最小")),
         ],
         series=[
-            series(0, "stream.mean", ("MiniLM-L6 (Post-LN)", "MiniLM-L6（Post-LN）"), "blue"),
+            series(0, "stream.mean", ("MiniLM-L6", "MiniLM-L6"), "blue"),
             series(
                 0,
                 "post_ln.text_token_spread_after_norm",
-                ("After the block's last norm", "块最后一个归一化之后"),
+                ("After the norm: text tokens", "最后的归一化之后：文本词元"),
                 "green",
                 panel=1,
             ),
             series(
                 0,
                 "post_ln.token_spread_before_norm",
-                ("Before it (all tokens)", "之前（所有词元）"),
+                ("Before it: all tokens", "归一化之前：所有词元"),
                 "purple",
                 dash="dash",
                 panel=1,
@@ -134,7 +134,7 @@ PINNED = slide(
         ],
     ),
     departs=departs(
-        "a pretrained MiniLM-L6 (BERT family, Post-LN), not a stack built here",
+        "a pretrained MiniLM-L6 (BERT, Post-LN), not built here",
         "预训练的 MiniLM-L6（BERT 家族，Post-LN），不是这里搭建的模型",
     ),
 )
@@ -200,7 +200,7 @@ SNOWBALL = slide(
         ],
     ),
     departs=departs(
-        "a pretrained SmolLM2-135M (Llama family, Pre-RMSNorm), not a stack built here",
+        "a pretrained SmolLM2-135M (Llama, Pre-RMSNorm), not built here",
         "预训练的 SmolLM2-135M（Llama 家族，Pre-RMSNorm），不是这里搭建的模型",
     ),
 )
@@ -302,7 +302,7 @@ SINK = slide(
         ],
     ),
     departs=departs(
-        "a pretrained SmolLM2-135M (Llama family, Pre-RMSNorm), not a stack built here",
+        "a pretrained SmolLM2-135M (Llama, Pre-RMSNorm), not built here",
         "预训练的 SmolLM2-135M（Llama 家族，Pre-RMSNorm），不是这里搭建的模型",
     ),
 )

@@ -67,7 +67,7 @@ def live_option(depth: int) -> dict[str, Any]:
     )
     return option(
         str(depth),
-        (f"{depth} blocks", f"{depth} 块"),
+        (str(depth), str(depth)),  # the control's label names the unit
         live_chart(depth),
         claim(
             (
@@ -105,25 +105,24 @@ LIVE = slide(
     (
         "Read the left panel from right to left. The shortcut fixes one failure (vanishing) and exposes the other "
         "(the stream's size): slide {slide:norm-collapse} adds the norm alone, and both together, once LayerNorm is taught. Seeds 1–3 tell the same story "
-        "(block 1 gets 4.5e-12 to 4.2e-11 of the gradient without the shortcut; with it the stream grows ×1.1e14 to "
-        "×6.6e14). GPT-2 avoids the explosion without a norm "
+        "(block 1 gets 4.5×10⁻¹² to 4.2×10⁻¹¹ of the gradient without the shortcut; with it the stream grows "
+        "×1.1×10¹⁴ to ×6.6×10¹⁴). GPT-2 avoids the explosion without a norm "
         "in the stream by starting every branch small; with small branches (DeepNorm's initialisation) the shortcut "
         "alone keeps the gradient near 1 (try it in the explorer: init = deepnorm).",
         "从右往左读左图。捷径修好了一种失效（梯度消失），却暴露出另一种（残差流的大小）：讲完 LayerNorm 之后，第 {slide:norm-collapse} 页只加归一化，并与两者都加的情形对比。"
-        "种子 1–3 的结论相同（没有捷径时第 1 块的梯度只剩 4.5e-12 到 4.2e-11；有捷径时残差流变为 1.1e14 到 6.6e14 倍）。"
+        "种子 1–3 的结论相同（没有捷径时第 1 块的梯度只剩 4.5×10⁻¹² 到 4.2×10⁻¹¹；有捷径时残差流变为 1.1×10¹⁴ 到 6.6×10¹⁴ 倍）。"
         "GPT-2 让每个分支从很小的值开始，以此避免爆炸；分支初始很小时（DeepNorm 的初始化），只靠捷径也能让梯度保持在 1 附近"
         "（可在探索器中试：init = deepnorm）。",
     ),
     live_chart(96),
     claim(
         (
-            "No shortcut: block 1 gets {plain|3}× block 96's gradient, ×{factor|3} per block; the stream shrinks "
-            "×{n_plain|3}. Shortcut, no norm: the stream grows ×{n_short|3} and the gradient overflows float32 on its "
-            "way down (block 1 ÷ block 96: {g_short}). In both, the tokens end up aligned: cosine {c_plain|3} and "
-            "{c_short|3} at block 96.",
-            "无捷径：第 1 块的梯度是第 96 块的 {plain|3} 倍，每块乘以 {factor|3}；残差流缩小为 {n_plain|3} 倍。"
-            "有捷径、无归一化：残差流变为 {n_short|3} 倍，梯度在回传途中超出 float32 的范围（第 1 块 ÷ 第 96 块：{g_short}）。"
-            "两种情形下词元最后都对齐了：第 96 块的余弦相似度为 {c_plain|3} 和 {c_short|3}。",
+            "No shortcut: block 1 gets {plain|3}× block 96's gradient (×{factor|3} a block), the stream "
+            "×{n_plain|3}. Shortcut, no norm: the stream grows ×{n_short|3}; block 1's gradient: {g_short} in "
+            "float32. Both: tokens aligned (cosine {c_plain|3}, {c_short|3}).",
+            "无捷径：第 1 块的梯度是第 96 块的 {plain|3} 倍（每块乘以 {factor|3}），残差流变为 {n_plain|3} 倍。"
+            "有捷径、无归一化：残差流变为 {n_short|3} 倍；第 1 块的梯度在 float32 中{g_short}。"
+            "两者的词元都对齐了（余弦相似度 {c_plain|3}、{c_short|3}）。",
         ),
         {
             "plain": read(0, "summary.grad_survival"),
@@ -153,8 +152,7 @@ LIVE = slide(
 # Try it: the same two stacks at other depths, each with a claim of its own (the default, 96, is the slide's own).
 LIVE["try_it"] = try_it(
     ("Blocks", "块数"),
-    [live_option(depth) for depth in TRY_DEPTHS[:-1]]
-    + [option("96", ("96 blocks", "96 块"), LIVE["chart"], LIVE["claim"])],
+    [live_option(depth) for depth in TRY_DEPTHS[:-1]] + [option("96", ("96", "96"), LIVE["chart"], LIVE["claim"])],
     "96",
 )
 
@@ -214,10 +212,9 @@ COLLAPSE = slide(
             "No shortcut, seeds 0–3: block 1's gradient is {g_low|3}× to {g_high|3}× block 96's; the stream stays "
             "within ×{n_low|2} to ×{n_high|2} of block 1; tokens collapse (cosine > 0.9999 from block 16 on, "
             "{c_norm|4} at 96). With the shortcut: cosine {c_both|3}, gradient ×{g_both|3}.",
-            "有 LayerNorm、无捷径，种子 0–3：第 1 块的梯度是第 96 块的 {g_low|3} 到 {g_high|3} 倍，因种子而异；"
-            "残差流保持在第 1 块的 {n_low|2} 到 {n_high|2} 倍之间。每个种子的词元都坍缩了：从第 16 块到第 96 块，"
-            "每一块的余弦相似度都超过 0.9999（第 96 块：{c_norm|4}）。有捷径时：第 96 块余弦相似度为 {c_both|3}，"
-            "梯度比为 {g_both|3}。",
+            "有 LayerNorm、无捷径，种子 0–3：第 1 块的梯度是第 96 块的 {g_low|3} 到 {g_high|3} 倍；"
+            "残差流保持在第 1 块的 {n_low|2} 到 {n_high|2} 倍之间；词元坍缩（从第 16 块起余弦相似度都超过 0.9999，"
+            "第 96 块为 {c_norm|4}）。有捷径时：余弦相似度 {c_both|3}，梯度比为 {g_both|3}。",
         ),
         {
             **{f"g{i}": read(i, "summary.grad_survival") for i in range(len(SEEDS))},
@@ -277,7 +274,7 @@ SNOWBALL = slide(
         "Pre-LN at initialisation (Xiong et al. 2020, lemma 2) predicts ‖xₗ‖² ≈ ‖x₀‖² + c·l if every update is "
         "independent of the stream: the black dashed curve, its one constant c fitted. This is a model at "
         "initialisation. The green dotted curve fits nothing: it adds the squares of the blocks' own measured outputs, "
-        "√(‖x₀‖² + Σ‖fₗ‖²), as if they were independent; {slide:increments} shows how far that assumption holds. "
+        "√(‖x₀‖² + Σ‖fₗ‖²), as if they were independent; slide {slide:increments} shows how far that assumption holds. "
         "'Nearer ½ than 1' is about the exponent p of the best power (‖x₀‖^(1/p) + c·l)^p: say 'a power with p "
         "about 0.5 to 0.65', not 'exactly √l'. Every fit starts at ‖x₀‖, so no curve dips below the embedding.",
         "初始化时的 Pre-LN（Xiong 等 2020，引理 2）在每次更新都与残差流无关时预测 ‖xₗ‖² ≈ ‖x₀‖² + c·l：黑色虚线，"

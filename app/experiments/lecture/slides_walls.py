@@ -20,7 +20,7 @@ DRIFT = slide(
         "在对数坐标轴上两条线保持平行：漂移的是整个尺度，而不是向量内部的差距。",
     ),
     (
-        "Per block: the mean over tokens of the largest and of the smallest |coordinate| of a token vector. Honest "
+        "Per block: the mean over tokens of the largest and of the smallest |component| of a token vector. Honest "
         "reading: at initialisation the two lines stay about two decades apart (the spread of 64 random numbers); what "
         "drifts is the scale. The lesson's '10000 next to 0.001' inside one vector is what trained models develop "
         "(a few 'massive activations', Sun et al. 2024), not what a fresh model shows.",
@@ -168,7 +168,7 @@ SOFTMAX = slide(
         },
         [check("p1", "<", 0.7), check("j1", ">", 0.1), check("pL", ">", 0.999999), check("jL", "<", 1e-100)],
     ),
-    equation="p = softmax(s·z),   J = diag(p) − p pᵀ",
+    equation="p = softmax(s·z)\nJ = diag(p) − p pᵀ",
 )
 
 SLIDES = [DRIFT, FLOAT16, SOFTMAX]

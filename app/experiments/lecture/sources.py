@@ -18,6 +18,7 @@ from ..lessons.chain import ChainRequest
 from ..lessons.layernorm import LayerNormRequest
 from ..lessons.precision import PrecisionRequest
 from ..lessons.softmax import SoftmaxRequest
+from ..lr_warmup import RecordedRequest
 from ..paths import PathsRequest
 from ..train import TrainRequest
 from ..train_presets import DEEP, SETTINGS, kind_config
@@ -70,6 +71,17 @@ def batch(**fields: Any) -> dict[str, Any]:
     """POST /api/batch_dependence: one fixed sequence among new batch mates, for one norm (the /batchnorm lesson)."""
     BatchDependenceRequest(**fields)
     return {"api": "batch_dependence", "body": fields}
+
+
+def norm_speed() -> dict[str, Any]:
+    """GET /api/norm_speed: LayerNorm against RMSNorm, timed on this server (the /layernorm lesson's measurement)."""
+    return {"api": "norm_speed", "query": {}}
+
+
+def recorded(name: str) -> dict[str, Any]:
+    """GET /api/recorded?name=: a result a development tool recorded into the package (app/experiments/lr_warmup.py)."""
+    RecordedRequest(name=name)
+    return {"api": "recorded", "query": {"name": name}}
 
 
 def precision(**fields: Any) -> dict[str, Any]:

@@ -30,6 +30,8 @@ WIDTHS = (64, 256, 1024, 4096)  # from this explorer's widths up to LLaMA-7B's
 TOKENS = 256  # rows normalized per call (e.g. 8 sequences of 32 tokens)
 MIN_REPEATS, MAX_REPEATS = 7, 25
 BUDGET_S = 2.0  # repeats stop once this much time has passed (at least MIN_REPEATS)
+CLEAR = 0.05  # a ratio counts as a winner only beyond 1 ± 5 %, at every width
+WIDE = 0.5  # a spread (middle half of the repeats) wider than half the median: the server was busy
 SAMPLE_S = 0.002  # each timed sample runs enough calls to last about this long
 KERNELS = {
     "layernorm": "torch.nn.functional.layer_norm",
@@ -102,6 +104,24 @@ def _spread(samples: list[float]) -> dict[str, float]:
     }
 
 
+def speed_verdict(ratios: list[float]) -> str:
+    """RMSNorm's time ÷ LayerNorm's at every width: "slower" or "faster" only where every width agrees beyond CLEAR,
+    else "mixed". The page's caption and the deck's slide say what this returns."""
+    if all(r > 1 + CLEAR for r in ratios):
+        return "slower"
+    if all(r < 1 - CLEAR for r in ratios):
+        return "faster"
+    return "mixed"
+
+
+def spread_of(rows: list[dict[str, Any]]) -> str:
+    """ "wide" where some width's middle half of the repeats spans more than WIDE of its median (a busy machine)."""
+    wide = any(
+        row[kind]["p75_us"] - row[kind]["p25_us"] > WIDE * row[kind]["median_us"] for row in rows for kind in KERNELS
+    )
+    return "wide" if wide else "narrow"
+
+
 def measure_norm_speed(budget_s: float | None = None, widths: tuple[int, ...] | None = None) -> dict[str, Any]:
     budget_s = BUDGET_S if budget_s is None else budget_s
     widths = widths or WIDTHS
@@ -125,6 +145,8 @@ def measure_norm_speed(budget_s: float | None = None, widths: tuple[int, ...] | 
         rows.append(row)
     return {
         "rows": rows,
+        "verdict": speed_verdict([row["ratio"] for row in rows]),
+        "spread": spread_of(rows),
         "widths": list(widths),
         "tokens": TOKENS,
         "dtype": "float32",
@@ -147,7 +169,7 @@ class NormSpeedRequest(BaseModel):
 def norm_speed_key(req: NormSpeedRequest) -> str:
     """Measured at most once an hour; the key names what decides the measurement, so a shorter one (tests) is never
     served as the page's."""
-    return f"lesson:norm_speed:{int(time.time() // 3600)}:{WIDTHS}:{BUDGET_S}"
+    return f"lesson:norm_speed:v2:{int(time.time() // 3600)}:{WIDTHS}:{BUDGET_S}"  # v2: the answer has its verdict
 
 
 def timed_norm_speed(req: NormSpeedRequest) -> dict[str, Any]:

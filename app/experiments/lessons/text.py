@@ -99,8 +99,8 @@ PAGE_STRINGS: dict[str, tuple[str, str]] = {
         "输入一个词元的数值。LayerNorm 先减去均值，再除以标准差；RMSNorm 只除以均方根。"
         "两者随后都乘以增益 γ；LayerNorm 还要加上偏移 β。",
     ),
-    "layernorm.gamma": ("Gain γ (every coordinate)", "增益 γ（所有分量）"),
-    "layernorm.beta": ("Shift β (every coordinate; LayerNorm only)", "偏移 β（所有分量；仅 LayerNorm）"),
+    "layernorm.gamma": ("Gain γ (every component)", "增益 γ（所有分量）"),
+    "layernorm.beta": ("Shift β (every component; LayerNorm only)", "偏移 β（所有分量；仅 LayerNorm）"),
     "layernorm.play": ("Play the steps", "逐步演示"),
     "layernorm.steps.layernorm": ("LayerNorm, step by step", "LayerNorm 逐步计算"),
     "layernorm.steps.rmsnorm": ("RMSNorm, step by step", "RMSNorm 逐步计算"),
@@ -108,13 +108,13 @@ PAGE_STRINGS: dict[str, tuple[str, str]] = {
         "torch.nn.functional.{op} gives the same output (largest difference {diff}).",
         "torch.nn.functional.{op} 给出相同的输出（最大差 {diff}）。",
     ),
-    "chart.layernorm.title": ("Input and outputs, coordinate by coordinate", "逐分量的输入与输出"),
-    "layernorm.axis.x": ("Coordinate i", "分量 i"),
+    "chart.layernorm.title": ("Input and outputs, component by component", "逐分量的输入与输出"),
+    "layernorm.axis.x": ("Component i", "分量 i"),
     "layernorm.axis.y": ("Value", "数值"),
     "layernorm.series.x": ("Input x", "输入 x"),
     "layernorm.series.layernorm": ("LayerNorm output", "LayerNorm 输出"),
     "layernorm.series.rmsnorm": ("RMSNorm output", "RMSNorm 输出"),
-    "caption.layernorm": ("Each coordinate before and after the two norms.", "两种归一化前后的每个分量。"),
+    "caption.layernorm": ("Each component before and after the two norms.", "两种归一化前后的每个分量。"),
     "layernorm.caption": (
         "Mean μ = {mean}, variance σ² = {variance} (divided by n = {n}), root mean square {rms}. "
         "LayerNorm's output is centred on β = {beta}; RMSNorm keeps x's offset (its output's mean is {rms_mean}).",
@@ -141,12 +141,12 @@ PAGE_STRINGS: dict[str, tuple[str, str]] = {
     "softmax.caption.probs": (
         "At s = {s} the largest probability is {max} (position {argmax}) and the entropy is {entropy} nats; "
         "a uniform spread would have {uniform} nats.",
-        "s = {s} 时最大概率为 {max}（位置 {argmax}），熵为 {entropy} 纳特；均匀分布的熵为 {uniform} 纳特。",
+        "s = {s} 时最大概率为 {max}（位置 {argmax}），熵为 {entropy} 奈特；均匀分布的熵为 {uniform} 奈特。",
     ),
     "chart.softmax_sweep.title": ("Entropy and gradient size as the scale grows", "缩放增大时的熵与梯度大小"),
     "softmax.axis.scale": ("Scale s", "缩放 s"),
     "softmax.axis.value": ("Value", "数值"),
-    "softmax.series.entropy": ("Entropy H(p), nats", "熵 H(p)（纳特）"),
+    "softmax.series.entropy": ("Entropy H(p), nats", "熵 H(p)（奈特）"),
     "softmax.series.max_prob": ("Largest probability", "最大概率"),
     "softmax.series.jacobian": ("Jacobian's spectral norm ‖J‖₂", "雅可比矩阵的谱范数 ‖J‖₂"),
     "softmax.mark.current": ("s = {s}", "s = {s}"),

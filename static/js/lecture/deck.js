@@ -4,9 +4,10 @@
 // instant and printing shows every chart.
 import { pageData, t } from '../i18n.js';
 import { describeError } from '../api.js';
-import { chartView, draw } from '../charts.js';
+import { chartView } from '../charts.js';
 import { fitEquations } from '../legible.js';
 import { isTrainingSlide, offline, redrawing, train, viewFor } from './sources.js';
+import { drawSlideChart } from './table.js';
 import { wireFollow } from './follow.js';
 import { showKey, typedKey } from './typed.js';
 
@@ -251,7 +252,7 @@ export class Deck {
     view = view || await viewFor(slide);
     if (slide.chart) {
       await plotlyReady();
-      await draw(this.sections[i].querySelector('[data-slide-chart]'), this.figure(view));
+      await drawSlideChart(this.sections[i].querySelector('[data-slide-chart]'), this.figure(view));
     }
     if (isTrainingSlide(slide)) {
       this.pending[view.claim.pending ? 'add' : 'delete'](i);
@@ -297,7 +298,7 @@ export class Deck {
     if (!this.pending.has(i)) return;
     this.trainingState(i, 'running');
     this.sections[i].querySelector('[data-claim]').textContent = t('lecture.train_running');
-    const redraw = redrawing(slide, (view) => draw(this.sections[i].querySelector('[data-slide-chart]'), this.figure(view)),
+    const redraw = redrawing(slide, (view) => drawSlideChart(this.sections[i].querySelector('[data-slide-chart]'), this.figure(view)),
       REDRAW_MS);
     const recordings = await train(slide, (runs, fraction, text) => {
       this.trainingState(i, 'running', fraction, text);

@@ -2,8 +2,9 @@
 // read out, notes, elapsed time in all and on this slide) and the channel that keeps it and the deck on the same slide. A BroadcastChannel reaches every window of this deck on this origin (and survives reloads);
 // the window that opened the other one is also told directly, which works from a file:// copy too.
 import { pageData, t } from '../i18n.js';
-import { chartView, draw } from '../charts.js';
+import { chartView } from '../charts.js';
 import { viewFor } from './sources.js';
+import { drawSlideChart } from './table.js';
 import { plotlyReady, predictFromUrl } from './deck.js';
 
 const DECK = pageData.extra.deck;
@@ -82,7 +83,7 @@ async function thumbnail(box, index) {
   copy.querySelector('[data-claim]').textContent = view?.caption ?? '';
   if (!slide.chart || !view || view.claim.pending) return;
   await plotlyReady();
-  await draw(copy.querySelector('[data-slide-chart]'), chartView(view, 'slide'));
+  await drawSlideChart(copy.querySelector('[data-slide-chart]'), chartView(view, 'slide'));
 }
 
 /** Run this window as the speaker view; `go(index)` moves the deck (and this view) to a slide. */
