@@ -135,8 +135,7 @@ def test_the_docs_story_table_follows_the_deck():
     assert "agenda" in table[1] and "Title" in table[0] and "References" in table[-1]
     minutes = next(s for s in DECK if s["id"] == "agenda")["claim"]["values"]["minutes"]["const"]
     assert f"({minutes} in all;" in text
-    real = sum(s["section"] == "real" for s in DECK)
-    assert f"as {len(DECK)} slides ({len(DECK) - real} without the real models installed)" in text
+    # the deck's size in these docs and the README: tests/test_docs.py (it builds the deck without the real models)
     named = {"snowball": "The snowball", "train-shortcut": "Training with and without", "rmsnorm": "RMSNorm"}
     for slide_id, words in named.items():
         number = next(i for i, s in enumerate(DECK, start=1) if s["id"] == slide_id)
@@ -168,7 +167,8 @@ def test_three_slides_offer_a_try_it_control_whose_default_is_the_slide():
         options = {o["key"]: o for o in slide["try_it"]["options"]}
         default = options[slide["try_it"]["default"]]
         assert default["chart"] == slide["chart"] and default["claim"] == slide["claim"], slide["id"]
-        assert re.search(r"[\u4e00-\u9fff]", slide["try_it"]["label"]["zh"])  # names the unit: "块数" over 12 24 48 96
+        if not slide["try_it"].get("vector"):  # names the unit: "块数" over 12 24 48 96 (a typed vector is "x")
+            assert re.search(r"[\u4e00-\u9fff]", slide["try_it"]["label"]["zh"])
         for o in options.values():
             # a label in words is translated; one of numbers and signs ("[8, 2, 2]", "×10") reads the same in both
             words = re.search(r"[A-Za-z]", o["label"]["en"])

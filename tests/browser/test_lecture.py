@@ -439,6 +439,17 @@ def test_a_touch_screen_gets_buttons_a_swipe_and_its_own_hint(open_device):
     assert phone.page.evaluate("document.documentElement.scrollWidth") <= 390
 
 
+def test_with_a_mouse_the_buttons_leave_the_footer_clear_until_the_mouse_moves(watch):
+    opacity = "() => getComputedStyle(document.querySelector('.deck-nav')).opacity"
+    watch.open("/lecture?slide=5")
+    watch.page.mouse.move(5, 5)  # a mouse on the projector's laptop, then left alone
+    watch.page.wait_for_function(f"() => ({opacity})() === '0'", timeout=10_000)  # the source line under them reads
+    watch.page.mouse.move(300, 300)
+    watch.page.wait_for_function(f"() => ({opacity})() === '1'")
+    watch.page.click("[data-deck-next]")  # and they work
+    watch.page.wait_for_function("() => document.body.dataset.slide === '6'")
+
+
 def test_the_room_panel_opens_from_the_deck(watch):
     watch.open("/lecture?slide=5")
     watch.page.keyboard.press("q")

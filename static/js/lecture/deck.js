@@ -109,12 +109,23 @@ export class Deck {
     else this.show(this.current + 1);
   }
 
+  /** The ‹ QR › buttons show while the mouse moves and for 2.5 s after (lecture.css hides them over the footer). */
+  wakeOnPointer() {
+    let timer = 0;
+    document.addEventListener('mousemove', () => {
+      document.body.classList.add('pointer-awake');
+      window.clearTimeout(timer);
+      timer = window.setTimeout(() => document.body.classList.remove('pointer-awake'), 2500);
+    }, { passive: true });
+  }
+
   start() {
     this.fit();
     window.addEventListener('resize', () => this.fit());
     document.addEventListener('keydown', (event) => this.onKey(event));
     window.addEventListener('hashchange', () => this.show(slideFromUrl({ search: '', hash: window.location.hash })));
     this.wireTouch();
+    this.wakeOnPointer();
     document.querySelectorAll('[data-try]').forEach((button) => button.addEventListener('click', () => {
       this.choose(DECK.findIndex((s) => s.id === button.dataset.try), button.dataset.option);
     }));
