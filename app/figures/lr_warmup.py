@@ -61,7 +61,7 @@ def grid_figure(answer: Json, title: str, theme: str, lang: str) -> Json:
         lay[f"yaxis{axis}"] = {
             **base_y,
             "type": "category",
-            "domain": [top - height, top],
+            "domain": [max(0.0, round(top - height, 9)), round(top, 9)],  # 1 - 2h - gap can be -5.6e-17
             "anchor": "x",
             "title": {**base_y["title"], "text": say(STRINGS, f"lrwarmup.y.{kind}", lang)},
         }
