@@ -72,7 +72,7 @@ class Settings(BaseSettings):
     )
     cors_origins: str = Field(
         "",
-        description="origins whose pages may call this server's API, comma-separated, e.g. https://me.github.io: a "
+        description="origins whose pages may call this server's API, separated by commas, e.g. https://me.github.io: a "
         "static copy built with `resnorm-explorer site --server URL` and hosted there (default: none)",
     )
     cache_dir: str = Field(

@@ -116,7 +116,7 @@ class PageWatch:
         self.page.wait_for_selector("body[data-ready='1']", state="attached", timeout=timeout)
         for chart in charts:
             self.page.wait_for_selector(
-                f"[data-chart='{chart}'][data-drawn] .main-svg", state="attached", timeout=timeout
+                f"[data-chart='{chart}'][data-drawn] :is(.main-svg, .slide-table)", state="attached", timeout=timeout
             )
 
     def drawn(self, chart: str) -> int:

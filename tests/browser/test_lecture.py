@@ -116,7 +116,7 @@ def test_walk_the_whole_deck_with_keys(watch, export, lang):
             assert state["checked"] == "ok", (slide["id"], state["claim"])
             assert "{" not in state["claim"] and state["claim"].strip()
         if slide["chart"]:
-            assert watch.page.locator(f"#{slide['id']} .main-svg").count() > 0
+            assert watch.page.locator(f"#{slide['id']} :is(.main-svg, .slide-table)").count() > 0  # a summary: a table
         assert not overflowing(watch, slide["id"]), (slide["id"], overflowing(watch, slide["id"]))
         watch.page.screenshot(path=str(SHOTS / f"{lang}-{number:02d}-{slide['id']}.png"))
         watch.page.keyboard.press(KEYS[number % len(KEYS)])
@@ -349,7 +349,7 @@ def test_the_offline_file_presents_from_file_without_network(page, export, tmp_p
         if slide["chart"]:
             assert page.get_attribute(f"#{slide['id']}", "data-claim-checked") == "ok", slide["id"]
         if slide["chart"]:
-            assert page.locator(f"#{slide['id']} .main-svg").count() > 0, slide["id"]
+            assert page.locator(f"#{slide['id']} :is(.main-svg, .slide-table)").count() > 0, slide["id"]
     assert page.evaluate(UNREGISTERED_TRACES) == []  # the inlined Plotly.js draws every slide's trace types
     # try it, offline: every option was recorded with the file
     chain = next(i for i, s in enumerate(DECK, start=1) if s["id"] == "chain")

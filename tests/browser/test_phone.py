@@ -20,7 +20,7 @@ from tests.test_room import matrix_modules, svg_modules
 
 CHART_VISIBLE_PX = 120  # at least this much of the first chart (its title and legend) on the first screen
 CHART_FOLLOWED = """() => [...document.querySelectorAll('[data-chart]')].every((chart) =>
-    Math.abs(chart.querySelector('.main-svg').getBoundingClientRect().width - chart.clientWidth) < 2)"""
+    Math.abs(chart.querySelector('.main-svg, .slide-table').getBoundingClientRect().width - chart.clientWidth) < 2)"""
 
 
 def first_screen_shot(watch, name: str) -> None:
@@ -44,7 +44,7 @@ def test_fits_the_screen_and_shows_the_chart_first(open_device, path, charts, la
     top = page.evaluate("document.querySelector('[data-chart]').getBoundingClientRect().top")
     assert top <= height - CHART_VISIBLE_PX, f"the chart starts at {top:.0f} px of a {height} px screen"
     for chart in charts:
-        box = page.locator(f"[data-chart='{chart}'] .main-svg").first.bounding_box()
+        box = page.locator(f"[data-chart='{chart}'] :is(.main-svg, .slide-table)").first.bounding_box()
         assert box["x"] >= 0 and box["x"] + box["width"] <= width + 0.5, f"{chart} is wider than the screen"
     if not path.startswith("/embed/"):
         assert page.is_visible("#menu-toggle") and not page.is_visible("#site-nav")

@@ -56,12 +56,10 @@ def both_claim() -> dict[str, Any]:
     and by 8 (sampled), while the most common path passes 12."""
     return claim(
         (
-            "2²⁴ = {total|3} paths; {middle|3} of them pass 12 of the 24 sublayers, the commonest length. Yet paths "
-            "through at most {exact_most|0} sublayers carry 90% of the gradient, every path summed; Veit's sampling "
-            "({drawn|0} paths a length) says {sampled_most|0}; the chain with g = 0.01 needs only {chain_most|0}.",
-            "2²⁴ = {total|3} 条路径；其中 {middle|3} 条经过 24 个子层中的 12 个，这是最常见的路径长度。可是，经过不超过 "
-            "{exact_most|0} 个子层的路径就携带了 90% 的梯度（对所有路径求和）；按 Veit 的方法（每种路径长度抽 {drawn|0} 条）"
-            "为 {sampled_most|0}；g = 0.01 的链只需 {chain_most|0}。",
+            "{middle|3} of the 2²⁴ = {total|3} paths pass 12 sublayers, yet paths through at most {exact_most|0} carry "
+            "90% of the gradient (Veit's sampling: {sampled_most|0}; the chain with g = 0.01: {chain_most|0}).",
+            "2²⁴ = {total|3} 条路径中有 {middle|3} 条经过 12 个子层，但经过不超过 {exact_most|0} 个子层的路径就携带了 90% "
+            "的梯度（Veit 抽样：{sampled_most|0}；g = 0.01 的链：{chain_most|0}）。",
         ),
         VALUES,
         [
@@ -78,13 +76,11 @@ def shortcut_claim() -> dict[str, Any]:
     seeds 0-3 (exact), 90% of 11 to 13; float32's sum of huge terms agrees with autograd to about 10⁻³."""
     return claim(
         (
-            "2²⁴ = {total|3} paths; {middle|3} of them pass 12 of the 24 sublayers. Without a norm the branches' "
-            "derivatives are not small, and long paths carry the gradient: half of it needs paths through up to "
-            "{exact_half|0} sublayers, 90% up to {exact_most|0}; Veit's sampling ({drawn|0} paths a length) puts "
-            "half by {sampled_half|0}; the chain with g = 0.01 needs {chain_most|0}.",
-            "2²⁴ = {total|3} 条路径；其中 {middle|3} 条经过 24 个子层中的 12 个。没有归一化时，分支的导数并不小，"
-            "梯度由长路径携带：经过不超过 {exact_half|0} 个子层的路径才携带一半梯度，{exact_most|0} 个才到 90%；按 Veit "
-            "的方法（每种路径长度抽 {drawn|0} 条），一半在 {sampled_half|0}；g = 0.01 的链只需 {chain_most|0}。",
+            "Without a norm long paths carry the gradient: half of it needs paths through up to {exact_half|0} of the "
+            "24 sublayers, 90% up to {exact_most|0} (Veit's sampling: half by {sampled_half|0}; the chain with "
+            "g = 0.01: {chain_most|0}).",
+            "没有归一化时，梯度由长路径携带：经过 24 个子层中不超过 {exact_half|0} 个的路径才携带一半梯度，"
+            "{exact_most|0} 个才到 90%（Veit 抽样：一半在 {sampled_half|0}；g = 0.01 的链：{chain_most|0}）。",
         ),
         VALUES,
         [
