@@ -271,7 +271,7 @@ def _two_column_legend(fig: Json, symbols: int, lang: str) -> Json:
     caption states its value): at 24 px the four entries then take two rows above the plot, not four rows reaching
     into the chart's title."""
     fig["data"][0]["name"] = text("lecture.train_guess", lang, symbols=symbols)
-    fig["layout"]["legend"].update(xref="container", x=0, entrywidthmode="pixels", entrywidth=330)
+    fig["layout"]["legend"].update(xref="container", x=0, entrywidthmode="fraction", entrywidth=0.5)  # any width
     return fig
 
 
