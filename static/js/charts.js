@@ -211,7 +211,10 @@ async function clearTitle(element) {
   const title = element.querySelector('.gtitle');
   const legend = element.querySelector('.legend');
   if (!title || !legend || element.layout.legend?.yanchor !== 'bottom') return;
-  const overlap = title.getBoundingClientRect().bottom + 4 - legend.getBoundingClientRect().top;
+  // in layout px: on the deck's CSS-scaled stage (1920x1080: x1.5) screen px would move the plot more than needed
+  const svg = element.querySelector('.main-svg');
+  const scale = (svg && element._fullLayout?.width) ? svg.getBoundingClientRect().width / element._fullLayout.width || 1 : 1;
+  const overlap = (title.getBoundingClientRect().bottom - legend.getBoundingClientRect().top) / scale + 4;
   if (overlap > 0) await window.Plotly.relayout(element, { 'margin.t': element.layout.margin.t + Math.ceil(overlap) });
 }
 
