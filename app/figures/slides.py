@@ -263,15 +263,13 @@ def train_figure(chart: Json, answers: Answers, theme: str, lang: str, slide: Sl
             curves.append(train.Curve(tr(next(labels), lang), PALETTE[TRAIN_COLORS[len(curves)]], series["steps"],
                                       series["loss"], done.get("diverged_step") if done.get("diverged") else None))  # fmt: skip
     fig = train.loss_figure(curves, body["steps"], symbols, title, theme, lang)
-    return _two_column_legend(fig, symbols, lang) if theme == "slide" else fig
+    return _short_guess(fig, symbols, lang) if theme == "slide" else fig
 
 
-def _two_column_legend(fig: Json, symbols: int, lang: str) -> Json:
-    """On the stage the legend spans the chart in two columns, the uniform guess (trace 0) under a short name (the
-    caption states its value): at 24 px the four entries then take two rows above the plot, not four rows reaching
-    into the chart's title."""
+def _short_guess(fig: Json, symbols: int, lang: str) -> Json:
+    """On the stage the uniform guess (trace 0) goes under a short name (the caption states its value), so the
+    legend's 24 px entries take two rows above the plot, not one row each."""
     fig["data"][0]["name"] = text("lecture.train_guess", lang, symbols=symbols)
-    fig["layout"]["legend"].update(xref="container", x=0, entrywidthmode="fraction", entrywidth=0.5)  # any width
     return fig
 
 

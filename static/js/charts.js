@@ -138,10 +138,16 @@ function textWidth(text, size) {
 export function fitLegend(figure, width) {
   const layout = figure.layout;
   if (layout.showlegend === false || layout.legend?.orientation !== 'h' || layout.legend.y < 1) return figure;
-  const size = layout.legend.font?.size || 14;
-  const items = figure.data.filter((trace) => trace.visible !== false && trace.showlegend !== false && trace.name)
-    .map((trace) => 40 + textWidth(trace.name, size));
+  // the legend's type size as built, kept in meta: this runs again at every new width
+  layout.meta = { legend_font: layout.legend.font?.size || layout.font?.size || 14, ...layout.meta };
+  const names = figure.data.filter((trace) => trace.visible !== false && trace.showlegend !== false && trace.name)
+    .map((trace) => trace.name);
   const available = Math.max(200, width - (layout.margin?.l || 60) - (layout.margin?.r || 20));
+  // a phone: an entry wider than the plot would be cut off at the chart's edge, so the legend's type shrinks to fit
+  const widest = Math.max(1, ...names.map((name) => textWidth(name, layout.meta.legend_font)));
+  const size = Math.max(12, Math.min(layout.meta.legend_font, Math.floor(layout.meta.legend_font * (available - 40) / widest)));
+  if (size !== (layout.legend.font?.size || layout.font?.size || 14)) layout.legend = { ...layout.legend, font: { ...layout.legend.font, size } };
+  const items = names.map((name) => 40 + textWidth(name, size));
   let rows = items.length ? 1 : 0, used = 0;
   for (const item of items) {
     if (used && used + item > available) { rows += 1; used = 0; }

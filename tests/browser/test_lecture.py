@@ -16,6 +16,7 @@ import pytest
 
 from app.experiments.lecture import DECK
 from tests.browser.conftest import ROOT, SCREENSHOTS, UNREGISTERED_TRACES, PageWatch
+from tests.browser.screens import DEVICES
 from tools.localserver import free_port, local_server, uvicorn_args
 
 SHOTS = SCREENSHOTS / "lecture"
@@ -332,6 +333,23 @@ def test_a_training_slide_trains_on_t_and_keeps_the_run(page, untrained_server):
     wait_drawn(watch, "train-shortcut")
     assert page.get_attribute("#train-shortcut", "data-training") == "done" and current(watch)["checked"] == "ok"
     watch.assert_clean()
+    # the trained chart alone on a phone (its 24 px slide type): drawn, and every legend entry inside the chart
+    phone = page.context.browser.new_context(**DEVICES["phone"])
+    try:
+        embed = phone.new_page()
+        embed.goto(f"{untrained_server}/embed/lecture-train-shortcut")
+        embed.wait_for_selector(".js-plotly-plot[data-drawn]", state="attached", timeout=30_000)
+        entries = embed.evaluate(
+            """() => { const svg = document.querySelector('.main-svg').getBoundingClientRect();
+                 const box = document.querySelector('.legend rect.bg').getBoundingClientRect();   // the legend's clip
+                 return [...document.querySelectorAll('.legend .traces text')].map((t) => {
+                   const r = t.getBoundingClientRect();
+                   return [t.textContent, r.left >= Math.max(svg.left, box.left) - 1 && r.right <= Math.min(svg.right, box.right) + 1]; }); }"""
+        )
+        assert len(entries) == 3 and all(inside for _, inside in entries), entries
+        embed.screenshot(path=str(SHOTS / "en-trained-train-shortcut-embed-phone.png"))
+    finally:
+        phone.close()
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])

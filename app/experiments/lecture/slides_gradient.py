@@ -191,8 +191,9 @@ TRAIN_SHORTCUT = slide(
         [src.train(TRAIN_KINDS)],
         src.train_link(TRAIN_KINDS),
         labels=[
-            ("LayerNorm, no shortcut", "有 LayerNorm、无捷径"),
-            ("LayerNorm + shortcut (Pre-LN)", "LayerNorm + 捷径（Pre-LN）"),
+            # both have a LayerNorm in front of every branch (the slide's text says so): the names say what differs
+            ("no shortcut", "无捷径"),
+            ("shortcut (Pre-LN)", "有捷径（Pre-LN）"),
         ],
     ),
     claim(
