@@ -45,6 +45,18 @@ def test_another_library_version_is_another_cache_entry(client, monkeypatch, tmp
     assert app.trace()[1] == "computed"
 
 
+def test_the_intervention_is_cached_per_library_version_too(monkeypatch):
+    """The massive-coordinate intervention (one job over the sentence set) is cached under the weights' digest and,
+    as a trace is, the library versions: after an upgrade the old job's numbers are not served again."""
+    from app.models.pretrained import loading
+    from app.services import real_charts
+
+    before = real_charts._key("digest", (3, 507), real_charts.SET_VERSION)
+    assert real_charts._key("digest", (3, 507), real_charts.SET_VERSION) == before
+    monkeypatch.setattr(loading, "library_versions", lambda: {**library_versions(), "torch": "0.0"})
+    assert real_charts._key("digest", (3, 507), real_charts.SET_VERSION) != before
+
+
 def test_an_answer_at_the_token_cap_stays_small_and_summarises_attention():
     config = transformers.LlamaConfig(
         vocab_size=VOCAB,

@@ -22,6 +22,7 @@ from ..errors import FieldError
 from ..experiments.real_sentences import every_sentence, summarise
 from ..experiments.real_set import intervention_site, own_intervention, set_intervention, set_of, with_intervention
 from ..figures import ChartKind
+from ..models.pretrained import loading
 from ..models.pretrained.sources import ModelSource
 from .compute import ComputePool
 from .real_answers import as_field_error, real_trace_answer
@@ -62,7 +63,10 @@ async def _sourced(pool: ComputePool, key: str, fn: Any, *args: Any) -> tuple[An
 
 
 def _key(*parts: object) -> str:
-    return hashlib.sha256("\n".join(map(str, parts)).encode()).hexdigest()
+    """A cache key of the weights' digest and the request, with the libraries that compute it (as a trace's key
+    has them, real_answers.py): after a transformers or torch upgrade an old intervention is not served again."""
+    versions = sorted(loading.library_versions().items())
+    return hashlib.sha256("\n".join(map(str, (*parts, versions))).encode()).hexdigest()
 
 
 async def the_set(pool: ComputePool, model: str) -> tuple[dict[str, Any], str]:
