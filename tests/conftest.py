@@ -69,6 +69,15 @@ def rmsnorm_by_hand(x, eps=1e-5, gamma=None) -> list[float]:
     return [g * v / rms for v, g in zip(x, gamma or [1.0] * len(x), strict=True)]
 
 
+def train_through_api(client, source: dict) -> list[dict]:
+    """A training request streamed from POST /api/train: its NDJSON events, the last one `end`."""
+    with client.stream("POST", "/api/train", json=source["body"]) as response:
+        assert response.status_code == 200
+        events = [strict_json(line) for line in response.iter_lines() if line.strip()]
+    assert events[-1]["type"] == "end", events[-1]
+    return events
+
+
 _plain_response_json = httpx.Response.json
 
 

@@ -22,6 +22,7 @@ from app.i18n import t
 from app.probes.recorder import stream_statistics
 from app.services.compute import get_pool
 from app.services.deck import run_source
+from tests.conftest import train_through_api
 
 SLIDES = {slide["id"]: slide for slide in DECK}
 TRAINING = [s["id"] for s in DECK if s["chart"] and any(src["api"] == "train" for src in s["chart"]["sources"])]
@@ -49,14 +50,6 @@ def ask(client, source: dict) -> dict:
         response = client.post(f"/api/{source['api']}", json=source["body"])
     assert response.status_code == 200, response.text
     return strict(response.text)
-
-
-def train_through_api(client, source: dict) -> list[dict]:
-    with client.stream("POST", "/api/train", json=source["body"]) as response:
-        assert response.status_code == 200
-        events = [json.loads(line) for line in response.iter_lines() if line.strip()]
-    assert events[-1]["type"] == "end", events[-1]
-    return events
 
 
 def test_api_answers_every_slide_in_both_languages(client):

@@ -7,7 +7,8 @@ import json
 import math
 
 from app.experiments.lecture import SLIDES
-from app.experiments.lr_warmup import KINDS, LRS, RECORDING, WARMUPS, cell_request, run_cell
+from app.experiments.lr_warmup import KINDS, LRS, RECORDING, WARMUPS, cell_request
+from tests.conftest import train_through_api
 
 RECORDED = json.loads(RECORDING.read_text(encoding="utf-8"))
 # Trained again with the same torch and one thread a run, as the tool trains, a cell's losses equal the recording to the
@@ -46,15 +47,15 @@ def test_the_api_answers_the_recording_as_recorded(client):
     assert wrong.status_code == 422 and wrong.json()["errors"][0]["field"] == "name"
 
 
-def test_one_cell_trained_again_equals_the_recording():
-    """One cell trained again, as the tool trains it (one torch thread): its final losses are the recording's within
-    TOLERANCE. About 30 s on one core."""
-    from app.experiments.isolation import as_server
-
+def test_one_cell_trained_again_equals_the_recording(client):
+    """One cell trained again, as the server trains it (one torch thread a run): its final losses are the
+    recording's within TOLERANCE. The cell is the training slide's own request, so this is the run
+    tests/test_lecture.py trains through the same API: the server keeps finished runs and trains it once (about
+    30 s on one core) for both."""
     source = SLIDES["post-vs-pre-train"]["chart"]["sources"][0]
     assert source["body"] == json.loads(cell_request(*CELL).model_dump_json()), "the slide's run left the grid"
-    with as_server(threads=1):
-        again = run_cell(*CELL)
+    done = {e["run"]: e for e in train_through_api(client, source) if e["type"] == "done"}
+    again = {"runs": [{"kind": kind, "final_loss": done[i]["final_loss"]} for i, kind in enumerate(KINDS)]}
     recorded = next(c for c in RECORDED["cells"] if (c["lr"], c["warmup_steps"]) == CELL)
     for new, old in zip(again["runs"], recorded["runs"], strict=True):
         assert new["kind"] == old["kind"] and abs(new["final_loss"] - old["final_loss"]) <= TOLERANCE, (new, old)
