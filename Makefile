@@ -80,11 +80,18 @@ lint: $(VENV)/.installed-test $(ESLINT)
 	$(BIN)/mypy
 	node_modules/.bin/eslint static/js
 
+# The suite in two runs, both always run: everything but the browser on TEST_WORKERS processes (pytest-xdist; each
+# has its own cache folder, Redis and servers; the two training tests share one worker, so one trains for both),
+# then the browser tests in one process (one live server, one Chromium, screenshots in a fixed order).
+TEST_WORKERS ?= 2
+PARALLEL := -n $(TEST_WORKERS) --dist loadgroup
 test: lint $(VENV)/.installed-test $(AXE)
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest $(PARALLEL) --ignore=tests/browser; first=$$?; \
+	$(BIN)/python -m pytest tests/browser; second=$$?; \
+	[ $$first -eq 0 ] && [ $$second -eq 0 ]
 
 test-fast: $(VENV)/.installed-test
-	$(BIN)/python -m pytest --ignore=tests/browser
+	$(BIN)/python -m pytest $(PARALLEL) --ignore=tests/browser
 
 test-browser: $(VENV)/.installed-test $(AXE)
 	$(BIN)/python -m pytest tests/browser

@@ -97,6 +97,7 @@ def test_claim_holds_on_the_real_api(client, slide_id):
         assert view["claim"]["verdict"] == (t("lecture.checked", lang) if slide["claim"]["checks"] else "")
 
 
+@pytest.mark.xdist_group("post-vs-pre-train")  # tests/test_lr_warmup.py reads the same run from this worker's server
 @pytest.mark.parametrize("slide_id", TRAINING)
 def test_training_claim_holds_on_the_real_api(client, slide_id):
     """The training slides, streamed from POST /api/train (about 20 s a request; the server keeps the finished runs,

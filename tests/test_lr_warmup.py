@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 import math
 
+import pytest
+
 from app.experiments.lecture import SLIDES
 from app.experiments.lr_warmup import KINDS, LRS, RECORDING, WARMUPS, cell_request
 from tests.conftest import train_through_api
@@ -47,6 +49,7 @@ def test_the_api_answers_the_recording_as_recorded(client):
     assert wrong.status_code == 422 and wrong.json()["errors"][0]["field"] == "name"
 
 
+@pytest.mark.xdist_group("post-vs-pre-train")  # on the worker whose server trained it for tests/test_lecture.py
 def test_one_cell_trained_again_equals_the_recording(client):
     """One cell trained again, as the server trains it (one torch thread a run): its final losses are the
     recording's within TOLERANCE. The cell is the training slide's own request, so this is the run
