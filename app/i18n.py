@@ -1,10 +1,11 @@
-"""Every user-visible word of the pages, in English and Chinese (zh-CN), in one table: the shared words here,
-each page's own words registered by its module (e.g. app/pages/explorer.py).
+"""Every user-visible word, in English and Chinese (zh-CN): the shared words here (`STRINGS`), each other module's
+own words in its own `STRINGS` table (e.g. app/pages/explorer.py), never added to this one on import.
 
-Pages look strings up with `t(key, lang)`; the browser gets the whole table for its language
-(`client_table`) so chart titles, axis labels and captions are translated in the same place.
-Other modules add their own strings with `register({...})` instead of editing this table
-(see docs/adding-a-page.md); a key may be registered only once.
+`merge` joins the shared words and the tables of the modules that own the rest, checking each key is owned once and
+carries both languages; app/pages/registry.py's `collect()` builds the pages' table so, and `use` makes it the one
+`t(key, lang)` and `client_table(lang)` read (the browser gets the whole table for its language, so chart titles, axis
+labels and captions are translated in the same place). Until then they read the shared words alone: a module below
+the pages (a chart, the notebook) looks its own words up in its own table and falls back to `t` for the shared ones.
 Model field labels and help live in app/config/request.py (TraceConfig), preset names in PRESETS.
 """
 
@@ -283,19 +284,45 @@ STRINGS: dict[str, tuple[str, str]] = {
 }
 
 
-def register(table: Mapping[str, tuple[str, str]]) -> None:
-    """Add strings owned by another module (a page, a lesson). Keys must be new and carry both languages."""
-    for key, pair in table.items():
-        if key in STRINGS:
-            raise ValueError(f"i18n key registered twice: {key}")
-        if len(pair) != 2 or not all(isinstance(s, str) and s for s in pair):
-            raise ValueError(f"i18n key {key} needs a non-empty (English, Chinese) pair")
-        STRINGS[key] = (pair[0], pair[1])
+Table = Mapping[str, tuple[str, str]]
+
+
+def merge(*tables: Table) -> dict[str, tuple[str, str]]:
+    """The shared words and the given modules' tables as one table. A key owned twice, or without both languages,
+    is refused."""
+    merged: dict[str, tuple[str, str]] = dict(STRINGS)
+    for table in tables:
+        for key, pair in table.items():
+            if key in merged:
+                raise ValueError(f"i18n key owned twice: {key}")
+            if len(pair) != 2 or not all(isinstance(s, str) and s for s in pair):
+                raise ValueError(f"i18n key {key} needs a non-empty (English, Chinese) pair")
+            merged[key] = (pair[0], pair[1])
+    return merged
+
+
+_table: Table = STRINGS  # what t() and client_table() read: the shared words until `use` is called
+
+
+def use(table: Table) -> None:
+    """Make `table` (a `merge` of the shared words and its owners' tables) the one `t` and `client_table` read."""
+    global _table
+    _table = table
+
+
+def table() -> Table:
+    """The table `t` reads now."""
+    return _table
 
 
 def t(key: str, lang: str = "en", **values: object) -> str:
     """The string for key in lang ('en' or 'zh'), with {placeholders} filled. Unknown keys show as the key."""
-    pair = STRINGS.get(key)
+    return lookup(_table, key, lang, **values)
+
+
+def lookup(strings: Table, key: str, lang: str = "en", **values: object) -> str:
+    """The string for key in lang from `strings`, else from the shared words, else the key itself."""
+    pair = strings.get(key) or STRINGS.get(key)
     if pair is None:
         return key
     text = pair[1] if lang == "zh" else pair[0]
@@ -305,7 +332,7 @@ def t(key: str, lang: str = "en", **values: object) -> str:
 def client_table(lang: str) -> dict[str, str]:
     """The whole table in one language, for the browser (about 10 kB)."""
     index = 1 if lang == "zh" else 0
-    return {key: pair[index] for key, pair in STRINGS.items()}
+    return {key: pair[index] for key, pair in _table.items()}
 
 
 def pick_lang(query_lang: str | None, accept_language: str | None, default: str = "en") -> str:

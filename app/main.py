@@ -73,8 +73,9 @@ def create_app() -> FastAPI:
     security.install(app)
     app.include_router(assets.router)  # before the plain /static mount, which would answer /static/v/... itself
     app.mount("/static", StaticFiles(directory=asset_dir("static")), name="static")
-    for module in (health, schema, budget, trace, figures, sweep, lessons, train, lecture, room, real_trace, pages):
+    for module in (health, schema, budget, trace, figures, sweep, lessons, train, lecture, room, real_trace):
         app.include_router(module.router)
+    app.include_router(pages.get_registry().router)  # every page and /embed/{chart}, collected here
     responses.document(app)  # /openapi.json: the answer models routes name by reference
     return app
 

@@ -18,10 +18,9 @@ def page_assets(html: str) -> list[str]:
 
 
 def page_paths() -> list[str]:
-    from app.main import app  # noqa: F401  (every router registers its pages)
-    from app.pages import PAGES
+    from app.pages import pages
 
-    return [*sorted(page.path for page in PAGES.values()), "/embed/tour"]
+    return [*sorted(page.path for page in pages().values()), "/embed/tour"]
 
 
 def test_templates_link_static_files_only_through_the_versioned_helpers():

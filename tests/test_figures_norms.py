@@ -15,7 +15,6 @@ from app.experiments.trace import run_trace
 from app.figures import build, charts, strings
 from app.figures.chart import apply_patch
 from app.figures.words import FLAT_WITHIN, direction
-from app.i18n import STRINGS
 
 SMALL = {"d_model": 32, "n_heads": 4, "seq_len": 8, "batch": 2}
 
@@ -65,8 +64,9 @@ def test_the_scale_patches_only_switch_the_y_axis():
 
 
 def test_every_chart_string_has_both_languages_and_reaches_the_pages_table():
-    from app.pages import explorer  # noqa: F401  (the pages' table registers every chart's words)
+    from app.pages import get_registry
 
+    table = get_registry().strings
     assert set(charts()) == {
         *("norms", "gradients", "grad-heatmap", "compare", "tour", "chain", "softmax-probs", "softmax-sweep"),
         *("precision-overflow", "layernorm", "layernorm-geometry", "norm-speed", "batch-dependence", "batch-padding"),
@@ -75,7 +75,7 @@ def test_every_chart_string_has_both_languages_and_reaches_the_pages_table():
         *("models-grad-tokens", "models-sink", "models-heads", "models-dims", "models-intervention"),
     }
     for key, (english, chinese) in strings().items():
-        assert english and chinese and STRINGS[key] == (english, chinese), key
+        assert english and chinese and table[key] == (english, chinese), key
 
 
 def test_the_notebook_figure_is_the_pages_json(client):

@@ -9,7 +9,10 @@ from pathlib import Path
 import pytest
 
 import app.main  # noqa: F401  (registers every page's strings)
-from app.i18n import STRINGS
+from app.notebook.strings import STRINGS as NOTEBOOK_STRINGS
+from app.pages import get_registry
+
+STRINGS = {**get_registry().strings, **NOTEBOOK_STRINGS}
 
 ROOT = Path(__file__).resolve().parents[1]
 GLOSSARY = ROOT / "docs" / "glossary.md"

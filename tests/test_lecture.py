@@ -18,7 +18,7 @@ from app.experiments.lecture import DECK, chart_key
 from app.experiments.lecture.claims import evaluate, failures, read_path, statement
 from app.experiments.lecture.demos import recording_from_events
 from app.experiments.lecture.sources import ALTERNATIVE_AXES, EXTRA_ALTERNATIVES, alternatives
-from app.i18n import t
+from app.pages import get_registry
 from app.probes.recorder import stream_statistics
 from app.services.compute import get_pool
 from app.services.deck import run_source
@@ -94,7 +94,9 @@ def test_claim_holds_on_the_real_api(client, slide_id):
         view = client.get(f"/api/lecture/slide/{slide_id}?lang={lang}").json()
         assert view["caption"] == statement(slide["claim"], measured, lang) and "{" not in view["caption"]
         assert view["claim"]["failed"] == [] and not view["claim"]["pending"]
-        assert view["claim"]["verdict"] == (t("lecture.checked", lang) if slide["claim"]["checks"] else "")
+        assert view["claim"]["verdict"] == (
+            get_registry().t("lecture.checked", lang) if slide["claim"]["checks"] else ""
+        )
 
 
 @pytest.mark.xdist_group("post-vs-pre-train")  # tests/test_lr_warmup.py reads the same run from this worker's server
@@ -608,7 +610,7 @@ def test_no_slide_mixes_layer_and_block_in_chinese():
     for slide in DECK:
         texts = " ".join(zh for _, zh in _zh_strings({k: v for k, v in slide.items() if k != "notes"}))
         kind = str((slide["chart"] or {}).get("kind"))
-        texts += " ".join(t(key, "zh") for key in UNIT_AXES.get(kind, ()))
+        texts += " ".join(get_registry().t(key, "zh") for key in UNIT_AXES.get(kind, ()))
         uses_block = "块" in texts
         layer_words = [w for w in ("每层", "逐层", "经过 96 层", "每一层", "层数", "经过 l 层") if w in texts]
         assert not (uses_block and layer_words), (slide["id"], layer_words)

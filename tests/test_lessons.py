@@ -368,7 +368,9 @@ def site() -> TestClient:
 def test_lesson_page_renders_in_both_languages(site, path, lang):
     from markupsafe import escape
 
-    from app.i18n import t
+    from app.pages import get_registry
+
+    t = get_registry().t
 
     response = site.get(path, params={"lang": lang})
     assert response.status_code == 200
@@ -397,7 +399,9 @@ def test_lesson_page_renders_in_both_languages(site, path, lang):
 )
 def test_page_controls_come_from_the_request_model(site, path, model_name):
     from app.api import lessons as router_module
-    from app.i18n import t
+    from app.pages import get_registry
+
+    t = get_registry().t
 
     model = getattr(router_module, model_name)
     data = page_data(site.get(path).text)

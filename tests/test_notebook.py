@@ -14,9 +14,11 @@ import pytest
 from pydantic import ValidationError
 
 import app as rx
+from app import figures
 from app.figures import style
-from app.i18n import t
+from app.i18n import lookup
 from app.notebook.fields import TraceFields
+from app.notebook.strings import t
 from app.numbers import fmt
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -138,9 +140,8 @@ def test_ctrl_c_keeps_the_depths_already_done(monkeypatch):
 def test_the_norms_figure_is_the_pages_chart_in_either_language():
     trace = rx.trace(depth=8, norm_position="pre")
     english, chinese = trace.figure(), trace.figure(lang="zh")
-    assert english.layout.title.text == t("chart.norms.title") and chinese.layout.title.text == t(
-        "chart.norms.title", "zh"
-    )
+    titles = [lookup(figures.strings(), "chart.norms.title", lang) for lang in ("en", "zh")]
+    assert [english.layout.title.text, chinese.layout.title.text] == titles
     assert chinese.layout.xaxis.title.text == "层 l（0 = 嵌入层）"
     assert [s.line.color for s in english.data[:2]] == [style.PALETTE["blue"], style.PALETTE["vermillion"]]
     # The law drawn is the one the builder names (app/figures/norms.py, tests/test_figures_norms.py), following the

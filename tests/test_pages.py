@@ -10,10 +10,13 @@ from fastapi.testclient import TestClient
 from app.assets import plotly_url
 from app.config import TraceConfig
 from app.experiments.train import TrainRequest
-from app.i18n import STRINGS, pick_lang, t
+from app.i18n import pick_lang
 from app.main import app
-from app.pages import CHARTS, PAGES
+from app.pages import get_registry
 from tests.conftest import page_data
+
+REGISTRY = get_registry()
+PAGES, CHARTS, STRINGS, t = REGISTRY.pages, REGISTRY.charts, REGISTRY.strings, REGISTRY.t
 
 client = TestClient(app)
 EXPLORER = ["/", "/norms", "/gradients", "/compare"]

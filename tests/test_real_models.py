@@ -373,7 +373,7 @@ def test_a_truncated_weight_file_takes_no_page_down(client, monkeypatch, tmp_pat
     model's next request one clear error naming it."""
     import os
 
-    from app.pages import PAGES
+    from app.pages import pages
 
     folder = tiny_folder(tmp_path / "model", "llama", 0)
     weights = folder / "model.safetensors"
@@ -389,7 +389,7 @@ def test_a_truncated_weight_file_takes_no_page_down(client, monkeypatch, tmp_pat
     error = response.json()["errors"][0]
     assert error["field"] == "model" and app.name in error["message"] and "could not be loaded" in error["message"]
     assert "Retry-After" not in response.headers  # not "busy": retrying will not help
-    for page in PAGES.values():
+    for page in pages().values():
         if "{" not in page.path:
             assert client.get(page.path).status_code == 200, page.path
     assert client.post("/api/trace", json={"depth": 2}).status_code == 200

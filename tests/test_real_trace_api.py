@@ -113,11 +113,11 @@ def test_the_shelf_unloads_the_least_recently_used(monkeypatch):
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_models_page_renders_in_both_languages(client, lang):
-    from app.i18n import t
+    from app.pages import get_registry
     from tests.conftest import page_data
 
     html = client.get("/models", params={"lang": lang}).text
-    assert t("models.title", lang) in html
+    assert get_registry().t("models.title", lang) in html
     data = page_data(html)
     if data["extra"]["ready"]:
         assert 'data-chart="models-stream"' in html and 'data-chart="models-tokens"' in html
@@ -127,11 +127,11 @@ def test_models_page_renders_in_both_languages(client, lang):
 def test_models_page_without_the_extra_says_what_to_install(client, monkeypatch):
     from dataclasses import replace
 
-    from app.pages import PAGES
+    from app.pages import pages
 
-    page = PAGES["models"]
+    page = pages()["models"]
     bare = replace(page, charts=(), extra={**page.extra, "ready": False, "models": []})
-    monkeypatch.setitem(PAGES, "models", bare)
+    monkeypatch.setitem(pages(), "models", bare)
     html = client.get("/models", params={"lang": "zh"}).text
     assert 'id="models-missing"' in html and "resnorm-explorer[models]" in html and "data-chart=" not in html
 

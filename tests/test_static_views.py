@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from app.config import PRESETS, TraceConfig
-from app.pages import PAGES
+from app.pages import pages
 from app.pages.static_site import all_views, manifest
 from app.pages.static_views import Call, canonical, js_number, request_key
 from app.paths import asset_dir
@@ -99,7 +99,7 @@ def test_every_page_bakes_its_default_and_each_preset_at_each_depth():
         assert len(views[page]) == 1 + 2 * len(PRESETS)
         for view in views[page][1:]:
             default = str(
-                PAGES[page].defaults.get("depth", TraceConfig().depth)
+                pages()[page].defaults.get("depth", TraceConfig().depth)
             )  # not in the URL when it is the default
             assert view.query.get("depth", default) in ("12", "96")
             TraceConfig(**next(c.body for c in view.calls if c.path == "/api/budget"))  # the API accepts the body
@@ -173,7 +173,7 @@ def test_each_training_preset_is_baked_as_the_lab_defines_it():
 def test_models_bakes_the_built_in_sentence_then_each_given_one(monkeypatch):
     from app.pages.static_views import models_view
 
-    extra = PAGES["models"].extra
+    extra = pages()["models"].extra
     for key, value in {"ready": True, "default_model": "minilm", "default_compare": "smollm2"}.items():
         monkeypatch.setitem(extra, key, value)
     views = models_view(("en", "zh"), ("Hello there.", extra["default_text"], "残差连接。", "Hello there."))

@@ -179,10 +179,9 @@ def test_the_installed_command_prints_post_api_traces_numbers(venv, project_with
 
 
 def page_urls() -> list[str]:
-    from app.main import app  # noqa: F401  (registers every page)
-    from app.pages import CHARTS, PAGES
+    from app.pages import charts, pages
 
-    return [p.path for p in PAGES.values()] + ["/?lang=zh"] + [f"/embed/{chart}" for chart in CHARTS]
+    return [p.path for p in pages().values()] + ["/?lang=zh"] + [f"/embed/{chart}" for chart in charts()]
 
 
 def assets_of(path: str, text: str) -> set[str]:

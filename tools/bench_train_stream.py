@@ -13,7 +13,8 @@ import zlib
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from app.experiments.train_answer import TrainCharts, add_event, empty_answer
+from app.experiments.train_answer import TrainCharts, empty_answer
+from app.experiments.train_curves import add_event
 from app.experiments.train_presets import preset_request
 from app.figures import train, train_profile
 from app.figures.train_stream import ChartStream

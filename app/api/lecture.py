@@ -1,5 +1,5 @@
 """The lecture deck's JSON and its offline file: GET /api/lecture and GET /lecture.html. The page itself (/lecture and
-/embed/lecture-<slide id>) is registered in app/pages/lecture.py; the slides live in app/experiments/lecture."""
+/embed/lecture-<slide id>) is a page of app/pages/lecture.py; the slides live in app/experiments/lecture."""
 
 from __future__ import annotations
 

@@ -18,7 +18,6 @@ from typing import Any, Literal
 
 from ..config import TraceConfig
 from ..experiments.isolation import SERVER_THREADS, as_server
-from ..i18n import t
 from ..settings import env_name, load_settings
 from .options import OneLineParser, add_model_options, given_fields
 
@@ -130,6 +129,8 @@ def sweep(argv: list[str], prog: str) -> int:
     elif args.csv:
         _write_csv([{k: v for k, v in row.items() if not isinstance(v, list)} for row in result.rows])
     else:
+        from ..notebook.strings import t
+
         for row in result.rows:
             print(f"L={row['depth']:4d}  {t('nb.grad_survival', args.lang)}: {row['grad_survival']:.4g}")
     return 130 if result.interrupted else 0
@@ -206,6 +207,7 @@ def _write_csv(rows: list[dict[str, Any]]) -> None:
 
 
 def _print_table(title: str, result: dict[str, Any], lang: str) -> None:
+    from ..notebook.strings import t
     from ..numbers import fmt
 
     summary = result["summary"]

@@ -115,9 +115,9 @@ def _check_sentences(client: Any, sentences: tuple[tuple[int, str], ...], models
         return
     if not models:
         raise SentenceRefused("needs the real models on this machine (the [models] extra, docs/install.md)")
-    from ..pages import PAGES
+    from ..pages import get_registry
 
-    extra = PAGES["models"].extra
+    extra = get_registry().pages["models"].extra
     shown = [model for model in (extra["default_model"], extra["default_compare"]) if model != "none"]
     for number, text in sentences:
         for model in shown:
@@ -165,14 +165,14 @@ def _write_decks(client: Any, out: Path, site: Any) -> int:
     """The offline deck (`resnorm-explorer lecture`), one file per language, with the site's build line and its
     links to the site's own pages; recorded on the app's own event loop, so its answers come from the same compute
     pool and cache as the pages'."""
-    from ..pages import PAGES
+    from ..pages import get_registry
     from ..pages import static_pages as pages
     from ..pages.lecture_offline import offline_html
     from ..services.compute import get_pool
 
     total = 0
     for lang in site.langs:
-        files = {PAGES[key].path: pages.page_file(key, lang) for key in site.pages()}
+        files = {get_registry().pages[key].path: pages.page_file(key, lang) for key in site.pages()}
         html = client.portal.call(offline_html, get_pool(), lang, "", None, files)
         total += _write(out / pages.page_file(pages.DECK, lang), pages.deck_footer(html, site, lang))
     return total

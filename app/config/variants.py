@@ -1,8 +1,8 @@
 """The variant table: every value of the architectural axes (norm, norm position, residual, block) once, with its
 labels in both languages, its help and its physical properties.
 
-The request model's `Literal`s (app/config/request.py), the controls' option labels (`enum.<axis>.<key>` in
-app/i18n.py), the `norm` field's help, the pages' theory lines (`variants_payload`, handed to every page) and the
+The request model's `Literal`s (app/config/request.py), the controls' option labels (`enum.<axis>.<key>`,
+`enum_strings`), the `norm` field's help, the pages' theory lines (`variants_payload`, handed to every page) and the
 docs' variant table are derived from here. The classes live one layer down, in the models' registries (`NORMS`,
 `UNITS`, `RESIDUALS`, `BLOCKS`): this table never imports them, and tests/test_variant_table.py fails when a key is
 missing on either side, from the docs, or when a physical property does not hold for the real class.
@@ -12,8 +12,6 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 from typing import Any
-
-from .. import i18n
 
 
 @dataclass(frozen=True)
@@ -121,7 +119,7 @@ def keys(axis: str) -> tuple[str, ...]:
 
 
 def enum_strings() -> dict[str, tuple[str, str]]:
-    """`enum.<axis>.<key>`: (English, 中文) option labels for app/i18n.py."""
+    """`enum.<axis>.<key>`: (English, 中文) option labels, for the pages' table (app/pages/registry.py collects it)."""
     return {f"enum.{axis}.{v.key}": (v.label, v.label_zh) for axis, table in VARIANTS.items() for v in table.values()}
 
 
@@ -144,6 +142,3 @@ def pinning_norms() -> list[str]:
 def variants_payload() -> dict[str, dict[str, dict[str, Any]]]:
     """The table as JSON for the pages' scripts (e.g. `variants.norm[cfg.norm].pins_token` for the √d line)."""
     return {axis: {key: asdict(v) for key, v in table.items()} for axis, table in VARIANTS.items()}
-
-
-i18n.register(enum_strings())

@@ -1,5 +1,6 @@
-"""/train's charts' answer: the events POST /api/train streams (start, step, done, end) folded into per-run columns,
-one event at a time, so a stream can draw while it trains and a finished run is the same answer in one go.
+"""/train's charts' answer: the events POST /api/train streams (start, step, done, end) folded into per-run columns
+by app/experiments/train_curves.py, one event at a time, so a stream can draw while it trains and a finished run is
+the same answer in one go.
 
 `TrainCharts` is the request of /train's charts (POST /api/train/charts and POST /api/figure/train-loss): the
 training request itself plus the /train page's run kinds, which name the runs (app/experiments/train_presets.py).
@@ -9,14 +10,16 @@ The charts are app/figures/train.py.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import Field, model_validator
 
+from . import train_curves
 from .train import TrainRequest
+from .train_curves import fold
 from .train_presets import RUN_KINDS
 
-Json = dict[str, Any]
+Json = train_curves.Json
 RunKind = Literal[tuple(RUN_KINDS)]  # type: ignore[valid-type]  # the /train page's run kinds, by key
 
 
@@ -45,55 +48,10 @@ class TrainCharts(TrainRequest):
 
 def empty_answer(request: TrainCharts) -> Json:
     """Before the first event: the runs as asked, nothing trained."""
-    return {
-        "steps": request.steps,
-        "symbols": request.runs[0].vocab_size - 1,  # the data alphabet (the separator is never an answer)
-        "task": request.task,
-        "kinds": request.kinds,
-        "configs": [cfg.model_dump() for cfg in request.runs],
-        "started": False,
-        "ended": False,
-        "cached": False,
-        "elapsed_ms": None,
-        "runs": [
-            {
-                "run": i,
-                "steps": [],
-                "loss": [],
-                "grad_norm": [],
-                "lr": [],
-                "profile": None,
-                "profile_step": 0,
-                "done": None,
-            }
-            for i in range(len(request.runs))
-        ],
-    }
-
-
-def add_event(answer: Json, event: Json) -> None:
-    """Fold one event of POST /api/train's stream into the answer, in place."""
-    kind = event.get("type")
-    if kind == "start":
-        answer["started"] = True
-        answer["cached"] = bool(event.get("cached"))
-    elif kind == "step":
-        run = answer["runs"][event["run"]]
-        for column, key in (("steps", "step"), ("loss", "loss"), ("grad_norm", "grad_norm"), ("lr", "lr")):
-            run[column].append(event[key])
-        if event.get("layers"):
-            run["profile"], run["profile_step"] = event["layers"], event["step"]
-    elif kind == "done":
-        answer["runs"][event["run"]]["done"] = event
-    elif kind == "end":
-        answer["ended"] = True
-        answer["cached"] = answer["cached"] or bool(event.get("cached"))
-        answer["elapsed_ms"] = event.get("elapsed_ms")
+    configs = [cfg.model_dump() for cfg in request.runs]
+    return train_curves.empty_answer(request.steps, request.task, configs, request.kinds)
 
 
 def answer_of(request: TrainCharts, events: Iterable[Json]) -> Json:
     """Every event at once: a finished (or recorded) run's answer."""
-    answer = empty_answer(request)
-    for event in events:
-        add_event(answer, event)
-    return answer
+    return fold(empty_answer(request), events)

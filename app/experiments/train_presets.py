@@ -343,15 +343,16 @@ def kinds_payload() -> list[dict[str, Any]]:
 def measure(keys: list[str] | None = None) -> None:
     """Re-run presets and print what happened (python -m app.experiments.train_presets [key ...])."""
     from .train import train_events
+    from .train_curves import add_event, empty_answer
 
     for key in keys or list(TRAIN_PRESETS):
         kinds = TRAIN_PRESETS[key]["runs"]
-        losses: dict[int, list[float]] = {}
-        for event in train_events(preset_request(key)):
-            if event["type"] == "step":
-                losses.setdefault(event["run"], []).append(event["loss"])
+        request = preset_request(key)
+        answer = empty_answer(request.steps, request.task, [cfg.model_dump() for cfg in request.runs])
+        for event in train_events(request):
+            add_event(answer, event)
             if event["type"] == "done":
-                curve = losses[event["run"]]
+                curve = answer["runs"][event["run"]]["loss"]
                 marks = [curve[min(len(curve) - 1, int(len(curve) * f))] for f in (0, 0.25, 0.5, 0.75, 1)]
                 print(
                     f"{key:12s} {kinds[event['run']]:14s} diverged={event['diverged']} loss@0,25,50,75,100%="

@@ -19,7 +19,8 @@ import copy
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from ..experiments.train_answer import TrainCharts, add_event, empty_answer
+from ..experiments.train_answer import TrainCharts, empty_answer
+from ..experiments.train_curves import add_event
 from ..jsonsafe import to_strict
 from . import train, train_profile
 from .chart import Json

@@ -27,8 +27,7 @@ import plotly.graph_objects as go
 import plotly.io as pio
 
 from ..assets import PLOTLY_JS
-from ..i18n import t
-from . import strings as _strings  # noqa: F401  (registers the API's words)
+from .strings import t
 
 IMAGE_FORMATS = ("png", "svg", "pdf")
 IMAGE_SIZE = {"width": 1280, "height": 720}  # a slide, as the pages' PNG and SVG buttons (static/js/save.js)

@@ -19,20 +19,20 @@ import plotly.graph_objects as go
 from ..config.real import RealTraceRequest
 from ..experiments.isolation import as_server
 from ..experiments.lecture import DECK
+from ..experiments.lecture.agenda import STRINGS as AGENDA
 from ..experiments.lecture.claims import evaluate, failures, statement
 from ..experiments.lecture.demos import recording_from_events
 from ..experiments.requests import answer_in_process
 from ..experiments.train import TrainRequest, train_events
 from ..figures import slides
-from ..i18n import t
+from ..i18n import lookup
 from ..jsonsafe import to_strict
-from ..pages import lecture as _lecture_strings  # noqa: F401  (registers the deck's strings)
 from ..services.deck import source_request
 from ..services.real_models import compute_real_trace, resolve
-from . import strings as _strings  # noqa: F401  (registers the API's words)
 from .charts import chart_figure
 from .export import Saves
 from .fields import Language, check_lang
+from .strings import t
 
 SLIDES = {slide["id"]: slide for slide in DECK}
 
@@ -92,8 +92,11 @@ class Slide(Saves):
 
         sections = [(s["title"][lang], s["slides"], s["minutes"]) for s in agenda["sections"]]
         models = [(m["name"][lang], m["slides"]) for m in agenda["models"]]
-        heads = [t(key, lang) for key in ("lecture.agenda.section", "lecture.agenda.slides", "lecture.agenda.min")]
-        return table(tuple(heads), sections) + table((t("lecture.agenda.model", lang), heads[1]), models)
+        heads = [
+            lookup(AGENDA, key, lang)
+            for key in ("lecture.agenda.section", "lecture.agenda.slides", "lecture.agenda.min")
+        ]
+        return table(tuple(heads), sections) + table((lookup(AGENDA, "lecture.agenda.model", lang), heads[1]), models)
 
 
 def ids() -> list[str]:

@@ -1,4 +1,5 @@
-"""The Python API's and the command line's own words, in English and Chinese (app/i18n.py's table)."""
+"""The Python API's and the command line's own words, in English and Chinese, looked up here (`t`), not in the
+pages' table: a notebook that never imports a page still speaks both languages."""
 
 from __future__ import annotations
 
@@ -31,4 +32,8 @@ STRINGS = {
     "nb.claim_holds": ("Claim checked: it holds on these numbers.", "论断已核对：在这些数值上成立。"),
     "nb.claim_fails": ("Claim does NOT hold: {why}", "论断不成立：{why}"),
 }
-i18n.register(STRINGS)
+
+
+def t(key: str, lang: str = "en", **values: object) -> str:
+    """This table's string for key in lang, or a shared one (app/i18n.py), with {placeholders} filled."""
+    return i18n.lookup(STRINGS, key, lang, **values)

@@ -20,12 +20,11 @@ from ..experiments.isolation import SERVER_THREADS, as_server
 from ..experiments.sweep import SweepRequest, depth_row, heatmap_of
 from ..experiments.trace import run_trace
 from ..figures import build as build_chart
-from ..i18n import t
 from ..numbers import fmt
-from . import strings as _strings  # noqa: F401  (registers the API's words)
 from .charts import chart_figure
 from .export import Saves
 from .fields import Language, ModelFields, check_lang, keyword_signature, refuse_unknown, trace_config
+from .strings import t
 
 
 @dataclass(repr=False)

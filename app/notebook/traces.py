@@ -28,13 +28,12 @@ from ..experiments.isolation import SERVER_THREADS, as_server
 from ..experiments.trace import run_trace
 from ..figures import build as build_chart
 from ..figures.compare import name_of
-from ..i18n import t
 from ..jsonsafe import strict_dumps
 from ..numbers import fmt
-from . import strings as _strings  # noqa: F401  (registers the API's words)
 from .charts import chart_figure
 from .export import Saves
 from .fields import CompareFields, Language, TraceFields, check_lang, keyword_signature, trace_config
+from .strings import t
 
 if TYPE_CHECKING:
     from torch import Tensor

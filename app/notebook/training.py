@@ -28,11 +28,10 @@ from ..figures import build as build_chart
 from ..figures.train import CHART as LOSS
 from ..figures.train import label
 from ..figures.train_profile import CHART as PROFILE
-from ..i18n import t
-from . import strings as _strings  # noqa: F401  (registers the API's words)
 from .charts import chart_figure
 from .export import Saves
 from .fields import Language, TrainFields, check_lang, refuse_unknown
+from .strings import t
 from .traces import _frame
 
 CHARTS = (LOSS.key, PROFILE.key)

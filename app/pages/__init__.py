@@ -1,30 +1,32 @@
-"""HTML pages: the registry and routes (`registry`), and one module per group of pages, each registering its
-pages and their strings on import: `explorer`, `lessons`, `train`, `lecture`, `models`. main.py includes `router` after these imports,
-so every page is on it.
+"""HTML pages: the registry and routes (`registry`), and one module per group of pages, each returning its pages
+(`pages()`) and their words (`strings()`): `explorer`, `lecture`, `lessons`, `models`, `train`. Importing them
+registers nothing: `collect()` builds the pages, charts, routes and translation table from them, and
+`get_registry()` is this process's collection, which main.py's app factory includes.
 """
 
-from . import explorer, lecture, lessons, models, static_pages, train  # noqa: F401  (importing registers the pages)
+from .page import Page
 from .registry import (
-    CHARTS,
-    PAGES,
-    Page,
-    register_page,
+    Registry,
+    charts,
+    collect,
+    get_registry,
+    pages,
     render_page,
     request_lang,
-    router,
     templates,
     url_state_keys,
     warm_computations,
 )
 
 __all__ = [
-    "CHARTS",
-    "PAGES",
     "Page",
-    "register_page",
+    "Registry",
+    "charts",
+    "collect",
+    "get_registry",
+    "pages",
     "render_page",
     "request_lang",
-    "router",
     "templates",
     "url_state_keys",
     "warm_computations",

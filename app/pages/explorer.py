@@ -7,13 +7,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import figures, i18n
 from ..config import PRESETS, REFERENCE_MODEL, TraceConfig, preset_config
 from ..experiments.grad_profile import BAND, GradProfile
 from ..experiments.requests import Part
 from ..experiments.sweep import SweepRequest
 from ..experiments.tour import TourRequest
-from .registry import Page, register_page
+from .page import Page
 
 HOME: dict[str, Any] = {"depth": 24}  # the tour's thumbnail: Post-LN vs Pre-LN (app/experiments/tour.py) at depth 24
 # /gradients opens on the lecture's reference model (the shortcut keeps the gradient on every seed; without it the
@@ -65,7 +64,7 @@ STRINGS: dict[str, tuple[str, str]] = {
         "刚初始化的模型中，每个块之后词元向量的长度（对词元取平均）。",
     ),
     "enum.yscale.auto": ("Automatic", "自动"),  # /norms' axis: logarithmic when the values span > 3 decades
-    # the /norms chart's own words are app/figures/norms.py's (registered below, with every chart's)
+    # the /norms chart's own words are app/figures/norms.py's (the registry collects every chart's)
     # /gradients
     "gradients.title": ("How far does the gradient survive?", "梯度能传多远？"),
     "gradients.intro": (
@@ -91,8 +90,10 @@ STRINGS: dict[str, tuple[str, str]] = {
     ),
     "compare.custom": ("Custom (the settings below)", "自定义（下方设置）"),
 }
-i18n.register(STRINGS)
-i18n.register(figures.strings())  # every chart's words, for the pages' translation table
+
+
+def strings() -> dict[str, tuple[str, str]]:
+    return STRINGS
 
 
 def home_requests() -> list[Part]:
@@ -116,55 +117,50 @@ def compare_requests() -> list[Part]:
     return [("trace", preset_config(key)) for key in PRESETS]
 
 
-register_page(
-    Page(
-        "home",
-        "/",
-        "home.title",
-        charts=("tour",),
-        template="index.html",
-        nav_key="nav.home",
-        nav_order=0,
-        model_controls=False,
-        defaults=HOME,
-        default_requests=home_requests,
-    )
-)
-register_page(
-    Page(
-        "norms",
-        "/norms",
-        "norms.title",
-        charts=("norms",),
-        nav_key="nav.norms",
-        nav_order=10,
-        url_keys=("norm_scale",),
-        default_requests=norms_requests,
-    )
-)
-register_page(
-    Page(
-        "gradients",
-        "/gradients",
-        "gradients.title",
-        charts=("grad-profile", "grad-heatmap"),
-        nav_key="nav.gradients",
-        nav_order=20,
-        url_keys=("sweep_to", "heat", "grad_scale"),
-        defaults=GRADIENTS,
-        default_requests=gradients_requests,
-    )
-)
-register_page(
-    Page(
-        "compare",
-        "/compare",
-        "compare.title",
-        charts=("compare",),
-        nav_key="nav.compare",
-        nav_order=30,
-        url_keys=("variants", "changes_1", "changes_2", "changes_3", "changes_4"),
-        defaults=COMPARE,
-        default_requests=compare_requests,
-    )
-)
+def pages() -> list[Page]:
+    return [
+        Page(
+            "home",
+            "/",
+            "home.title",
+            charts=("tour",),
+            template="index.html",
+            nav_key="nav.home",
+            nav_order=0,
+            model_controls=False,
+            defaults=HOME,
+            default_requests=home_requests,
+        ),
+        Page(
+            "norms",
+            "/norms",
+            "norms.title",
+            charts=("norms",),
+            nav_key="nav.norms",
+            nav_order=10,
+            url_keys=("norm_scale",),
+            default_requests=norms_requests,
+        ),
+        Page(
+            "gradients",
+            "/gradients",
+            "gradients.title",
+            charts=("grad-profile", "grad-heatmap"),
+            nav_key="nav.gradients",
+            nav_order=20,
+            url_keys=("sweep_to", "heat", "grad_scale"),
+            defaults=GRADIENTS,
+            default_requests=gradients_requests,
+        ),
+        Page(
+            "compare",
+            "/compare",
+            "compare.title",
+            charts=("compare",),
+            nav_key="nav.compare",
+            nav_order=30,
+            url_keys=("variants", "changes_1", "changes_2", "changes_3", "changes_4"),
+            defaults=COMPARE,
+            default_requests=compare_requests,
+        ),
+    ]

@@ -1,12 +1,12 @@
 """The /lecture page: its strings (English + Chinese, plus every slide chart's title for /embed/lecture-<id>) and its
-registration. The deck itself is data in app/experiments/lecture; its API and offline file are in app/api/lecture.py."""
+page. The deck itself is data in app/experiments/lecture; its API and offline file are in app/api/lecture.py."""
 
 from __future__ import annotations
 
-from .. import i18n
 from ..experiments.lecture import DECK, chart_key
+from ..experiments.lecture.agenda import STRINGS as AGENDA_STRINGS
 from ..services.deck import deck_requests
-from .registry import Page, register_page
+from .page import Page
 
 STRINGS = {
     "nav.lecture": ("Lecture", "讲座"),
@@ -95,12 +95,6 @@ STRINGS = {
         "Not sent: type {length} numbers from {min} to {max}; the chart shows the last ones sent.",
         "未发送：请输入 {length} 个介于 {min} 和 {max} 之间的数；图中仍是上一次发送的数值。",
     ),
-    "lecture.agenda.section": ("Section", "部分"),
-    "lecture.agenda.min": ("Min", "分钟"),
-    "lecture.agenda.optional_slides": ("Optional slides:", "可跳过的页："),
-    "lecture.agenda.model": ("Model", "模型"),
-    "lecture.agenda.slides": ("Slides", "页"),
-    "lecture.agenda.optional": ("optional", "可选"),
     "lecture.speaker.prev": ("← Previous", "← 上一页"),
     "lecture.speaker.next": ("Next →", "下一页 →"),
 }
@@ -115,18 +109,22 @@ def chart_strings() -> dict[str, tuple[str, str]]:
     }
 
 
-i18n.register({**STRINGS, **chart_strings()})
-register_page(
-    Page(
-        key="lecture",
-        path="/lecture",
-        title_key="lecture.title",
-        charts=tuple(chart_key(s) for s in DECK if s["chart"]),
-        template="lecture.html",
-        nav_key="nav.lecture",
-        nav_order=5,
-        model_controls=False,
-        extra={"deck": DECK, "origin": ""},
-        default_requests=deck_requests,  # every chart of the deck: any slide opens warm
-    )
-)
+def strings() -> dict[str, tuple[str, str]]:
+    return {**STRINGS, **AGENDA_STRINGS, **chart_strings()}
+
+
+def pages() -> list[Page]:
+    return [
+        Page(
+            key="lecture",
+            path="/lecture",
+            title_key="lecture.title",
+            charts=tuple(chart_key(s) for s in DECK if s["chart"]),
+            template="lecture.html",
+            nav_key="nav.lecture",
+            nav_order=5,
+            model_controls=False,
+            extra={"deck": DECK, "origin": ""},
+            default_requests=deck_requests,  # every chart of the deck: any slide opens warm
+        )
+    ]

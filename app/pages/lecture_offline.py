@@ -17,7 +17,8 @@ from ..experiments.lecture.export import STYLESHEET, bundle, script_safe
 from ..i18n import client_table, t
 from ..services.compute import ComputePool
 from ..services.deck import Progress, bake
-from .registry import PAGES, templates
+from . import registry
+from .registry import templates
 
 
 def recorded_deck() -> list[dict[str, Any]]:
@@ -61,13 +62,14 @@ async def offline_html(
 ) -> str:
     """The file; `progress` is told of each slide view as it is computed (resnorm-explorer lecture prints it);
     `pages`: a static site's page files by path, which the slides' explorer links then open."""
+    lecture = registry.get_registry().pages["lecture"]  # collecting the registry also sets the words t reads
     inline = {
         "css": STYLESHEET.read_text(encoding="utf-8"),
         "js": script_safe(bundle()),
         "plotly": script_safe(PLOTLY_JS.read_text(encoding="utf-8")),
     }
     context = {
-        "page": PAGES["lecture"],
+        "page": lecture,
         "lang": lang,
         "html_lang": "zh-CN" if lang == "zh" else "en",
         "t": t,

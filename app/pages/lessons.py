@@ -9,7 +9,6 @@ from typing import Any, get_args
 
 from pydantic import BaseModel
 
-from .. import i18n
 from ..config import group_counts
 from ..experiments.lessons.batch import BATCH_SWEEP, PAD_FRACTIONS, BatchDependenceRequest, BatchNormName
 from ..experiments.lessons.chain import PAGE_START as CHAIN_PAGE_START
@@ -20,7 +19,7 @@ from ..experiments.lessons.precision import precision_view, stack_schema
 from ..experiments.lessons.softmax import SWEEP_SCALES, SoftmaxRequest
 from ..experiments.lessons.text import lesson_models, lesson_strings
 from ..experiments.requests import Part
-from .registry import Page, register_page
+from .page import Page
 
 MODELS: dict[str, type[BaseModel]] = lesson_models()
 
@@ -78,10 +77,12 @@ def _widths(model: type[BaseModel]) -> range:
     return range(width["minimum"], width["maximum"] + 1)
 
 
-def _register_pages() -> None:
-    """The four lesson pages (see docs/adding-a-page.md): controls are derived from each request model's schema."""
-    i18n.register(lesson_strings())
-    i18n.register(FOOTERS)
+def strings() -> dict[str, tuple[str, str]]:
+    return {**lesson_strings(), **FOOTERS}
+
+
+def pages() -> list[Page]:
+    """The lesson pages (see docs/adding-a-page.md): controls are derived from each request model's schema."""
     extras: dict[str, dict[str, Any]] = {
         "chain": {"cases": [{k: c[k] for k in ("key", "derivative", "depth", "product")} for c in WORKED_CASES]},
         "layernorm": {},
@@ -102,24 +103,20 @@ def _register_pages() -> None:
         "precision": ("precision-overflow",),
         "batchnorm": ("batch-dependence", "batch-padding"),
     }
-    for order, (key, model) in enumerate(MODELS.items()):
-        extra = {"schema": model.model_json_schema()["properties"], **extras[key]}
-        register_page(
-            Page(
-                key=key,
-                path=f"/{key}",
-                title_key=f"{key}.title",
-                charts=charts[key],
-                nav_key=f"nav.{key}",
-                nav_order=60 + order,
-                model_controls=False,
-                extra=extra,
-                url_keys=URL_KEYS.get(key, ()),
-                default_requests=DEFAULT_REQUESTS[key],
-                defaults=PAGE_DEFAULTS.get(key, {}),
-                footer_key=f"{key}.footer",
-            )
+    return [
+        Page(
+            key=key,
+            path=f"/{key}",
+            title_key=f"{key}.title",
+            charts=charts[key],
+            nav_key=f"nav.{key}",
+            nav_order=60 + order,
+            model_controls=False,
+            extra={"schema": model.model_json_schema()["properties"], **extras[key]},
+            url_keys=URL_KEYS.get(key, ()),
+            default_requests=DEFAULT_REQUESTS[key],
+            defaults=PAGE_DEFAULTS.get(key, {}),
+            footer_key=f"{key}.footer",
         )
-
-
-_register_pages()
+        for order, (key, model) in enumerate(MODELS.items())
+    ]

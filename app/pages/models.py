@@ -1,15 +1,14 @@
 """The /models page: real pretrained Transformers (a Post-LN and a pre-norm one) on a sentence the user types.
-Its strings (English + Chinese) and its registration; the models this server has are handed to the page in
+Its strings (English + Chinese) and its page; the models this server has are handed to the page in
 `extra`, and without the [models] extra the page says in one line what to install."""
 
 from __future__ import annotations
 
-from .. import i18n
 from ..config.real import DEFAULT_TEXT, MAX_TEXT_CHARS, MAX_TOKENS
 from ..figures import real_charts
 from ..figures.real_common import STRINGS as MODEL_NAMES
 from ..services.real_models import models_payload
-from .registry import Page, register_page
+from .page import Page
 
 STRINGS = {
     "nav.models": ("Real models", "真实模型"),
@@ -79,11 +78,14 @@ STRINGS = {
 CHARTS = {kind.key: kind.request for kind in real_charts()}  # the page's charts, in order, and their request kinds
 
 
-def _register() -> None:
-    i18n.register(STRINGS)
+def strings() -> dict[str, tuple[str, str]]:
+    return STRINGS
+
+
+def pages() -> list[Page]:
     payload = models_payload(with_conversion=False)
     names = [m["name"] for m in payload["models"]]
-    register_page(
+    return [
         Page(
             key="models",
             path="/models",
@@ -104,7 +106,4 @@ def _register() -> None:
                 "charts": CHARTS,
             },
         )
-    )
-
-
-_register()
+    ]

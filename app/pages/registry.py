@@ -1,30 +1,35 @@
 """The page registry and its HTML routes: every page and one embed route for every chart.
 
-A page is a `Page` in the `PAGES` registry, the one table of that page: its template, its ES module under
+A page is a `Page` (app/pages/page.py), the one table of that page: its template, its ES module under
 static/js/pages/, the charts it draws, its URL keys beyond the request model's fields, its defaults (handed to its
 script, never retyped there) and the requests its default view makes (`default_requests`: what the warm-up
-computes, for a running server and `--warm-only` alike). Modules in app/pages/ add pages with
-`register_page(Page(...))` (see docs/adding-a-page.md); `/embed/{chart}` then works for their charts too, and the
-navigation lists them.
+computes, for a running server and `--warm-only` alike). The modules in `OWNERS` return their pages and words;
+`collect()` alone builds the registry from them (see docs/adding-a-page.md), so `/embed/{chart}` works for their
+charts too and the navigation lists them. Nothing is added to a table by importing a module.
 """
 
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import HTMLResponse
 from fastapi.templating import Jinja2Templates
 
+from .. import figures, i18n
 from ..assets import plotly_url, static_url
 from ..config import MAX_DEPTH, TraceConfig, presets_payload, variants_payload
-from ..experiments.requests import Computation, Part, computations
+from ..config.variants import enum_strings
+from ..experiments.requests import Computation, computations
 from ..i18n import client_table, pick_lang, t
 from ..paths import asset_dir
 from ..settings import get_settings
+from . import explorer, lecture, lessons, models, static_strings, train
+from .page import Page
 
 templates = Jinja2Templates(directory=asset_dir("templates"))
 templates.env.globals["t"] = t
@@ -35,79 +40,91 @@ templates.env.globals["static_site"] = None
 # Keep the request model's field order (Jinja sorts JSON keys by default): controls follow it.
 templates.env.policies["json.dumps_kwargs"] = {"sort_keys": False}
 
-router = APIRouter(include_in_schema=False)
-
-
-@dataclass(frozen=True)
-class Page:
-    """One page: route, template, JS module (static/js/pages/<module>.js), charts it draws, nav entry."""
-
-    key: str
-    path: str
-    title_key: str
-    charts: tuple[str, ...] = ()
-    template: str = ""  # default: <key>.html
-    module: str = ""  # default: <key>
-    nav_key: str = ""  # i18n key of the nav label; empty: not in the navigation
-    nav_order: int = 100
-    model_controls: bool = True  # controls for every TraceConfig field (presets first)
-    extra: dict[str, Any] = field(default_factory=dict)  # anything else the template or module needs
-    url_keys: tuple[str, ...] = ()  # its own URL keys beyond the request model's fields (view settings)
-    defaults: dict[str, Any] = field(default_factory=dict)  # its own default settings, read by its script
-    default_requests: Callable[[], list[Part]] = list  # (request kind, request) its default view makes
-    footer_key: str = "footer.offline"  # i18n key of the footer: where this page's numbers come from, truly
-
-    @property
-    def template_name(self) -> str:
-        return self.template or f"{self.key}.html"
-
-    @property
-    def module_name(self) -> str:
-        return self.module or self.key
-
-
 # URL keys every page understands and no request model has: language, hidden controls (classroom links), theme.
 VIEW_KEYS = ("lang", "hide", "theme")
 
-PAGES: dict[str, Page] = {}
-CHARTS: dict[str, str] = {}  # chart key -> page key, for /embed/{chart}
+# The modules that own pages, in the navigation's registration order: each returns its pages (`pages()`) and its
+# words (`strings()`), and registers nothing by being imported.
+OWNERS = (explorer, lecture, lessons, models, train)
 
 
-def register_page(page: Page) -> Page:
-    """Add a page to the registry and a GET route for it on the pages' router (before main.py includes it)."""
-    if page.key in PAGES:
-        raise ValueError(f"page registered twice: {page.key}")
-    for chart in page.charts:
-        if chart in CHARTS:
-            raise ValueError(f"chart key {chart} already belongs to page {CHARTS[chart]}")
-    if page.defaults and page.model_controls:
-        unknown = set(page.defaults) - set(TraceConfig.model_fields) - set(page.url_keys)
-        if unknown:
-            raise ValueError(f"page {page.key}: defaults for keys it does not have: {sorted(unknown)}")
-        # a page default the request model refuses fails at import, not in a browser
-        TraceConfig(**{k: v for k, v in page.defaults.items() if k in TraceConfig.model_fields})
-    PAGES[page.key] = page
-    CHARTS.update({chart: page.key for chart in page.charts})
+@dataclass(frozen=True)
+class Registry:
+    """Every page, every chart's page (for /embed/{chart}), the routes of both and the pages' translation table."""
 
+    pages: dict[str, Page]
+    charts: dict[str, str]  # chart key -> page key
+    strings: dict[str, tuple[str, str]]
+    router: APIRouter
+
+    def t(self, key: str, lang: str = "en", **values: object) -> str:
+        """The pages' string for key in lang, with {placeholders} filled (app/i18n.py's `t` on this table)."""
+        return i18n.lookup(self.strings, key, lang, **values)
+
+
+def collect() -> Registry:
+    """Ask each owner for its pages and words and build the tables and routes from them, checking that no page or
+    chart key is taken twice, no word is owned twice or lacks a language, and every page default is valid."""
+    pages: dict[str, Page] = {}
+    charts: dict[str, str] = {}
+    for page in (page for owner in OWNERS for page in owner.pages()):
+        if page.key in pages:
+            raise ValueError(f"page collected twice: {page.key}")
+        taken = [chart for chart in page.charts if chart in charts]
+        if taken:
+            raise ValueError(f"chart key {taken[0]} already belongs to page {charts[taken[0]]}")
+        page.check()
+        pages[page.key] = page
+        charts.update({chart: page.key for chart in page.charts})
+    owned = (enum_strings(), figures.strings(), *(owner.strings() for owner in OWNERS), static_strings.STRINGS)
+    return Registry(pages, charts, i18n.merge(*owned), _router(pages))
+
+
+def _router(pages: dict[str, Page]) -> APIRouter:
+    """A GET route for every page, and /embed/{chart}."""
+    router = APIRouter(include_in_schema=False)
+    router.add_api_route("/embed/{chart}", embed, methods=["GET"], response_class=HTMLResponse, name="embed")
+    for page in pages.values():
+        router.add_api_route(
+            page.path, _shows(page.key), methods=["GET"], response_class=HTMLResponse, name=f"page_{page.key}"
+        )
+    return router
+
+
+def _shows(key: str) -> Callable[[Request], Awaitable[HTMLResponse]]:
     async def show(request: Request) -> HTMLResponse:
-        return render_page(request, page.key)
+        return render_page(request, key)
 
-    router.add_api_route(
-        page.path, show, methods=["GET"], response_class=HTMLResponse, include_in_schema=False, name=f"page_{page.key}"
-    )
-    return page
+    return show
+
+
+@cache
+def get_registry() -> Registry:
+    """This process's registry, collected on first use (the app factory, the command line, the static-site builder),
+    its words then the table `t` and the pages' templates read."""
+    registry = collect()
+    i18n.use(registry.strings)
+    return registry
+
+
+def pages() -> dict[str, Page]:
+    return get_registry().pages
+
+
+def charts() -> dict[str, str]:
+    return get_registry().charts
 
 
 def url_state_keys() -> frozenset[str]:
     """Every URL key of a page that is not a request model's field: the API ignores these in a page's query."""
-    return frozenset(VIEW_KEYS).union(*(page.url_keys for page in PAGES.values()))
+    return frozenset(VIEW_KEYS).union(*(page.url_keys for page in pages().values()))
 
 
 def warm_computations() -> list[Computation]:
-    """Every page's default view as cached computations, each key once, in registration order: what the running
-    server warms in the background and `--warm-only` computes (both import app.pages, so every page is here)."""
+    """Every page's default view as cached computations, each key once, in the registry's order: what the running
+    server warms in the background and `--warm-only` computes."""
     seen: dict[str, Computation] = {}
-    for page in PAGES.values():
+    for page in pages().values():
         for kind, req in page.default_requests():
             for item in computations(kind, req, f"{page.key} {kind}"):
                 seen.setdefault(item.key, item)
@@ -146,8 +163,8 @@ def page_data(request: Request, page: Page, lang: str, embed_chart: str | None) 
         "extra": page.extra,
         "defaults": page.defaults,
         "variants": variants_payload(),  # physics per variant, e.g. variants.norm[key].pins_token (the √d line)
-        "nav": {p.key: p.path for p in PAGES.values()},
-        "nav_defaults": {p.key: p.defaults for p in PAGES.values() if p.defaults},
+        "nav": {p.key: p.path for p in pages().values()},
+        "nav_defaults": {p.key: p.defaults for p in pages().values() if p.defaults},
     }
 
 
@@ -162,12 +179,12 @@ def render_page(request: Request, key: str, embed_chart: str | None = None) -> H
     lang = request_lang(request)
     cache_key = (key, embed_chart, lang, request.url.query)
     cached = _rendered.get(cache_key)
-    if cached is not None and cached[0] is PAGES[key]:  # a page replaced in PAGES is rendered anew
+    if cached is not None and cached[0] is pages()[key]:  # a page replaced in the registry is rendered anew
         body = cached[1]
         _rendered.move_to_end(cache_key)
     else:
         body = _render(request, key, lang, embed_chart)
-        _rendered[cache_key] = (PAGES[key], body)
+        _rendered[cache_key] = (pages()[key], body)
         if len(_rendered) > RENDERED_PAGES:
             _rendered.popitem(last=False)
     return HTMLResponse(body, headers={"Vary": "Accept-Language"})
@@ -182,7 +199,7 @@ def page_context(
         "page": page,
         "lang": lang,
         "html_lang": "zh-CN" if lang == "zh" else "en",
-        "nav": sorted((p for p in PAGES.values() if p.nav_key), key=lambda p: p.nav_order),
+        "nav": sorted((p for p in pages().values() if p.nav_key), key=lambda p: p.nav_order),
         "embed_chart": embed_chart,
         "data": data,
         "other_lang_query": other,
@@ -191,7 +208,7 @@ def page_context(
 
 
 def _render(request: Request, key: str, lang: str, embed_chart: str | None) -> bytes:
-    page = PAGES[key]
+    page = pages()[key]
     data = page_data(request, page, lang, embed_chart)
     context = page_context(page, lang, embed_chart, data, _other_lang_query(request, lang))
     template = "embed.html" if embed_chart else page.template_name
@@ -207,11 +224,11 @@ def _other_lang_query(request: Request, lang: str) -> str:
     return "?" + urlencode(params)
 
 
-@router.get("/embed/{chart}", response_class=HTMLResponse)
 async def embed(request: Request, chart: str) -> HTMLResponse:
     """One chart alone, no navigation, sized to its frame; same URL state as its page."""
-    if chart not in CHARTS:
+    known = charts()
+    if chart not in known:
         raise HTTPException(
-            status_code=404, detail=f"chart: unknown chart {chart!r}; allowed: {', '.join(sorted(CHARTS))}"
+            status_code=404, detail=f"chart: unknown chart {chart!r}; allowed: {', '.join(sorted(known))}"
         )
-    return render_page(request, CHARTS[chart], embed_chart=chart)
+    return render_page(request, known[chart], embed_chart=chart)

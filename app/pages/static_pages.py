@@ -11,78 +11,11 @@ from typing import Any
 
 from starlette.requests import Request
 
-from .. import i18n
 from ..experiments.lecture.export import bundle as bundle_modules
 from ..experiments.lecture.export import script_safe
 from ..security import content_security_policy
-from .registry import PAGES, page_context, page_data, templates
-
-STRINGS: dict[str, tuple[str, str]] = {
-    "static.not_baked": (
-        "This view is not in this static copy of the lesson.",
-        "这个视图不在本课程的静态副本中。",
-    ),
-    "static.nearest": ("Nearest baked views:", "最接近的已预先计算的视图："),
-    "static.end": (".", "。"),
-    "static.default_view": ("The page's default view", "本页默认视图"),
-    "static.needs_server": (
-        "This page needs the explorer's server (resnorm-explorer serve): a static copy cannot run models or training.",
-        "本页需要探索器的服务器（resnorm-explorer serve）：静态副本无法运行模型或训练。",
-    ),
-    "static.built": (
-        "Static copy built by ResNorm Explorer {version} on {when}; every number was computed by PyTorch then.",
-        "静态副本由 ResNorm Explorer {version} 于 {when} 生成；每个数字都是当时由 PyTorch 计算的。",
-    ),
-    "static.models_data": (
-        "The charts of this page are measurements of the pretrained models named above, recorded when the copy was "
-        "built; the models' weights and their licences are described on each model's card.",
-        "本页图表是对上面所列预训练模型的测量，在生成副本时记录；模型权重及其许可证见各模型的说明页（model card）。",
-    ),
-    "static.built_pages": (
-        "Pages built by ResNorm Explorer {version} on {when}.",
-        "页面由 ResNorm Explorer {version} 于 {when} 生成。",
-    ),
-    "static.mixed_content": (
-        "This page was opened over https but its server, {server}, is http: browsers refuse that (mixed content). "
-        "Serve the API over https, or open this copy over http.",
-        "本页通过 https 打开，但它的服务器 {server} 是 http：浏览器会拒绝这种请求（混合内容）。"
-        "请让接口通过 https 提供，或通过 http 打开本副本。",
-    ),
-    "static.train_intro": (
-        "Short real training runs, recorded when this copy was built, side by side on the same data: a small "
-        "Transformer learns to copy (or reverse, or sort) a sequence. Pick a preset to see its loss curves and "
-        "per-layer gradients as they were recorded; other settings need the explorer's server.",
-        "在生成本副本时录制的简短真实训练，多个模型在同样的数据上并排训练：一个小 Transformer 学习复制（或反转、排序）"
-        "一个序列。选择一个预设，查看录制下来的损失曲线和逐层梯度；其他设置需要探索器的服务器。",
-    ),
-    "static.models_intro": (
-        "Two real pretrained models read these sentences, offline, when this copy was built. MiniLM is a BERT: "
-        "Post-LN, so every block's output is a LayerNorm output, whose norm its learned gain sets (the caption says "
-        "whether the tokens end pinned together). SmolLM2 is a Llama: pre-norm, so nothing normalises the residual "
-        "stream and it snowballs from block to block, while the first token carries a massive activation. Every "
-        "claim is also checked on a built-in set of sixteen sentences; another sentence needs the explorer's server.",
-        "两个真实的预训练模型在生成本副本时离线读取了这些句子。MiniLM 属于 BERT 家族：Post-LN，每个块的输出都是 LayerNorm "
-        "的输出，其范数由学到的增益决定（图注说明各词元是否被固定在一起）。SmolLM2 属于 Llama 家族：Pre-norm，"
-        "残差流从不被归一化，逐块像滚雪球一样增长，而第一个词元携带巨大的激活值。每个结论还在内置的十六个句子上核对；"
-        "其他句子需要探索器的服务器。",
-    ),
-    "static.train_recorded": (
-        "Recorded when this copy was built ({seconds} s of training there); training anew needs the explorer's server.",
-        "在生成本副本时录制（当时训练用时 {seconds} 秒）；重新训练需要探索器的服务器。",
-    ),
-    "static.html_export_file": (
-        "The offline HTML file needs this copy served over http(s): a page opened from a file cannot read Plotly.js. "
-        "PNG, SVG, JSON and CSV work here.",
-        "离线 HTML 文件需要通过 http(s) 打开本副本：从文件打开的页面无法读取 Plotly.js。PNG、SVG、JSON 和 CSV 在这里可用。",
-    ),
-    "footer.where.static": ("when this static copy was built", "在生成本静态副本时"),
-    "footer.where.remote": ("on the explorer's server at {server}", "在探索器服务器 {server} 上"),
-    "static.licence": (
-        "Charts drawn with plotly.js {plotly} (MIT licence, © Plotly, Inc.: assets/LICENSE.plotly.js.txt).",
-        "图表由 plotly.js {plotly} 绘制（MIT 许可证，© Plotly, Inc.：assets/LICENSE.plotly.js.txt）。",
-    ),
-}
-i18n.register(STRINGS)
+from . import registry
+from .registry import page_context, page_data, templates
 
 SERVER_ONLY = ("models", "train")  # real models and training unless baked: the page says it needs the server
 DECK = "lecture"  # the offline deck file (app/pages/lecture_offline.py), one per language
@@ -91,13 +24,18 @@ PLOTLY_FILE = "assets/plotly.min.js"
 EMBEDS = "embed"  # embed/<chart>.html: one chart alone, for an iframe (the live server's /embed/<chart>)
 
 
+def _t(key: str, lang: str, **values: object) -> str:
+    return registry.get_registry().t(key, lang, **values)
+
+
 def _in_lang(stem: str, lang: str) -> str:
     return f"{stem}.html" if lang == "en" else f"{stem}.{lang}.html"
 
 
 def page_file(key: str, lang: str) -> str:
     """index.html, norms.html, ... in English; index.zh.html, norms.zh.html, ... in Chinese."""
-    return _in_lang("index" if PAGES[key].path == "/" else PAGES[key].path.strip("/"), lang)
+    path = registry.pages()[key].path
+    return _in_lang("index" if path == "/" else path.strip("/"), lang)
 
 
 def embed_file(chart: str, lang: str) -> str:
@@ -106,7 +44,7 @@ def embed_file(chart: str, lang: str) -> str:
 
 
 def path_file(path: str, lang: str) -> str:
-    key = next(k for k, p in PAGES.items() if p.path == path)
+    key = next(k for k, p in registry.pages().items() if p.path == path)
     return page_file(key, lang)
 
 
@@ -128,17 +66,17 @@ class Site:
             self.server_only.clear()
 
     def pages(self) -> list[str]:
-        return [key for key in PAGES if key != DECK]
+        return [key for key in registry.pages() if key != DECK]
 
     def embeds(self) -> list[tuple[str, str]]:
         """(chart, page) of every chart a page of the site draws: each gets an embed file per language."""
-        return [(chart, key) for key in self.pages() for chart in PAGES[key].charts]
+        return [(chart, key) for key in self.pages() for chart in registry.pages()[key].charts]
 
     def footer_where(self, lang: str) -> str:
         """Where the numbers were computed, for the footers: at build time, or on the server this copy asks."""
         if self.server:
-            return i18n.t("footer.where.remote", lang, server=self.server)
-        return i18n.t("footer.where.static", lang)
+            return _t("footer.where.remote", lang, server=self.server)
+        return _t("footer.where.static", lang)
 
 
 def _static_context(site: Site, key: str, lang: str, root: str) -> dict[str, Any]:
@@ -147,11 +85,11 @@ def _static_context(site: Site, key: str, lang: str, root: str) -> dict[str, Any
         "data_files": [root + file for file in site.data_files.get(key, [])],
         "scripts": root + SCRIPTS_FILE,
         "csp": content_security_policy(site.server),
-        "built": i18n.t(
+        "built": _t(
             "static.built_pages" if site.server else "static.built", lang, version=site.version, when=site.built_at
         ),
-        "licence": i18n.t("static.licence", lang, plotly=site.plotly),
-        "models": i18n.t("static.models_data", lang) if key == "models" and baked else "",
+        "licence": _t("static.licence", lang, plotly=site.plotly),
+        "models": _t("static.models_data", lang) if key == "models" and baked else "",
         "baked": baked,
     }
 
@@ -159,12 +97,12 @@ def _static_context(site: Site, key: str, lang: str, root: str) -> dict[str, Any
 def render(site: Site, key: str, lang: str, embed_chart: str | None = None) -> str:
     """One page (or one chart of it, for an iframe) as a file of the static site: the live page's template and data,
     with files for URLs (relative to the embed/ folder for an embed)."""
-    page = PAGES[key]
+    page = registry.pages()[key]
     request = Request({"type": "http", "method": "GET", "path": page.path, "query_string": b"", "headers": []})
     root = "../" if embed_chart else ""
     own = embed_file(embed_chart, lang) if embed_chart else page_file(key, lang)
     data = page_data(request, page, lang, embed_chart)
-    data["nav"] = {k: root + page_file(k, lang) for k in PAGES}
+    data["nav"] = {k: root + page_file(k, lang) for k in registry.pages()}
     data["static"] = {
         "self": own.rsplit("/", 1)[-1],
         "server_only": key in site.server_only,
@@ -190,7 +128,7 @@ DECK_FOOTER_STYLE = "position:fixed;left:0;top:0;font:10px sans-serif;color:#aab
 
 def deck_footer(html: str, site: Site, lang: str) -> str:
     """The offline deck file with the build and licence lines every page of the site carries (before </body>)."""
-    line = f"{i18n.t('static.built', lang, version=site.version, when=site.built_at)} " + i18n.t(
+    line = f"{_t('static.built', lang, version=site.version, when=site.built_at)} " + _t(
         "static.licence", lang, plotly=site.plotly
     )
     footer = f'<footer class="static-build" style="{DECK_FOOTER_STYLE}">{_escape(line)}</footer>'
@@ -275,4 +213,4 @@ def bundle(entries: list[str]) -> str:
 
 def entries() -> list[str]:
     """Every page's module and the shared chrome (site.js), except the deck's (it is its own offline file)."""
-    return [f"pages/{PAGES[key].module_name}.js" for key in PAGES if key != DECK] + ["site.js"]
+    return [f"pages/{registry.pages()[key].module_name}.js" for key in registry.pages() if key != DECK] + ["site.js"]

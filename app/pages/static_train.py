@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..config import TraceConfig, presets_payload
-from .registry import PAGES
+from .registry import pages
 from .static_views import Call, View, request_key, state_query_of
 from .train import SETTINGS_FIELDS, SIZE_FIELDS
 
@@ -22,7 +22,7 @@ TRAIN_KEYS = ("runs", *SETTINGS_FIELDS, *SIZE_FIELDS)
 def train_defaults() -> dict[str, Any]:
     """The page's starting state over TRAIN_KEYS (train.js `PARAMS`: the first preset's runs, the settings, the
     sizes; clipping 0 stands for none)."""
-    extra = PAGES["train"].extra
+    extra = pages()["train"].extra
     settings = extra["settings_defaults"]
     return {
         "runs": [run["kind"] for run in extra["presets"][0]["runs"]],
@@ -42,7 +42,7 @@ def preset_state(preset: dict[str, Any]) -> dict[str, Any]:
 def request_body(state: dict[str, Any]) -> dict[str, Any]:
     """The body Start sends for a state (train.js `runConfigs`, `requestBody`): each run its architecture preset as
     /api/presets?depth= resolves it, on the state's sizes and seed, with the run kind's overrides."""
-    kinds = {kind["key"]: kind for kind in PAGES["train"].extra["kinds"]}
+    kinds = {kind["key"]: kind for kind in pages()["train"].extra["kinds"]}
     archs = {p["key"]: p["config"] for p in presets_payload(TraceConfig(depth=state["depth"]))}
     sizes = {name: state[name] for name in SIZE_FIELDS}
     runs = [
@@ -58,7 +58,7 @@ def train_views(langs: tuple[str, ...] = ("en",)) -> list[View]:
     the recorded run in each language (the training request with the run kinds that name the curves). The first
     preset is the page's default view."""
     views = []
-    for preset in PAGES["train"].extra["presets"]:
+    for preset in pages()["train"].extra["presets"]:
         state = preset_state(preset)
         body = request_body(state)
         charts = {**body, "kinds": state["runs"]}

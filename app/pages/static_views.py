@@ -16,7 +16,7 @@ from typing import Any
 
 from ..config import PRESETS, TraceConfig, presets_payload
 from ..experiments.grad_profile import BAND
-from .registry import PAGES
+from .registry import pages
 
 # The pages with model controls whose presets are baked, and the URL keys beyond the model's fields that change what
 # they request (display-only keys, such as an axis scale, never change a request and never make a view unbaked).
@@ -107,7 +107,7 @@ def url_value(value: Any) -> str:
 
 def page_state(page: str) -> dict[str, Any]:
     """The page's default state over the model's fields: TraceConfig's defaults under the page's own (Page.defaults)."""
-    defaults = PAGES[page].defaults
+    defaults = pages()[page].defaults
     return {name: defaults.get(name, info.default) for name, info in TraceConfig.model_fields.items()}
 
 
@@ -155,7 +155,7 @@ def view_calls(page: str, state: dict[str, Any], langs: tuple[str, ...]) -> tupl
     if page == "norms":  # static/js/pages/norms.js: the chart built in Python, in the page's language
         calls += [Call("POST", "/api/figure/norms", {"lang": lang}, config.model_dump()) for lang in langs]
     elif page == "gradients":  # static/js/pages/gradients.js: the profile (one seed, then the band), the sweep
-        sweep_to = int(PAGES[page].defaults.get("sweep_to", 0)) or config.depth
+        sweep_to = int(pages()[page].defaults.get("sweep_to", 0)) or config.depth
         sweep = {"config": config.model_dump(), "depths": list(range(1, sweep_to + 1))}
         calls += [
             Call("POST", "/api/figure/gradients", {"lang": lang}, {"config": config.model_dump(), "seeds": seeds})
@@ -178,7 +178,7 @@ def view_calls(page: str, state: dict[str, Any], langs: tuple[str, ...]) -> tupl
                 "changes": "",
                 "config": TraceConfig(**apply_preset(state, preset, page_state("compare"))).model_dump(),
             }
-            for preset in PAGES[page].defaults["variants"]
+            for preset in pages()[page].defaults["variants"]
         ]
         calls += [Call("POST", "/api/figure/compare", {"lang": lang}, {"variants": variants}) for lang in langs]
     return tuple(calls)
@@ -186,14 +186,14 @@ def view_calls(page: str, state: dict[str, Any], langs: tuple[str, ...]) -> tupl
 
 def home_view(langs: tuple[str, ...]) -> View:
     """The tour's thumbnail (static/js/pages/home.js): two traces, sent with only depth and position."""
-    depth = PAGES["home"].defaults["depth"]
+    depth = pages()["home"].defaults["depth"]
     return View("home", {}, tuple(Call("POST", "/api/figure/tour", {"lang": lang}, {"depth": depth}) for lang in langs))
 
 
 def lesson_state(page: str, schema_key: str = "schema") -> dict[str, Any]:
     """A lesson page's starting values (static/js/lessons.js `scalarSpecs`): its schema's defaults under its own."""
-    props = PAGES[page].extra[schema_key]
-    return {name: PAGES[page].defaults.get(name, p.get("default")) for name, p in props.items()}
+    props = pages()[page].extra[schema_key]
+    return {name: pages()[page].defaults.get(name, p.get("default")) for name, p in props.items()}
 
 
 def lesson_views(langs: tuple[str, ...]) -> dict[str, list[View]]:
@@ -204,7 +204,7 @@ def lesson_views(langs: tuple[str, ...]) -> dict[str, list[View]]:
     stack = lesson_state("precision", "stack")
     precision = [Call("POST", "/api/figure/precision-overflow", {"lang": lang}, {**numbers, **stack}) for lang in langs]
     soft = lesson_state("softmax")
-    scales = PAGES["softmax"].extra["sweep_scales"]
+    scales = pages()["softmax"].extra["sweep_scales"]
     soft_body = {"logits": soft["logits"], "scale": soft["scale"], "scales": scales}
     softmax = [
         Call("POST", f"/api/figure/{chart}", {"lang": lang}, soft_body)
@@ -236,7 +236,7 @@ def models_view(langs: tuple[str, ...] = ("en",), sentences: tuple[str, ...] = (
     in each language (the body its request kind takes), the token count of the models shown and the model list; none
     when this machine has no real models. A sentence is data: `resnorm-explorer site --sentences FILE` reads and
     checks them (app/cli/site.py)."""
-    extra = PAGES["models"].extra
+    extra = pages()["models"].extra
     if not extra["ready"] or not extra["default_model"]:
         return []
     texts = list(dict.fromkeys([extra["default_text"], *sentences]))
@@ -250,7 +250,7 @@ def models_view(langs: tuple[str, ...] = ("en",), sentences: tuple[str, ...] = (
 
 def models_calls(text: str, langs: tuple[str, ...]) -> tuple[Call, ...]:
     """What /models asks for one sentence: each chart's figure, the shown models' token counts, the model list."""
-    extra = PAGES["models"].extra
+    extra = pages()["models"].extra
     model, compare = extra["default_model"], extra["default_compare"]
 
     def body(kind: str) -> dict[str, str]:

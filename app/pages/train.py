@@ -1,14 +1,13 @@
-"""The /train page: its strings (English + Chinese) and its registration; data for the page's module in `extra`."""
+"""The /train page: its strings (English + Chinese) and its page; data for the page's module in `extra`."""
 
 from __future__ import annotations
 
-from .. import i18n
 from ..config import TraceConfig
 from ..config.fields import script_bounds
 from ..experiments.tasks import tasks_payload
 from ..experiments.train import MAX_STEPS, MAX_TRAIN_MACS, TrainRequest, training_macs
 from ..experiments.train_presets import DEEP, SETTINGS, kinds_payload, presets_payload
-from .registry import Page, register_page
+from .page import Page
 
 SIZE_FIELDS = ("depth", "d_model", "n_heads", "seq_len", "vocab_size", "batch")
 
@@ -76,7 +75,10 @@ STRINGS = {
     "enum.task.reverse": ("Reverse: a b c | c b a", "反转：a b c | c b a"),
     "enum.task.sort": ("Sort: c a b | a b c", "排序：c a b | a b c"),
 }
-i18n.register(STRINGS)
+
+
+def strings() -> dict[str, tuple[str, str]]:
+    return STRINGS
 
 
 def _schema_for(fields: tuple[str, ...]) -> dict:
@@ -89,7 +91,7 @@ def _schema_for(fields: tuple[str, ...]) -> dict:
 SETTINGS_FIELDS = ("task", "steps", "lr", "warmup_steps", "optimizer", "clip", "seed")
 
 
-def _register_page() -> None:
+def pages() -> list[Page]:
     extra = {
         "presets": presets_payload(),
         "kinds": kinds_payload(),
@@ -104,7 +106,7 @@ def _register_page() -> None:
             "macs_per_step_default": training_macs(TraceConfig(**DEEP), 1),
         },
     }
-    register_page(
+    return [
         Page(
             key="train",
             path="/train",
@@ -115,7 +117,4 @@ def _register_page() -> None:
             model_controls=False,
             extra=extra,
         )
-    )
-
-
-_register_page()
+    ]

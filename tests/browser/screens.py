@@ -16,15 +16,14 @@ QUICK_QUERY = {"gradients": "sweep_to=12", "grad-heatmap": "sweep_to=12"}
 
 def every_page() -> list[tuple[str, tuple[str, ...]]]:
     """(path, charts) of every registered page and every /embed/ chart, from the page registry itself."""
-    from app.main import app  # noqa: F401  (importing the app registers every page)
-    from app.pages import CHARTS, PAGES
+    from app.pages import charts, pages
 
     def quick(path: str, key: str) -> str:
         return f"{path}?{QUICK_QUERY[key]}" if key in QUICK_QUERY else path
 
-    pages = [(quick(page.path, page.key), page.charts) for page in PAGES.values()]
-    embeds = [(quick(f"/embed/{chart}", chart), (chart,)) for chart in CHARTS]
-    return pages + embeds
+    every = [(quick(page.path, page.key), page.charts) for page in pages().values()]
+    embeds = [(quick(f"/embed/{chart}", chart), (chart,)) for chart in charts()]
+    return every + embeds
 
 
 def with_lang(path: str, lang: str) -> str:

@@ -22,7 +22,7 @@ import pytest
 
 from app import __version__
 from app.numbers import fmt
-from app.pages import PAGES
+from app.pages import pages
 from app.pages.static_pages import read_data_script
 from app.pages.static_views import Call
 
@@ -49,7 +49,7 @@ def _short_preset(preset):
 
 def _short_training(patch):
     """/train as the test's site has it: its first three presets (8 of 25 runs), every setting at TRAIN_STEPS steps."""
-    train = PAGES["train"].extra
+    train = pages()["train"].extra
     patch.setitem(train, "presets", [_short_preset(p) for p in train["presets"][:3]])
     patch.setitem(train, "settings_defaults", {**train["settings_defaults"], "steps": TRAIN_STEPS})
 
@@ -74,9 +74,9 @@ def site(tmp_path_factory):
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(deck, "recorded_events", _shortened(deck.recorded_events))
         # /models bakes one real model, the small one: its sentence set takes seconds, SmolLM2's most of a minute
-        patch.setitem(PAGES["models"].extra, "default_model", "minilm")
-        patch.setitem(PAGES["models"].extra, "default_compare", "none")
-        patch.setitem(PAGES["gradients"].defaults, "sweep_to", 24)  # the heatmap's default rows: 1 to 24, not 96
+        patch.setitem(pages()["models"].extra, "default_model", "minilm")
+        patch.setitem(pages()["models"].extra, "default_compare", "none")
+        patch.setitem(pages()["gradients"].defaults, "sweep_to", 24)  # the heatmap's default rows: 1 to 24, not 96
         _short_training(patch)
         thread = threading.Thread(target=run)
         thread.start()

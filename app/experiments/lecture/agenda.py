@@ -21,6 +21,16 @@ from ...config import TraceConfig
 from .build import claim, const, pair, slide
 from .reference import REFERENCE, is_reference
 
+# The agenda's table headings, for the deck's page (app/pages/lecture.py) and the notebook's agenda table alike.
+STRINGS: dict[str, tuple[str, str]] = {
+    "lecture.agenda.section": ("Section", "部分"),
+    "lecture.agenda.min": ("Min", "分钟"),
+    "lecture.agenda.optional_slides": ("Optional slides:", "可跳过的页："),
+    "lecture.agenda.model": ("Model", "模型"),
+    "lecture.agenda.slides": ("Slides", "页"),
+    "lecture.agenda.optional": ("optional", "可选"),
+}
+
 
 @dataclass(frozen=True)
 class Section:

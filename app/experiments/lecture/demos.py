@@ -5,19 +5,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..train_curves import answer_from_events, last_step
+
 
 def recording_from_events(events: list[dict[str, Any]]) -> dict[str, Any]:
     """What the browser builds from the NDJSON lines (static/js/lecture/sources.js): per run its loss curve and
-    its `done` event; `steps` and `symbols` (the data alphabet: ln symbols is the uniform guess)."""
-    start = events[0]
-    runs = [{"run": r["run"], "steps": [], "loss": [], "done": None} for r in start["runs"]]
-    for event in events:
-        if event.get("type") == "step":
-            runs[event["run"]]["steps"].append(event["step"])
-            runs[event["run"]]["loss"].append(event["loss"])
-        elif event.get("type") == "done":
-            runs[event["run"]]["done"] = event
-    symbols = start["runs"][0]["config"]["vocab_size"] - 1
-    step = max((e["step"] for e in events if e.get("type") == "step"), default=0)
-    finished = any(e.get("type") == "end" for e in events)
-    return {"steps": start["steps"], "symbols": symbols, "step": step, "finished": finished, "runs": runs}
+    its `done` event; `steps` and `symbols` (the data alphabet: ln symbols is the uniform guess). The curves are
+    app/experiments/train_curves.py's, as /train's charts read them."""
+    answer = answer_from_events(events)
+    runs = [{key: run[key] for key in ("run", "steps", "loss", "done")} for run in answer["runs"]]
+    return {"steps": answer["steps"], "symbols": answer["symbols"], "step": last_step(answer),
+            "finished": answer["ended"], "runs": runs}  # fmt: skip

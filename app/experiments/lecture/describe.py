@@ -7,6 +7,7 @@ from typing import Any
 
 from ... import i18n
 from ...config import TraceConfig
+from ...config.variants import enum_strings
 from ..depth_scan import DepthScan
 from ..lessons.batch import BatchDependenceRequest
 from ..lessons.norm_speed import TOKENS, WIDTHS
@@ -104,9 +105,14 @@ SHORT = {
 }
 
 
-def _value_text(name: str, value: Any, lang: str) -> str:
+def option_label(name: str, value: Any) -> tuple[str, str]:
+    """A field value's (English, 中文) label: the variant table's, a shared one (app/i18n.py), else the value."""
     key = f"enum.{name}.{value}"
-    label = i18n.t(key, lang) if key in i18n.STRINGS else str(value)
+    return enum_strings().get(key) or i18n.STRINGS.get(key) or (str(value), str(value))
+
+
+def _value_text(name: str, value: Any, lang: str) -> str:
+    label = option_label(name, value)[1 if lang == "zh" else 0]
     form = SHORT.get((name, value)) or SHORT.get((name, None))
     if form:
         return form[1 if lang == "zh" else 0].format(v=value, label=label)

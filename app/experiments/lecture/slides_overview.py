@@ -5,10 +5,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ... import i18n
 from ...config import PRESETS
 from . import sources as src
 from .build import chart, check, claim, const, op, pair, slide
+from .describe import option_label
 from .reference import NAMES, departs, reference
 
 ALTERNATIVES_DEPTH = 96
@@ -87,7 +87,7 @@ def alternative_label(item: dict[str, Any]) -> dict[str, str]:
     if item["key"] in EXTRA_LABELS:
         return pair(*EXTRA_LABELS[item["key"]])
     ((axis, value),) = item["patch"].items()
-    en, zh = i18n.STRINGS.get(f"enum.{axis}.{value}", (str(value), str(value)))
+    en, zh = option_label(axis, value)
     return pair(f"GPT-2 + {en}", f"GPT-2 + {zh}")
 
 

@@ -1,4 +1,4 @@
-"""Every word of the four lesson pages, English and Chinese, for app.i18n.register.
+"""Every word of the four lesson pages, English and Chinese, for the pages' table (app/pages/lessons.py `strings()`).
 
 Field labels are not retyped here: `field_strings` derives them from the request models (and from
 TraceConfig for the float16 stack), so a label lives in exactly one place.
