@@ -37,8 +37,6 @@ KNOWN: dict[tuple[str, str], str] = {
     # grid's five x labels (1×10⁻⁴ … 0.003) run together. Open (xfails only while the fault is there).
     ("real-sink", "1280x720"): "1280x720: the sink slide's top y tick meets its legend; its caption loses a line",
     ("lr-warmup", "phone"): "phone: the learning-rate grid's five x labels run together",
-    # Found when the two lecture branches met: the unrolled-stack chart keeps its own 14 px sizes at 1280x720. Open.
-    ("paths", "1280x720"): "1280x720: the unrolled-stack chart's text is 14 px, its ticks 13 px",
 }
 
 
