@@ -18,7 +18,20 @@ from ..i18n import t
 from . import batchnorm, chain, layernorm, layernorm_geometry, lr_warmup, paths, precision, softmax, train
 from .backrow import for_the_back_row
 from .chart import Chart, diff
-from .style import GREY, PALETTE, REFERENCE_LINE, Json, axis, finish, hline, layout, line, mark_overflow, theme_of
+from .style import (
+    GREY,
+    PALETTE,
+    REFERENCE_LINE,
+    Json,
+    axis,
+    decade_ticks,
+    finish,
+    hline,
+    layout,
+    line,
+    mark_overflow,
+    theme_of,
+)
 from .words import say
 
 Answers = list[Any]
@@ -103,7 +116,7 @@ def layers_figure(chart: Json, answers: Answers, theme: str, lang: str, slide: S
     if "range" in first:
         lay["yaxis"]["range"] = first["range"]
     if first["log"]:
-        lay["yaxis"]["nticks"] = 6  # powers of ten, not every digit between them
+        lay["yaxis"]["nticks"] = 6  # powers of ten over six decades and more; decade_ticks below for fewer
     two = len(chart["panels"]) > 1
     if two:
         second = chart["panels"][1]
@@ -154,6 +167,10 @@ def layers_figure(chart: Json, answers: Answers, theme: str, lang: str, slide: S
             _mark_underflow(theme, fig, x, y, name, lang)
     for overlay in chart.get("overlays", []):
         _overlay(theme, fig, answers, overlay, lang)
+    for key, ref in (("yaxis", "y"), ("yaxis2", "y2")):
+        if lay.get(key, {}).get("type") == "log" and "range" not in lay[key]:
+            drawn = [v for trace in fig["data"] if trace.get("yaxis", "y") == ref for v in trace["y"]]
+            decade_ticks(lay[key], drawn + [s["y0"] for s in lay["shapes"] if s.get("yref") == ref])
     if chart.get("xlog"):  # a few depths on a log axis: a tick at each, not Plotly's 2 3 4 5 between decades
         x, _, _ = per_layer(answers[chart["series"][0]["source"]], chart["series"][0]["field"])
         lay["xaxis"].update(tickvals=x, ticktext=[str(v) for v in x])

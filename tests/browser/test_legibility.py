@@ -32,10 +32,8 @@ SCREENS = {
 FULL_HD = {"viewport": {"width": 1920, "height": 1080}}
 # Slides that cannot pass yet, by slide id (never by number: the deck is reordered), with the cause.
 KNOWN: dict[tuple[str, str], str] = {
-    # Found after merging the real-model slides: at 1280x720 the sink slide's log panel labels 2 and 5 between decades
-    # and its top label meets the legend, and its five-line caption loses its last line; on a phone the learning-rate
-    # grid's five x labels (1×10⁻⁴ … 0.003) run together. Open (xfails only while the fault is there).
-    ("real-sink", "1280x720"): "1280x720: the sink slide's top y tick meets its legend; its caption loses a line",
+    # Found after merging the real-model slides: on a phone the learning-rate grid's five x labels (1×10⁻⁴ … 0.003)
+    # run together. Open (xfails only while the fault is there).
     ("lr-warmup", "phone"): "phone: the learning-rate grid's five x labels run together",
 }
 
