@@ -31,11 +31,7 @@ SCREENS = {
 }
 FULL_HD = {"viewport": {"width": 1920, "height": 1080}}
 # Slides that cannot pass yet, by slide id (never by number: the deck is reordered), with the cause.
-KNOWN: dict[tuple[str, str], str] = {
-    # Found after merging the real-model slides: on a phone the learning-rate grid's five x labels (1×10⁻⁴ … 0.003)
-    # run together. Open (xfails only while the fault is there).
-    ("lr-warmup", "phone"): "phone: the learning-rate grid's five x labels run together",
-}
+KNOWN: dict[tuple[str, str], str] = {}
 
 
 class DeckWalk:
