@@ -53,7 +53,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     "lecture.bar.normalized": ("x̂ = (x − μ) / σ", "x̂ = (x − μ) / σ"),
     "lecture.bar.output": ("y = γ·x̂ + β", "y = γ·x̂ + β"),
     "lecture.train_idle": ("Press T to train on this server", "按 T 在本服务器上训练"),
-    "lecture.train_guess": ("uniform guess (ln {symbols})", "均匀猜测（ln {symbols}）"),
+    "lecture.train_guess": ("uniform guess", "均匀猜测"),
     "lecture.train_pending": (
         "Not trained yet: press T (or the button) to run it on this server; the caption then shows "
         "the measured losses.",
@@ -280,13 +280,14 @@ def train_figure(chart: Json, answers: Answers, theme: str, lang: str, slide: Sl
             curves.append(train.Curve(tr(next(labels), lang), PALETTE[TRAIN_COLORS[len(curves)]], series["steps"],
                                       series["loss"], done.get("diverged_step") if done.get("diverged") else None))  # fmt: skip
     fig = train.loss_figure(curves, body["steps"], symbols, title, theme, lang)
-    return _short_guess(fig, symbols, lang) if theme == "slide" else fig
+    return _short_guess(fig, lang) if theme == "slide" else fig
 
 
-def _short_guess(fig: Json, symbols: int, lang: str) -> Json:
+def _short_guess(fig: Json, lang: str) -> Json:
     """On the stage the uniform guess (trace 0) goes under a short name (the caption states its value), so the
-    legend's 24 px entries take two rows above the plot, not one row each."""
-    fig["data"][0]["name"] = text("lecture.train_guess", lang, symbols=symbols)
+    legend's 24 px entries take two rows above the plot, not one row each: Plotly sets a legend that needs rows in
+    columns as wide as its widest entry, and 'uniform guess (ln 15)' (300 px) is over half of the plot's 588 px."""
+    fig["data"][0]["name"] = text("lecture.train_guess", lang)
     return fig
 
 
