@@ -51,7 +51,14 @@ def grid_figure(answer: Json, title: str, theme: str, lang: str) -> Json:
                 "zmin": 0,
                 "zmax": answer["uniform_guess"],
                 "showscale": k == 0,
-                "colorbar": {"title": {"text": say(STRINGS, "lrwarmup.colorbar", lang), "side": "right"}},
+                # narrow, labelled at whole nats: every cell states its loss, the bar only reads the colours, and
+                # each pixel it leaves is the columns' (Plotly's default bar takes a third of a phone's chart)
+                "colorbar": {
+                    "title": {"text": say(STRINGS, "lrwarmup.colorbar", lang), "side": "right"},
+                    "thickness": round(style["font"] * 0.8),
+                    "dtick": 1,
+                    "xpad": 4,
+                },
                 "xaxis": "x",
                 "yaxis": f"y{axis}",
                 "hovertemplate": f"%{{y}} / %{{x}}: %{{text}}<extra>{name}</extra>",
@@ -66,6 +73,9 @@ def grid_figure(answer: Json, title: str, theme: str, lang: str) -> Json:
             "title": {**base_y["title"], "text": say(STRINGS, f"lrwarmup.y.{kind}", lang)},
         }
     lay["xaxis"].update(type="category", anchor=f"y{len(kinds)}")  # under the lowest panel
+    # a phone's plot leaves about 50 px a column for labels as wide ("1×10⁻⁴"): upright there, never at Plotly's 30°,
+    # where each label's box reaches over its neighbour's
+    lay["xaxis"]["autotickangles"] = [0, -90]
     lay["showlegend"] = False
     for key in [k for k in lay if k.startswith(("xaxis", "yaxis"))]:
         lay[key].update(showgrid=False, ticks="")

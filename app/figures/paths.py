@@ -32,7 +32,9 @@ def text(key: str, lang: str, **values: object) -> str:
 
 def figure(chain: Json, measured: Json, color: str, theme: str, lang: str, title: str) -> Json:
     """Two panels over the path length k: the number of paths (bars), and what the lengths carry (log); the model's
-    two series in its colour (the slide's control names the model)."""
+    two series in its colour (the slide's control names the model). On the stage no title: the slide's own title is
+    above, the axis titles say what each panel counts, and a title row over a three-entry legend at 24 px would leave
+    the plot too short to keep the back row's sizes (static/js/fit.js shrinks a chart whose plot is under 160 px)."""
     style = theme_of(theme)
     fig: Json = {"data": [], "layout": layout(theme, title, text("paths.axis.length", lang),
                                              text("paths.axis.count", lang))}  # fmt: skip
@@ -62,6 +64,8 @@ def figure(chain: Json, measured: Json, color: str, theme: str, lang: str, title
     for name_x in ("xaxis", "xaxis2"):
         lay[name_x].update(range=[-0.7, lengths[-1] + 0.7], dtick=4 if lengths[-1] > 12 else 1)
     lay["hovermode"] = "closest"
+    if theme == "slide":  # on the stage the axis titles name both panels, and the legend needs the plot's height
+        lay["title"]["text"] = ""
     return fig
 
 

@@ -18,7 +18,20 @@ from ..i18n import t
 from . import batchnorm, chain, layernorm, layernorm_geometry, lr_warmup, paths, precision, softmax, train
 from .backrow import for_the_back_row
 from .chart import Chart, diff
-from .style import GREY, PALETTE, REFERENCE_LINE, Json, axis, finish, hline, layout, line, mark_overflow, theme_of
+from .style import (
+    GREY,
+    PALETTE,
+    REFERENCE_LINE,
+    Json,
+    axis,
+    decade_ticks,
+    finish,
+    hline,
+    layout,
+    line,
+    mark_overflow,
+    theme_of,
+)
 from .words import say
 
 Answers = list[Any]
@@ -40,7 +53,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     "lecture.bar.normalized": ("x̂ = (x − μ) / σ", "x̂ = (x − μ) / σ"),
     "lecture.bar.output": ("y = γ·x̂ + β", "y = γ·x̂ + β"),
     "lecture.train_idle": ("Press T to train on this server", "按 T 在本服务器上训练"),
-    "lecture.train_guess": ("uniform guess (ln {symbols})", "均匀猜测（ln {symbols}）"),
+    "lecture.train_guess": ("uniform guess", "均匀猜测"),
     "lecture.train_pending": (
         "Not trained yet: press T (or the button) to run it on this server; the caption then shows "
         "the measured losses.",
@@ -103,7 +116,7 @@ def layers_figure(chart: Json, answers: Answers, theme: str, lang: str, slide: S
     if "range" in first:
         lay["yaxis"]["range"] = first["range"]
     if first["log"]:
-        lay["yaxis"]["nticks"] = 6  # powers of ten, not every digit between them
+        lay["yaxis"]["nticks"] = 6  # powers of ten over six decades and more; decade_ticks below for fewer
     two = len(chart["panels"]) > 1
     if two:
         second = chart["panels"][1]
@@ -154,6 +167,10 @@ def layers_figure(chart: Json, answers: Answers, theme: str, lang: str, slide: S
             _mark_underflow(theme, fig, x, y, name, lang)
     for overlay in chart.get("overlays", []):
         _overlay(theme, fig, answers, overlay, lang)
+    for key, ref in (("yaxis", "y"), ("yaxis2", "y2")):
+        if lay.get(key, {}).get("type") == "log" and "range" not in lay[key]:
+            drawn = [v for trace in fig["data"] if trace.get("yaxis", "y") == ref for v in trace["y"]]
+            decade_ticks(lay[key], drawn + [s["y0"] for s in lay["shapes"] if s.get("yref") == ref])
     if chart.get("xlog"):  # a few depths on a log axis: a tick at each, not Plotly's 2 3 4 5 between decades
         x, _, _ = per_layer(answers[chart["series"][0]["source"]], chart["series"][0]["field"])
         lay["xaxis"].update(tickvals=x, ticktext=[str(v) for v in x])
@@ -263,13 +280,14 @@ def train_figure(chart: Json, answers: Answers, theme: str, lang: str, slide: Sl
             curves.append(train.Curve(tr(next(labels), lang), PALETTE[TRAIN_COLORS[len(curves)]], series["steps"],
                                       series["loss"], done.get("diverged_step") if done.get("diverged") else None))  # fmt: skip
     fig = train.loss_figure(curves, body["steps"], symbols, title, theme, lang)
-    return _short_guess(fig, symbols, lang) if theme == "slide" else fig
+    return _short_guess(fig, lang) if theme == "slide" else fig
 
 
-def _short_guess(fig: Json, symbols: int, lang: str) -> Json:
+def _short_guess(fig: Json, lang: str) -> Json:
     """On the stage the uniform guess (trace 0) goes under a short name (the caption states its value), so the
-    legend's 24 px entries take two rows above the plot, not one row each."""
-    fig["data"][0]["name"] = text("lecture.train_guess", lang, symbols=symbols)
+    legend's 24 px entries take two rows above the plot, not one row each: Plotly sets a legend that needs rows in
+    columns as wide as its widest entry, and 'uniform guess (ln 15)' (300 px) is over half of the plot's 588 px."""
+    fig["data"][0]["name"] = text("lecture.train_guess", lang)
     return fig
 
 

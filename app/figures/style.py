@@ -255,3 +255,17 @@ def wants_log(*series: Sequence[float | None]) -> bool:
     """True when the positive finite values span more than LOG_AXIS_DECADES decades."""
     seen = [v for ys in series for v in ys if v is not None and math.isfinite(v) and v > 0]
     return bool(seen) and math.log10(max(seen) / min(seen)) > LOG_AXIS_DECADES
+
+
+def decade_ticks(axis_layout: Json, values: Sequence[float | None]) -> None:
+    """A log axis over two to six decades of `values` labelled at its powers of ten only. Plotly's automatic ticks
+    (plotly.js axes.autoTicks) label only powers of ten when the range spans more than 0.7 of a decade per tick
+    (range ÷ nticks), and 2 and 5 between the decades below that, which crowd a short panel (the top one can meet the
+    legend): so the range is set (the values' plus 5 % a side) and nticks to its whole decades rounded up. Under two
+    decades the browser's 1-2-5 ticks are kept (static/js/charts.js tidyLogAxes); over six, nticks 6 gives decades."""
+    logs = [math.log10(v) for v in values if v is not None and math.isfinite(v) and v > 0]
+    if not logs or not 2 <= max(logs) - min(logs) < 6:
+        return
+    pad = (max(logs) - min(logs)) * 0.05
+    low, high = min(logs) - pad, max(logs) + pad
+    axis_layout.update(range=[low, high], nticks=math.ceil(high - low))  # 0.73 to 1 decade a tick

@@ -31,21 +31,7 @@ SCREENS = {
 }
 FULL_HD = {"viewport": {"width": 1920, "height": 1080}}
 # Slides that cannot pass yet, by slide id (never by number: the deck is reordered), with the cause.
-KNOWN: dict[tuple[str, str], str] = {
-    # Found when the deck's three-seed slide met legible.js: on a 390 px phone its legend rows wrap up into the chart
-    # title and down onto the right panel's y title. Moving the legend under the plot clipped other pages' legends;
-    # open (xfails only while the fault is there).
-    ("norm-collapse", "phone"): "phone: slide 6's legend rows wrap into the chart title and the right panel's y title",
-    # Found after merging the real-model slides: at 1280x720 the sink slide's log panel labels 2 and 5 between decades
-    # and its top label meets the legend, and its five-line caption loses its last line; on a phone the learning-rate
-    # grid's five x labels (1×10⁻⁴ … 0.003) run together. Open (xfails only while the fault is there).
-    ("real-sink", "1280x720"): "1280x720: the sink slide's top y tick meets its legend; its caption loses a line",
-    ("lr-warmup", "phone"): "phone: the learning-rate grid's five x labels run together",
-    # Found when the two lecture branches met: the unrolled-stack chart keeps its own 14 px sizes at 1280x720, and
-    # the Chinese trained-loss chart's two-column legend meets its title on a phone. Open.
-    ("paths", "1280x720"): "1280x720: the unrolled-stack chart's text is 14 px, its ticks 13 px",
-    ("post-vs-pre-train", "phone"): "phone (zh): the trained loss chart's legend meets its title",
-}
+KNOWN: dict[tuple[str, str], str] = {}
 
 
 class DeckWalk:
