@@ -7,13 +7,13 @@ import re
 import pytest
 from fastapi.testclient import TestClient
 
-from app.assets import plotly_url
+from app.assets import IMMUTABLE, plotly_url
 from app.config import TraceConfig
 from app.experiments.train import TrainRequest
 from app.i18n import pick_lang
 from app.main import app
 from app.pages import get_registry
-from tests.conftest import page_data
+from tests.conftest import page_data, strict_json
 
 REGISTRY = get_registry()
 PAGES, CHARTS, STRINGS, t = REGISTRY.pages, REGISTRY.charts, REGISTRY.strings, REGISTRY.t
@@ -31,11 +31,40 @@ def test_page_renders_in_both_languages(path, lang):
     assert f'<html lang="{"zh-CN" if lang == "zh" else "en"}">' in html
     data = page_data(html)
     assert data["lang"] == lang
-    assert data["strings"]["app.name"] == t("app.name", lang)
+    assert "strings" not in data  # the words come in the shared strings file, not inside every page
+    assert strings_of(html, lang)["app.name"] == t("app.name", lang)
     page = PAGES[data["page"]]
     assert t(page.title_key, lang) in html
     for chart in page.charts:
         assert f'data-chart="{chart}"' in html
+
+
+def strings_of(html: str, lang: str) -> dict[str, str]:
+    """The table the page's strings script sets (window.RESNORM_STRINGS), fetched as the browser fetches it."""
+    match = re.search(rf'<script src="(/i18n/[0-9a-f]{{12}}/strings\.{lang}\.js)" defer></script>', html)
+    assert match, "the page links no strings file"
+    response = client.get(match.group(1))
+    assert response.status_code == 200 and response.headers["content-type"].startswith("text/javascript")
+    assert response.headers["cache-control"] == IMMUTABLE  # the current words: kept for a year under this URL
+    prefix, suffix = "window.RESNORM_STRINGS = ", ";\n"
+    assert response.text.startswith(prefix) and response.text.endswith(suffix)
+    return strict_json(response.text[len(prefix) : -len(suffix)])
+
+
+def test_the_strings_file_is_shared_and_each_page_is_lighter():
+    """Every page and embed in one language links the same strings file; the words are the table in that language
+    (a page used to carry all of it, ~70 kB, inside its own HTML); an old version is answered, revalidated."""
+    pages = [client.get(path, params={"lang": "zh"}).text for path in ("/", "/norms", "/embed/norms", "/lecture")]
+    links = {re.search(r'src="(/i18n/[^"]+)"', html).group(1) for html in pages}  # type: ignore[union-attr]
+    assert len(links) == 1
+    table = strings_of(pages[0], "zh")
+    assert table == {key: pair[1] for key, pair in STRINGS.items()} and table["app.name"] == t("app.name", "zh")
+    assert all(len(html.encode()) < 40_000 for html in pages[:3]), [len(html.encode()) for html in pages]
+    stale = client.get("/i18n/000000000000/strings.en.js")
+    assert stale.status_code == 200 and stale.headers["cache-control"] == "no-cache"
+    assert stale.text == client.get(links.pop().replace("strings.zh", "strings.en")).text
+    refused = client.get("/i18n/000000000000/strings.fr.js")
+    assert refused.status_code == 404 and refused.json()["error"].startswith("lang: unknown language")
 
 
 @pytest.mark.parametrize("chart", sorted(CHARTS))

@@ -34,7 +34,7 @@ def test_collecting_twice_gives_the_same_tables_and_one_route_each():
     assert first.pages == second.pages and first.charts == second.charts and first.strings == second.strings
     assert routes(first.router) == routes(second.router)
     paths = [path for path, _ in routes(first.router)]
-    assert len(paths) == len(set(paths)) == len(first.pages) + 1  # every page and /embed/{chart}, once
+    assert len(paths) == len(set(paths)) == len(first.pages) + 2  # every page, /embed/{chart} and the strings file
     assert {page.key for page in first.pages.values()} >= {"home", "norms", "train", "lecture", "chain", "models"}
     assert all(first.charts[chart] == key for key, page in first.pages.items() for chart in page.charts)
 

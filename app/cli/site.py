@@ -99,7 +99,7 @@ def build(
             answers = _bake(client, calls)
     if not server:
         sizes["data"], sizes["train"] = _write_data(out, site, views, answers)
-    sizes["plotly"], sizes["scripts"] = _write_assets(out)
+    sizes["plotly"], sizes["scripts"] = _write_assets(out, langs)
     for key in site.pages():
         for lang in langs:
             sizes["pages"] += _write(out / pages.page_file(key, lang), pages.render(site, key, lang))
@@ -147,15 +147,18 @@ def _write_data(out: Path, site: Any, views: dict[str, list[Any]], answers: dict
     return sizes["data"], sizes["train"]
 
 
-def _write_assets(out: Path) -> tuple[int, int]:
+def _write_assets(out: Path, langs: tuple[str, ...]) -> tuple[int, int]:
     """(Plotly.js and its licence, scripts and styles): each once for every page of both languages."""
     from ..assets import PLOTLY_JS, STATIC
+    from ..i18n import client_script
     from ..pages import static_pages as pages
 
     assets = out / "assets"
     plotly = _copy(PLOTLY_JS, out / pages.PLOTLY_FILE)
     plotly += _copy(STATIC / "vendor" / "LICENSE.plotly.js.txt", assets / "LICENSE.plotly.js.txt")
     scripts = _write(out / pages.SCRIPTS_FILE, pages.bundle(pages.entries()))
+    for lang in langs:  # the words, one file a language for every page (app/i18n.py client_script)
+        scripts += _write(out / pages.strings_file(lang), client_script(lang))
     for css in sorted((STATIC / "css").glob("*.css")):
         scripts += _copy(css, assets / "css" / css.name)
     return plotly, scripts

@@ -10,6 +10,8 @@ charts too and the navigation lists them. Nothing is added to a table by importi
 
 from __future__ import annotations
 
+import functools
+import gzip
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -17,15 +19,15 @@ from functools import cache
 from typing import Any
 
 from fastapi import APIRouter, HTTPException, Request
-from fastapi.responses import HTMLResponse
+from fastapi.responses import HTMLResponse, Response
 from fastapi.templating import Jinja2Templates
 
 from .. import figures, i18n
-from ..assets import plotly_url, static_url
+from ..assets import IMMUTABLE, REVALIDATE, plotly_url, static_url
 from ..config import MAX_DEPTH, TraceConfig, presets_payload, variants_payload
 from ..config.variants import enum_strings
 from ..experiments.requests import Computation, computations
-from ..i18n import client_table, pick_lang, t
+from ..i18n import client_script, client_version, pick_lang, t
 from ..paths import asset_dir
 from ..settings import get_settings
 from . import explorer, lecture, lessons, models, static_strings, train
@@ -36,6 +38,7 @@ templates.env.globals["t"] = t
 templates.env.globals.update(static_url=static_url, plotly_url=plotly_url)  # versioned, long-cached URLs
 # A page's link in the language shown; a static site (app/pages/static_pages.py) links its files instead.
 templates.env.globals["page_href"] = lambda path, lang: f"{path}?lang={lang}"
+templates.env.globals["strings_url"] = lambda lang: f"/i18n/{client_version()}/strings.{lang}.js"
 templates.env.globals["static_site"] = None
 # Keep the request model's field order (Jinja sorts JSON keys by default): controls follow it.
 templates.env.policies["json.dumps_kwargs"] = {"sort_keys": False}
@@ -84,6 +87,7 @@ def _router(pages: dict[str, Page]) -> APIRouter:
     """A GET route for every page, and /embed/{chart}."""
     router = APIRouter(include_in_schema=False)
     router.add_api_route("/embed/{chart}", embed, methods=["GET"], response_class=HTMLResponse, name="embed")
+    router.add_api_route("/i18n/{version}/strings.{lang}.js", strings_script, methods=["GET"], name="strings")
     for page in pages.values():
         router.add_api_route(
             page.path, _shows(page.key), methods=["GET"], response_class=HTMLResponse, name=f"page_{page.key}"
@@ -159,7 +163,6 @@ def page_data(request: Request, page: Page, lang: str, embed_chart: str | None) 
         "presets": {"depth": depth, "presets": presets_payload(TraceConfig(depth=depth))}
         if page.model_controls
         else None,
-        "strings": client_table(lang),
         "extra": page.extra,
         "defaults": page.defaults,
         "variants": variants_payload(),  # physics per variant, e.g. variants.norm[key].pins_token (the √d line)
@@ -222,6 +225,29 @@ def _other_lang_query(request: Request, lang: str) -> str:
     from urllib.parse import urlencode
 
     return "?" + urlencode(params)
+
+
+async def strings_script(request: Request, version: str, lang: str) -> Response:
+    """Every page's words in one language (app/i18n.py client_script), shared by every page and embed. The current
+    version is cached for a year; another version gets today's words, revalidated (a page from before a restart)."""
+    if lang not in ("en", "zh"):
+        raise HTTPException(status_code=404, detail=f"lang: unknown language {lang!r}; allowed: en, zh")
+    current = version == client_version()
+    headers = {"Cache-Control": IMMUTABLE if current else REVALIDATE, "Vary": "Accept-Encoding"}
+    body = _strings_bytes(lang, client_version())
+    if "gzip" in request.headers.get("accept-encoding", ""):
+        body, headers["Content-Encoding"] = _strings_gzip(lang, client_version()), "gzip"
+    return Response(body, media_type="text/javascript", headers=headers)
+
+
+@functools.cache
+def _strings_bytes(lang: str, version: str) -> bytes:
+    return client_script(lang).encode()
+
+
+@functools.cache
+def _strings_gzip(lang: str, version: str) -> bytes:
+    return gzip.compress(_strings_bytes(lang, version), compresslevel=9, mtime=0)
 
 
 async def embed(request: Request, chart: str) -> HTMLResponse:

@@ -20,6 +20,13 @@ from .registry import page_context, page_data, templates
 SERVER_ONLY = ("models", "train")  # real models and training unless baked: the page says it needs the server
 DECK = "lecture"  # the offline deck file (app/pages/lecture_offline.py), one per language
 SCRIPTS_FILE = "assets/scripts.js"
+
+
+def strings_file(lang: str) -> str:
+    """The words of every page in one language (app/i18n.py client_script), one file the pages share."""
+    return f"assets/strings.{lang}.js"
+
+
 PLOTLY_FILE = "assets/plotly.min.js"
 EMBEDS = "embed"  # embed/<chart>.html: one chart alone, for an iframe (the live server's /embed/<chart>)
 
@@ -115,6 +122,7 @@ def render(site: Site, key: str, lang: str, embed_chart: str | None = None) -> s
         **page_context(page, lang, embed_chart, data, page_file(key, other), site.footer_where(lang)),
         "static_url": lambda path: f"{root}assets/{path.lstrip('/')}",
         "plotly_url": lambda: root + PLOTLY_FILE,
+        "strings_url": lambda lang: root + strings_file(lang),
         "page_href": lambda path, lang: path_file(path, lang),
         "static_site": _static_context(site, key, lang, root),
     }
