@@ -30,11 +30,15 @@ def with_lang(path: str, lang: str) -> str:
     return f"{path}{'&' if '?' in path else '?'}lang={lang}"
 
 
-def page_screens(devices: tuple[str, ...], langs: tuple[str, ...] = ("en", "zh")) -> list[Any]:
+def page_screens(
+    devices: tuple[str, ...], langs: tuple[str, ...] = ("en", "zh"), crossed: tuple[str, ...] | None = None
+) -> list[Any]:
     """(path, charts, lang, device) cases: every page in every language on every device; every /embed/ chart once,
     the (language, device) pairs taken in turn. The embeds share one template and differ only in their chart, so
     each chart is checked once and every pair still meets a quarter of them (all pairs for all of them cost ~8 min
-    of a CI run)."""
+    of a CI run). With `crossed` (paths that keep every pair), the other pages get two pairs, each language on one
+    device (English on the first, Chinese on the second): a check whose findings do not depend on the language
+    (axe's rules) then still meets both languages and both devices on every page."""
     import pytest
 
     pairs = [(lang, device) for device in devices for lang in langs]
@@ -44,6 +48,8 @@ def page_screens(devices: tuple[str, ...], langs: tuple[str, ...] = ("en", "zh")
         if path.startswith("/embed/"):
             chosen = [pairs[embeds % len(pairs)]]
             embeds += 1
+        elif crossed is not None and path.split("?")[0] not in crossed:
+            chosen = list(zip(langs, devices, strict=True))
         else:
             chosen = pairs
         cases += [pytest.param(path, charts, lang, device, id=f"{path}-{lang}-{device}") for lang, device in chosen]

@@ -1,5 +1,6 @@
 """axe-core (Deque's accessibility engine, the npm package in tests/browser/package.json) on every page and every
-embed, in English and Chinese, at desktop and phone sizes, plus the open menu and the open QR panel: zero
+embed, in English and Chinese, at desktop and phone sizes (each page in English on a desktop and in Chinese on a
+phone, the deck and /models in both on both), plus the open menu and the open QR panel: zero
 violations of its default rule set (WCAG 2.x A and AA, best practices) and of the WCAG 2.2 target-size rule.
 
 `make test` installs it (`npm ci` in tests/browser); without it the tests skip locally and FAIL in CI.
@@ -42,7 +43,10 @@ def report(found: list[dict]) -> str:
     return "\n".join(f"{v['id']} ({v['impact']}): {v['help']}\n    " + "\n    ".join(v["nodes"]) for v in found)
 
 
-@pytest.mark.parametrize("path,charts,lang,device", page_screens(("desktop", "phone")))
+# Every page in English on a desktop and in Chinese on a phone; the deck and /models (the most markup, the most
+# states) in both languages on both. Each page still meets both languages on both screens in the legibility and
+# phone-fit tests.
+@pytest.mark.parametrize("path,charts,lang,device", page_screens(("desktop", "phone"), crossed=("/lecture", "/models")))
 def test_no_axe_violations(open_device, axe_path, path, charts, lang, device):
     watch = open_device(device, bypass_csp=True)
     watch.open(with_lang(path, lang), charts)
