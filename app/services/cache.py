@@ -122,7 +122,7 @@ class DiskLayer:
         try:
             return self._cache.get(key)
         except Exception as exc:
-            logger.warning("disk cache read failed: %s", exc)
+            logger.warning("disk cache read failed: %s: %s", type(exc).__name__, exc)
             return None
 
     def set(self, key: str, data: bytes) -> None:
@@ -130,14 +130,14 @@ class DiskLayer:
             try:
                 self._cache.set(key, data)
             except Exception as exc:
-                logger.warning("disk cache write failed: %s", exc)
+                logger.warning("disk cache write failed: %s: %s", type(exc).__name__, exc)
 
     def delete(self, key: str) -> None:
         if self._cache is not None:
             try:
                 self._cache.delete(key)
             except Exception as exc:
-                logger.warning("disk cache delete failed: %s", exc)
+                logger.warning("disk cache delete failed: %s: %s", type(exc).__name__, exc)
 
     def contains(self, key: str) -> bool:
         try:
