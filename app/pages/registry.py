@@ -230,13 +230,15 @@ def _other_lang_query(request: Request, lang: str) -> str:
 async def strings_script(request: Request, version: str, lang: str) -> Response:
     """Every page's words in one language (app/i18n.py client_script), shared by every page and embed. The current
     version is cached for a year; another version gets today's words, revalidated (a page from before a restart)."""
-    if lang not in ("en", "zh"):
-        raise HTTPException(status_code=404, detail=f"lang: unknown language {lang!r}; allowed: en, zh")
-    current = version == client_version()
-    headers = {"Cache-Control": IMMUTABLE if current else REVALIDATE, "Vary": "Accept-Encoding"}
-    body = _strings_bytes(lang, client_version())
+    if lang not in i18n.LANGS:
+        raise HTTPException(
+            status_code=404, detail=f"lang: unknown language {lang!r}; allowed: {', '.join(i18n.LANGS)}"
+        )
+    latest = client_version()
+    headers = {"Cache-Control": IMMUTABLE if version == latest else REVALIDATE, "Vary": "Accept-Encoding"}
+    body = _strings_bytes(lang, latest)
     if "gzip" in request.headers.get("accept-encoding", ""):
-        body, headers["Content-Encoding"] = _strings_gzip(lang, client_version()), "gzip"
+        body, headers["Content-Encoding"] = _strings_gzip(lang, latest), "gzip"
     return Response(body, media_type="text/javascript", headers=headers)
 
 

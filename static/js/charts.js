@@ -2,7 +2,7 @@
 // Page modules only map API answers to series with these helpers.
 import { t, fmt } from './i18n.js';
 import { forScreen, touchScreen } from './fit.js';
-import { legible, typesetFigure } from './legible.js';
+import { legible, scaleOf, typesetFigure } from './legible.js';
 
 // Okabe & Ito (2008), "Color Universal Design": distinguishable with every common colour-vision deficiency.
 export const PALETTE = {
@@ -146,7 +146,8 @@ export function fitLegend(figure, width) {
   // a phone: an entry wider than the plot would be cut off at the chart's edge, so the legend's type shrinks to fit
   const widest = Math.max(1, ...names.map((name) => textWidth(name, layout.meta.legend_font)));
   const size = Math.max(12, Math.min(layout.meta.legend_font, Math.floor(layout.meta.legend_font * (available - 40) / widest)));
-  if (size !== (layout.legend.font?.size || layout.font?.size || 14)) layout.legend = { ...layout.legend, font: { ...layout.legend.font, size } };
+  const current = layout.legend.font?.size || layout.font?.size || 14;   // shrunk at a narrower width, or as built
+  if (size !== current) layout.legend = { ...layout.legend, font: { ...layout.legend.font, size } };
   const items = names.map((name) => 40 + textWidth(name, size));
   let rows = items.length ? 1 : 0, used = 0;
   for (const item of items) {
@@ -218,9 +219,7 @@ async function clearTitle(element) {
   const legend = element.querySelector('.legend');
   if (!title || !legend || element.layout.legend?.yanchor !== 'bottom') return;
   // in layout px: on the deck's CSS-scaled stage (1920x1080: x1.5) screen px would move the plot more than needed
-  const svg = element.querySelector('.main-svg');
-  const scale = (svg && element._fullLayout?.width) ? svg.getBoundingClientRect().width / element._fullLayout.width || 1 : 1;
-  const overlap = (title.getBoundingClientRect().bottom - legend.getBoundingClientRect().top) / scale + 4;
+  const overlap = (title.getBoundingClientRect().bottom - legend.getBoundingClientRect().top) / scaleOf(element) + 4;
   if (overlap > 0) await window.Plotly.relayout(element, { 'margin.t': element.layout.margin.t + Math.ceil(overlap) });
 }
 

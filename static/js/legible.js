@@ -94,7 +94,7 @@ function linePoints(gd) {
 }
 
 /** Screen pixels per layout pixel (the deck's stage is scaled by CSS). */
-function scaleOf(gd) {
+export function scaleOf(gd) {
   return gd.querySelector('.main-svg').getBoundingClientRect().width / gd._fullLayout.width || 1;
 }
 
