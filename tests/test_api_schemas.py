@@ -57,7 +57,6 @@ REQUESTS: list[tuple[str, str, Any]] = [
     ("GET", "/api/lecture/slide/chain?lang=zh", None),
     ("GET", "/api/lecture/slide/title?lang=en", None),
     ("GET", "/api/lecture/slide/layernorm-geometry?lang=en&option=1,2,4", None),
-    ("POST", "/api/lecture/slide/train-shortcut?lang=en", {"recordings": []}),
     ("GET", "/api/room", None),
     ("GET", "/api/real_models", None),
 ]

@@ -13,6 +13,7 @@ from urllib.parse import urlencode
 import pytest
 import torch
 
+from app.api.responses import SlideTrainingMessage
 from app.config import TraceConfig
 from app.experiments.lecture import DECK, chart_key
 from app.experiments.lecture.claims import evaluate, failures, read_path, statement
@@ -102,9 +103,30 @@ def test_claim_holds_on_the_real_api(client, slide_id):
 @pytest.mark.xdist_group("post-vs-pre-train")  # tests/test_lr_warmup.py reads the same run from this worker's server
 @pytest.mark.parametrize("slide_id", TRAINING)
 def test_training_claim_holds_on_the_real_api(client, slide_id):
-    """The training slides, streamed from POST /api/train (about 20 s a request; the server keeps the finished runs,
-    so the offline file below replays them instead of training again)."""
+    """The training slides as the deck trains them (T): POST /api/lecture/slide/<id>/train streams progress and the
+    view built from the runs so far, then a final view, which GET answers from then on (the server keeps the finished
+    runs). About 20 s a run. The claim is checked again from /api/train's own events (replayed from the server's
+    store), read by hand."""
     slide = SLIDES[slide_id]
+    with client.stream("POST", f"/api/lecture/slide/{slide_id}/train?lang=en") as response:
+        assert response.status_code == 200 and response.headers["content-type"] == "application/x-ndjson"
+        lines = [line for line in response.iter_lines() if line.strip()]
+    messages = [SlideTrainingMessage.model_validate_json(line, strict=True).root for line in lines]
+    kinds = [m.type for m in messages]
+    assert "error" not in kinds and kinds[-1] == "view" and messages[-1].final, kinds[-5:]
+    assert [m.final for m in messages if m.type == "view"].count(True) == 1
+    fractions = [m.fraction for m in messages if m.type == "progress"]
+    assert fractions == sorted(fractions) and fractions[-1] == 1.0 and len(fractions) >= 3
+    views = [json.loads(line)["view"] for line, m in zip(lines, messages, strict=True) if m.type == "view"]
+    final = views[-1]
+
+    def points(view: dict) -> int:  # the longest curve drawn
+        return max(len(trace.get("y") or []) for trace in view["figure"]["data"])
+
+    during = [points(v) for v in views[:-1]]
+    assert during and min(during) < points(final), (during, points(final))  # drawn from the runs so far
+    assert final["claim"]["failed"] == [] and not final["claim"]["pending"]
+    assert final == client.get(f"/api/lecture/slide/{slide_id}?lang=en").json()
     answers = [recording_from_events(train_through_api(client, source)) for source in slide["chart"]["sources"]]
     measured = evaluate(slide["claim"], answers)
     assert not failures(slide["claim"], measured), (failures(slide["claim"], measured), measured)

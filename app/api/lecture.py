@@ -3,21 +3,29 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from fastapi import APIRouter, Request
-from fastapi.responses import HTMLResponse
-from pydantic import BaseModel, ConfigDict, Field
+from fastapi.responses import HTMLResponse, Response
 
 from ..errors import FieldError
-from ..experiments.lecture import deck_payload, shown
-from ..jsonsafe import StrictJSONResponse
+from ..experiments.lecture import DECK, deck_payload, shown
+from ..jsonsafe import NDJSONResponse, StrictJSONResponse
 from ..pages.lecture_offline import offline_html
 from ..pages.registry import request_lang
-from ..services.deck import slide_view
-from .body import json_body
+from ..services.deck import slide_training, slide_view, training_sources
+from ..services.training import TooManyRuns, ndjson
 from .deps import PoolDep
-from .responses import BODY_ERRORS, BUSY, NOT_FOUND, QUERY_ERRORS, DeckAnswer, SlideView, json_route
+from .responses import (
+    BUSY,
+    NOT_FOUND,
+    QUERY_ERRORS,
+    TOO_MANY,
+    DeckAnswer,
+    SlideTrainingMessage,
+    SlideView,
+    json_route,
+    stream,
+)
+from .train import slots_taken
 
 router = APIRouter(tags=["lecture"])
 
@@ -35,35 +43,6 @@ async def lecture_file(request: Request, pool: PoolDep) -> HTMLResponse:
     lang = request_lang(request)
     html = await offline_html(pool, lang, origin=str(request.base_url).rstrip("/"))
     return HTMLResponse(html, headers={"Content-Disposition": f'attachment; filename="resnorm-lecture-{lang}.html"'})
-
-
-class RunRecording(BaseModel):
-    """One training run as the deck records it from /api/train's NDJSON lines (static/js/lecture/sources.js)."""
-
-    model_config = ConfigDict(extra="forbid")
-    run: int = Field(ge=0, le=7)
-    steps: list[int] = Field(max_length=20_000)
-    loss: list[float | None] = Field(max_length=20_000)
-    done: dict[str, Any] | None = None
-
-
-class Recording(BaseModel):
-    """A training source's recording: the runs' loss curves so far (or finished, with their `done` events)."""
-
-    model_config = ConfigDict(extra="forbid")
-    steps: int = Field(ge=1, le=20_000)
-    symbols: int = Field(ge=1, le=100_000)
-    step: int = Field(default=0, ge=0, le=20_000)
-    finished: bool = False
-    runs: list[RunRecording] = Field(max_length=8)
-
-
-class SlideViewRequest(BaseModel):
-    """The client's recordings of the slide's training sources (one per source, null for the others): the chart
-    while it trains, and after. Without them the server's own finished runs are used, or the slide is pending."""
-
-    model_config = ConfigDict(extra="forbid")
-    recordings: list[Recording | None] = Field(default_factory=list, max_length=8)
 
 
 def _slide(slide_id: str, option: str | None) -> None:
@@ -88,13 +67,25 @@ async def lecture_slide(
 
 
 @router.post(
-    "/api/lecture/slide/{slide_id}", **json_route(SlideView, BODY_ERRORS, NOT_FOUND, BUSY, body=SlideViewRequest)
+    "/api/lecture/slide/{slide_id}/train",
+    response_class=NDJSONResponse,
+    responses={
+        **QUERY_ERRORS,
+        **NOT_FOUND,
+        **TOO_MANY,
+        **stream(SlideTrainingMessage, "NDJSON lines: progress and views while the runs train, a final view"),
+    },
 )
-async def lecture_slide_recorded(
-    slide_id: str, request: Request, pool: PoolDep, option: str | None = None
-) -> StrictJSONResponse:
-    """The same, for a training slide drawn from the client's recordings of its runs (while they train)."""
+async def lecture_slide_train(slide_id: str, request: Request, pool: PoolDep, option: str | None = None) -> Response:
+    """Train a training slide's runs (T in the deck; a finished run is replayed at once) and stream what the deck
+    shows while they train, built on the server from the runs so far: `progress` lines, a `view` at most every
+    0.3 s and a last `view` with `"final": true`. A slide that trains nothing is a 404 naming the ones that do."""
     _slide(slide_id, option)
-    body = await json_body(request, SlideViewRequest)
-    recordings = [r.model_dump() if r else None for r in body.recordings]
-    return StrictJSONResponse(await slide_view(pool, slide_id, option, request_lang(request), recordings))
+    if not training_sources(shown(slide_id, option)):
+        allowed = ", ".join(s["id"] for s in DECK if training_sources(s))
+        raise FieldError("slide_id", f"slide {slide_id!r} trains nothing", allowed, 404)
+    try:
+        lines = await slide_training(pool, slide_id, option, request_lang(request))
+    except TooManyRuns as exc:
+        return slots_taken(exc)
+    return NDJSONResponse(ndjson(lines))

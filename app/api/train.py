@@ -60,12 +60,17 @@ async def _streamed(body: TrainRequest, lines: Callable[[], Awaitable[AsyncItera
     try:
         streamed = await lines()
     except TooManyRuns as exc:
-        return StrictJSONResponse(
-            {"error": str(exc), "status": 429, "retry_after": RETRY_AFTER_S},
-            status_code=429,
-            headers={"Retry-After": str(RETRY_AFTER_S)},
-        )
+        return slots_taken(exc)
     return NDJSONResponse(streamed)
+
+
+def slots_taken(exc: TooManyRuns) -> StrictJSONResponse:
+    """429 with Retry-After: every training slot of this worker is taken."""
+    return StrictJSONResponse(
+        {"error": str(exc), "status": 429, "retry_after": RETRY_AFTER_S},
+        status_code=429,
+        headers={"Retry-After": str(RETRY_AFTER_S)},
+    )
 
 
 @router.post(

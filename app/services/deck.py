@@ -10,9 +10,11 @@ tests/test_lecture.py checks that every answer here equals the HTTP API's.
 
 from __future__ import annotations
 
+import asyncio
 import threading
+import time
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import anyio.to_thread
@@ -29,7 +31,7 @@ from ..settings import get_settings
 from .answers import answer
 from .compute import ComputePool, get_cache
 from .real_answers import real_trace_answer
-from .training import cache_key, recorded_run
+from .training import TooManyRuns, cache_key, recorded_run, training_events
 
 
 def source_request(source: dict[str, Any]) -> tuple[str, BaseModel]:
@@ -66,8 +68,8 @@ async def run_source(pool: ComputePool, source: dict[str, Any]) -> Any:
 
 
 async def slide_answers(pool: ComputePool, slide: dict[str, Any], recordings: list[Any] | None = None) -> list[Any]:
-    """The answers of a slide's sources, strict as the browser would get them. A training source: the client's
-    recording of it (`recordings[i]`, while or after it trains), else the server's finished run, else None."""
+    """The answers of a slide's sources, strict as the browser would get them. A training source: `recordings[i]`
+    (a run still training, or one being baked), else the server's finished run, else None."""
     answers: list[Any] = []
     for i, source in enumerate(slide["chart"]["sources"] if slide["chart"] else []):
         if source["api"] == "train":
@@ -92,7 +94,7 @@ async def slide_view(
     pool: ComputePool, slide_id: str, option: str | None, lang: str, recordings: list[Any] | None = None
 ) -> dict[str, Any]:
     """What the deck shows of a slide (or of one of its "try it" options): figure, slide patch, caption, verdict.
-    Cached per slide, option and language, except while a client's training recording feeds it."""
+    Cached per slide, option and language, except while `recordings` (runs still training) feed it."""
     key = f"{view_name(slide_id, option)}|{lang}"
     if not recordings and key in _views:
         _views.move_to_end(key)
@@ -160,3 +162,91 @@ async def recorded_events(request: TrainRequest) -> list[dict[str, Any]]:
     the same store /api/train replays from, so a rehearsal's run serves the export and the other way round."""
     events = await recorded_run(request)
     return events if events is not None else await anyio.to_thread.run_sync(_record, request)
+
+
+# ---- A training slide trained live: its runs' progress and its chart, built here as they train ----------------------
+
+VIEW_EVERY_S = 0.3  # a slide's view (5-40 kB) at most this often while it trains; the last one always
+PROGRESS_EVERY_S = 0.1
+BUSY_RETRY_S = 2  # a later run of the slide found every training slot taken: wait, then ask again
+BUSY_TRIES = 60
+
+
+def training_sources(slide: dict[str, Any]) -> list[int]:
+    """The indices of a slide's training sources (none for a slide that trains nothing)."""
+    return [i for i, s in enumerate(slide["chart"]["sources"] if slide["chart"] else []) if s["api"] == "train"]
+
+
+async def slide_training(
+    pool: ComputePool, slide_id: str, option: str | None, lang: str
+) -> AsyncIterator[dict[str, Any]]:
+    """POST /api/lecture/slide/{id}/train: every training source of the slide, one after the other (a finished run
+    replayed), as messages: `progress` (fraction of all the slide's steps, the current run's step), `view` (what
+    the deck shows, built from the runs so far; the last one `final` and equal to GET's once trained), `busy` (a
+    later run waits for a training slot) and `error`. TooManyRuns when the first run finds no free slot."""
+    slide = shown(slide_id, option)
+    trained = training_sources(slide)
+    first = await training_events(TrainRequest(**slide["chart"]["sources"][trained[0]]["body"]))
+    return _slide_training(pool, slide, (slide_id, option, lang), trained, first)
+
+
+async def _slide_training(
+    pool: ComputePool,
+    slide: dict[str, Any],
+    name: tuple[str, str | None, str],
+    trained: list[int],
+    first: AsyncIterator[dict[str, Any]],
+) -> AsyncIterator[dict[str, Any]]:
+    sources = slide["chart"]["sources"]
+    total = sum(sources[i]["body"]["steps"] * len(sources[i]["body"]["runs"]) for i in trained)
+    events: list[list[dict[str, Any]] | None] = [None] * len(sources)
+    done = 0
+    told = shown_at = 0.0
+
+    async def view(final: bool) -> dict[str, Any]:
+        recordings = [recording_from_events(to_strict(e)[0]) if e else None for e in events]
+        return {"type": "view", "final": final, "view": await slide_view(pool, *name, recordings)}
+
+    def progress(step: int, steps: int) -> dict[str, Any]:
+        return {"type": "progress", "fraction": done / total, "step": step, "steps": steps}
+
+    stream: AsyncIterator[dict[str, Any]] | None = first
+    for i in trained:
+        request = TrainRequest(**sources[i]["body"])
+        for _ in range(BUSY_TRIES):
+            if stream is not None:
+                break
+            try:
+                stream = await training_events(request)
+            except TooManyRuns:
+                yield {"type": "busy", "retry_after": BUSY_RETRY_S, "fraction": done / total}
+                await asyncio.sleep(BUSY_RETRY_S)
+        if stream is None:
+            yield {"type": "error", "error": str(TooManyRuns(get_settings().max_train_runs))}
+            return
+        got = events[i] = []
+        step = 0
+        try:
+            async for event in stream:
+                if event.get("type") == "error":
+                    yield {"type": "error", "error": str(event.get("error") or "the training run failed")}
+                    return
+                got.append(event)
+                if event.get("type") != "step":
+                    continue
+                done, step = done + 1, max(step, int(event["step"]))
+                now = time.monotonic()
+                if now - told >= PROGRESS_EVERY_S:
+                    told = now
+                    yield progress(step, request.steps)
+                if now - shown_at >= VIEW_EVERY_S:
+                    yield await view(final=False)
+                    shown_at = time.monotonic()  # after the build: a slow build leaves the loop its share
+        finally:
+            await stream.aclose()  # type: ignore[attr-defined]
+        stream = None
+        if not got or got[-1].get("type") != "end":
+            yield {"type": "error", "error": "the training run ended early"}
+            return
+    yield progress(step, request.steps)
+    yield await view(final=True)

@@ -308,19 +308,23 @@ def untrained_server(tmp_path):
 
 def test_a_training_slide_trains_on_t_and_keeps_the_run(page, untrained_server):
     watch = PageWatch(page, untrained_server)
-    posted: list[str] = []  # the chart redrawn from the recordings while it trains (built on the server)
-    page.on(
-        "request", lambda r: posted.append(r.url) if r.method == "POST" and "/api/lecture/slide/" in r.url else None
-    )
+    posted: list[str] = []  # one request: the server trains and streams the chart built from the runs so far
+    page.on("request", lambda r: posted.append(r.url) if r.method == "POST" else None)
     watch.open(f"/lecture?slide={NUMBER['train-shortcut']}")
     wait_drawn(watch, "train-shortcut")
     assert page.get_attribute("#train-shortcut", "data-training") == "idle"
     assert page.get_attribute("#train-shortcut", "data-claim-checked") is None  # nothing measured, nothing checked
     page.keyboard.press("t")
     page.wait_for_function("() => document.getElementById('train-shortcut').dataset.training === 'running'")
+    page.wait_for_function(  # the curves drawn while they grow, not only once finished
+        """() => (document.querySelector('#train-shortcut [data-slide-chart]').data || [])
+                 .some((t) => t.y && t.y.length > 2 && t.y.length < 300)""",
+        timeout=120_000,
+    )
     page.wait_for_function("() => document.getElementById('train-shortcut').dataset.claimChecked", timeout=300_000)
     assert current(watch)["checked"] == "ok", current(watch)["claim"]
-    assert posted and page.get_attribute("#train-shortcut", "data-training") == "done"
+    assert [url.split("?")[0] for url in posted] == [f"{untrained_server}/api/lecture/slide/train-shortcut/train"]
+    assert page.get_attribute("#train-shortcut", "data-training") == "done"
     lines = page.evaluate(
         "() => document.querySelector('#train-shortcut [data-slide-chart]').data.map((t) => t.y.length)"
     )

@@ -10,7 +10,7 @@ from pydantic.json_schema import models_json_schema
 
 from ...jsonsafe import StrictJSONResponse
 from ..body import body_doc
-from .charts import ChartAnswer, DeckAnswer, SlideView
+from .charts import ChartAnswer, DeckAnswer, SlideTrainingMessage, SlideView
 from .common import (
     BODY_ERRORS,
     BUSY,
@@ -113,6 +113,7 @@ __all__ = [
     "RealTraceAnswer",
     "RecordedAnswer",
     "RoomAnswer",
+    "SlideTrainingMessage",
     "SlideView",
     "SoftmaxAnswer",
     "SweepAnswer",

@@ -7,9 +7,9 @@ typed here as objects by name, and the chart envelope around them is fixed.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any, Literal
 
-from pydantic import ConfigDict, Field
+from pydantic import ConfigDict, Field, RootModel
 
 from .common import Answer, Bilingual, Figure, Flagged, Json
 
@@ -61,6 +61,42 @@ class SlideView(Flagged):
     rows: list[Json]
     patches: dict[str, Json] = Field(description="`slide`: the projector's sizes")
     tables: dict[str, Table] | None = None
+
+
+class SlideTrainingProgress(Flagged):
+    type: Literal["progress"]
+    fraction: float = Field(description="of all the slide's training steps (every run of every source)")
+    step: int = Field(description="the current run's step")
+    steps: int = Field(description="the current run's steps")
+
+
+class SlideTrainingBusy(Flagged):
+    type: Literal["busy"]
+    retry_after: int = Field(description="seconds until the server asks for a training slot again")
+    fraction: float
+
+
+class SlideTrainingView(Flagged):
+    type: Literal["view"]
+    final: bool = Field(description="the last line: the view GET answers once the runs are recorded")
+    view: SlideView
+
+
+class SlideTrainingError(Flagged):
+    type: Literal["error"]
+    error: str
+
+
+class SlideTrainingMessage(
+    RootModel[
+        Annotated[
+            SlideTrainingProgress | SlideTrainingBusy | SlideTrainingView | SlideTrainingError,
+            Field(discriminator="type"),
+        ]
+    ]
+):
+    """One line of POST /api/lecture/slide/{id}/train: `progress` and `view` while the slide's runs train, the last
+    line a `final` view (or an `error`)."""
 
 
 class SlideChart(Answer):

@@ -6,7 +6,7 @@ import { pageData, t } from '../i18n.js';
 import { describeError } from '../api.js';
 import { chartView } from '../charts.js';
 import { fitEquations } from '../legible.js';
-import { isTrainingSlide, offline, redrawing, train, viewFor } from './sources.js';
+import { isTrainingSlide, newestFirst, offline, train, viewFor } from './sources.js';
 import { drawSlideChart } from './table.js';
 import { wireFollow } from './follow.js';
 import { showKey, typedKey } from './typed.js';
@@ -16,7 +16,6 @@ const STAGE = { width: 1280, height: 720 };
 // Narrow or portrait windows (phones, tablets held upright) show one slide at its natural size, as a page with the
 // site header; landscape screens (projectors, laptops, a phone turned sideways) get the scaled 16:9 stage.
 const FLOW_BELOW = 700;
-const REDRAW_MS = 250;
 const SWIPE_PX = 60;
 const NEXT = ['ArrowRight', 'ArrowDown', 'PageDown', ' ', 'Enter', 'n'];
 const PREVIOUS = ['ArrowLeft', 'ArrowUp', 'PageUp', 'Backspace', 'p'];
@@ -309,14 +308,14 @@ export class Deck {
     if (!this.pending.has(i)) return;
     this.trainingState(i, 'running');
     this.sections[i].querySelector('[data-claim]').textContent = t('lecture.train_running');
-    const redraw = redrawing(slide, (view) => drawSlideChart(this.sections[i].querySelector('[data-slide-chart]'), this.figure(view)),
-      REDRAW_MS);
-    const recordings = await train(slide, (runs, fraction, text) => {
-      this.trainingState(i, 'running', fraction, text);
-      redraw(runs);
+    const chart = this.sections[i].querySelector('[data-slide-chart]');
+    const onView = newestFirst((view) => drawSlideChart(chart, this.figure(view)));
+    const final = await train(slide, {
+      onProgress: (fraction, text) => this.trainingState(i, 'running', fraction, text),
+      onView,
     });
-    await redraw.settled();
-    this.drawn.set(i, this.render(i, await viewFor(slide, recordings)));
+    await onView.settled();
+    this.drawn.set(i, this.render(i, final));
     await this.drawn.get(i);
   }
 

@@ -5,7 +5,7 @@ import { describeError } from '../api.js';
 import { chartView, draw } from '../charts.js';
 import { Deck, slideFromUrl, themeFromUrl } from '../lecture/deck.js';
 import { SyncChannel, startSpeakerView } from '../lecture/speaker.js';
-import { isTrainingSlide, redrawing, train, viewFor } from '../lecture/sources.js';
+import { isTrainingSlide, newestFirst, train, viewFor } from '../lecture/sources.js';
 
 const DECK = pageData.extra.deck;
 performance.mark('lecture-module');   // tools/bench_lecture.py reads these marks
@@ -26,9 +26,9 @@ async function embed(key) {
   try {
     const first = await render(await viewFor(slide));
     if (isTrainingSlide(slide) && first.claim.pending) {
-      const progress = redrawing(slide, (view) => draw(element, figure(view)));
-      element.addEventListener('click', () => train(slide, progress)
-        .then((recordings) => viewFor(slide, recordings)).then(render)
+      const onView = newestFirst((view) => draw(element, figure(view)));
+      element.addEventListener('click', () => train(slide, { onView })
+        .then(async (view) => { await onView.settled(); return render(view); })
         .catch((error) => { caption.textContent = describeError(error); }), { once: true });
     }
   } catch (error) {
