@@ -62,3 +62,28 @@ def test_one_cell_trained_again_equals_the_recording(client):
     recorded = next(c for c in RECORDED["cells"] if (c["lr"], c["warmup_steps"]) == CELL)
     for new, old in zip(again["runs"], recorded["runs"], strict=True):
         assert new["kind"] == old["kind"] and abs(new["final_loss"] - old["final_loss"]) <= TOLERANCE, (new, old)
+
+
+def test_each_cell_is_labelled_in_five_characters_and_hovers_exactly():
+    """A phone gives each of the four columns about 50 px: "0.00375" beside "9.52×10⁻⁴" ran together there. Cells say
+    the loss to two decimals ("<0.01" below that); the hover keeps every digit."""
+    from app.experiments.lr_warmup import grid_answer
+    from app.figures.lr_warmup import grid_figure
+    from app.numbers import fmt
+
+    answer = grid_answer(RECORDED)
+    for lang in ("en", "zh"):
+        figure = grid_figure(answer, "t", "slide", lang)
+        for trace, kind in zip(figure["data"], KINDS, strict=True):
+            for row, labels, exact in zip(
+                answer["grid"][kind]["final_loss"], trace["text"], trace["customdata"], strict=True
+            ):
+                for loss, label, hover in zip(row, labels, exact, strict=True):
+                    assert len(label) <= 5 or loss is None, label
+                    if loss is None:
+                        continue
+                    assert hover == fmt(loss, lang=lang)
+                    assert label == ("<0.01" if loss < 0.01 else f"{loss:.2f}")
+                    assert loss < 0.01 or abs(float(label) - loss) <= 0.005
+    small = [v for v in answer["grid"]["pre_ln_2017"]["final_loss"][0] if v is not None and v < 0.01]
+    assert small, "the recording has learned cells below 0.01 (Pre-LN at lr 0.001): the case this label is for"

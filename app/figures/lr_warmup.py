@@ -1,6 +1,6 @@
 """The deck's learning-rate × warm-up grid (app/experiments/lr_warmup.py, recorded by tools/lr_warmup_grid.py): the
 loss after 300 steps of Post-LN (above) and Pre-LN (below) in each cell, on one colour scale from 0 to the uniform
-guess, each cell labelled with its value; the slide's title and caption say it is recorded."""
+guess, each cell labelled with its value to two decimals (the hover gives it exactly); the slide's title and caption say it is recorded."""
 
 from __future__ import annotations
 
@@ -18,6 +18,15 @@ STRINGS: dict[str, tuple[str, str]] = {
     "lrwarmup.none": ("diverged", "发散"),
 }
 GAP = 0.08  # between the two panels, of the plot's height
+FLOOR = 0.01  # cells below it read "<0.01": learned, as the colour says; the hover keeps the exact loss
+
+
+def cell_label(loss: float | None, lang: str) -> str:
+    """A cell's words: the loss to two decimals (at most 5 characters, so a phone's 50-px columns never run two
+    numbers together), "<0.01" below that, or "diverged"."""
+    if loss is None:
+        return say(STRINGS, "lrwarmup.none", lang)
+    return f"<{FLOOR:.2f}" if loss < FLOOR else f"{loss:.2f}"
 
 
 def grid_figure(answer: Json, title: str, theme: str, lang: str) -> Json:
@@ -34,7 +43,8 @@ def grid_figure(answer: Json, title: str, theme: str, lang: str) -> Json:
         loss = answer["grid"][kind]["final_loss"]
         axis = "" if k == 0 else str(k + 1)
         name = say(STRINGS, f"lrwarmup.kind.{kind}", lang)
-        text = [
+        text = [[cell_label(v, lang) for v in row] for row in loss]
+        exact = [
             [fmt(v, lang=lang) if v is not None else say(STRINGS, "lrwarmup.none", lang) for v in row] for row in loss
         ]
         fig["data"].append(
@@ -44,6 +54,7 @@ def grid_figure(answer: Json, title: str, theme: str, lang: str) -> Json:
                 "y": warmups,
                 "z": loss,
                 "text": text,
+                "customdata": exact,
                 "texttemplate": "%{text}",
                 "textfont": {"size": style["font"]},
                 "colorscale": "Viridis",
@@ -61,7 +72,7 @@ def grid_figure(answer: Json, title: str, theme: str, lang: str) -> Json:
                 },
                 "xaxis": "x",
                 "yaxis": f"y{axis}",
-                "hovertemplate": f"%{{y}} / %{{x}}: %{{text}}<extra>{name}</extra>",
+                "hovertemplate": f"%{{y}} / %{{x}}: %{{customdata}}<extra>{name}</extra>",
             }
         )
         top = 1 - k * (height + GAP)

@@ -7,8 +7,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Literal
 
-from .. import numbers
-from ..i18n import t
+from .. import i18n, numbers
 
 FLAT_WITHIN = 1.2  # a series that ends within ×1.2 of where it started (either way) stayed flat
 Direction = Literal["grew", "shrank", "flat", "overflow", "underflow"]
@@ -53,12 +52,8 @@ def precise(value: float | None, lang: str, digits: int, overflow: str) -> str:
 
 
 def say(table: Mapping[str, tuple[str, str]], key: str, lang: str, **values: object) -> str:
-    """A chart's own string (its table) or a shared one (app/i18n.py), with {placeholders} filled."""
-    pair = table.get(key)
-    if pair is None:
-        return t(key, lang, **values)
-    text = pair[1] if lang == "zh" else pair[0]
-    return text.format(**values) if values else text
+    """A chart's own string (its table) or a shared one (the table app/i18n.py's `t` reads), {placeholders} filled."""
+    return i18n.lookup(table if key in table else i18n.table(), key, lang, **values)
 
 
 def sentences(parts: Sequence[str | Literal[False] | None], lang: str) -> str:

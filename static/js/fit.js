@@ -123,20 +123,23 @@ function columnsTooNarrow(shown, limit, font) {
     .some((unit) => measuredWidth(unit, note.font?.size || font, true) > limit));
 }
 
-/** Side-by-side panels whose bottom-row x titles (all the same) would wrap: one title under the whole row instead. */
+/** Side-by-side panels (a grid's columns, or x axes on domains of their own) whose bottom-row x titles (all the
+ *  same) would wrap: one title under the whole row instead. */
 function shareXTitle(shown, plotWidth, font) {
-  const columns = shown.grid?.columns || 1;
   const names = Object.keys(shown).filter((key) => /^xaxis\d*$/.test(key) && shown[key]?.title?.text);
+  const columns = shown.grid?.columns || new Set(names.map((name) => String(shown[name].domain || [0, 1]))).size;
   const texts = new Set(names.map((name) => shown[name].title.text));
   if (columns < 2 || texts.size !== 1) return;
   const [text] = texts;
   const size = shown[names[0]].title.font?.size || font;
   if (measuredWidth(text, size) <= plotWidth / columns - 12) return;
   names.forEach((name) => { shown[name] = { ...shown[name], title: { ...shown[name].title, text: '' } }; });
-  shown.annotations = [...(shown.annotations || []), { name: 'shared-x-title', text, xref: 'paper', x: 0.5,
-    xanchor: 'center', yref: 'paper', y: 0, yanchor: 'top', yshift: -Math.round(size * 2), showarrow: false,
+  // wrapped inside 80 % of the plot: Plotly's automargin may still widen the left margin for large tick labels
+  const lines = wrapText(text, plotWidth * 0.8, size);
+  shown.annotations = [...(shown.annotations || []), { name: 'shared-x-title', text: lines.join('<br>'), xref: 'paper',
+    x: 0.5, xanchor: 'center', yref: 'paper', y: 0, yanchor: 'top', yshift: -Math.round(size * 2), showarrow: false,
     font: { size } }];
-  shown.margin.b = Math.max(shown.margin.b || 60, Math.round(size * 3.6));
+  shown.margin.b = Math.max(shown.margin.b || 60, Math.round(size * (3.6 + 1.3 * (lines.length - 1))));
 }
 
 /** Axis titles longer than their axis (side-by-side panels on a phone) in lines; Plotly's automargin makes room. */

@@ -3,7 +3,8 @@
 // without looking at each other or at the data; here, in order:
 //   1. panels apart   a side-by-side panel's y title and ticks must not reach into the panel on its left;
 //   2. ticks thinned  tick labels that touch (10⁻¹²10⁻⁹…) get every other tick; every bar keeps its category name;
-//   3. bar labels     labels that touch ("−0.8165−0.8165") stand upright, then shrink;
+//   3. bar labels     labels that touch ("−0.8165−0.8165") stand upright, then shrink; heatmap cell labels wider than
+//                     their cells shrink;
 //   4. room for text  bar labels or titles cut off at the chart's edge widen the axis range or the margin;
 //   5. notes moved    a note over a plotted line or another text moves (xshift/yshift) to the nearest clear place:
 //                     flipped to the other side of its line, slid along it, or up and down the plot; on a phone a
@@ -176,6 +177,22 @@ function barLabels(gd, boxes, update) {
   });
 }
 
+/** Heatmap cells that each state their value (the deck's learning-rate × warm-up grid): on a phone a label wider than
+ *  its cell runs into the next one. The labels shrink to fit the cells, not below 10 px. */
+function heatmapCells(gd, boxes, update) {
+  const traces = gd._fullData.filter((trace) => trace.type === 'heatmap' && trace.texttemplate);
+  const labels = [...gd.querySelectorAll('.heatmap-label text')];
+  if (!traces.length || !labels.length) return;
+  const widest = Math.max(...labels.map((el) => el.getBoundingClientRect().width)) / scaleOf(gd);
+  for (const trace of traces) {
+    const cell = gd._fullLayout[axisKey(trace.xaxis)]._length / (trace.z[0]?.length || 1);
+    const size = trace.textfont?.size || gd._fullLayout.font.size;
+    if (widest > cell - 8 && size > 10) {   // 4 px clear on each side
+      update.traces.push([{ 'textfont.size': Math.max(10, Math.floor(size * (cell - 8) / widest)) }, trace.index]);
+    }
+  }
+}
+
 // ---- 4. room for text cut off at the edge --------------------------------------------------------------
 function roomForText(gd, boxes, update) {
   const svg = gd.querySelector('.main-svg').getBoundingClientRect(), scale = scaleOf(gd), full = gd._fullLayout;
@@ -320,7 +337,7 @@ export function fitEquations(root = document) {
 /** Measure the drawn chart and move what collides; a few rounds, each one relayout. */
 export async function legible(gd) {
   if (!gd?._fullLayout || !gd.querySelector('.main-svg') || !shown(gd)) return;
-  const layoutSteps = [panelsApart, thinTicks, everyCategory, barLabels, roomForText, legendBelowText];
+  const layoutSteps = [panelsApart, thinTicks, everyCategory, barLabels, heatmapCells, roomForText, legendBelowText];
   for (const steps of [layoutSteps, layoutSteps, layoutSteps, [moveNotes], [moveNotes]]) {
     const update = { layout: {}, traces: [] };
     steps.forEach((step) => step(gd, texts(gd), update));

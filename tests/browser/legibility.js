@@ -62,7 +62,7 @@
     add('.xaxislayer-above [class$="tick"] > text, .xaxislayer-below [class$="tick"] > text', 'x tick');
     add('.yaxislayer-above [class$="tick"] > text, .yaxislayer-below [class$="tick"] > text', 'y tick');
     add('.annotation-text-g text', 'note');
-    add('.bartext, .textpoint text', 'bar label');
+    add('.bartext, .textpoint text, .heatmap-label text', 'bar label');
     add('.colorbar text', 'colour bar');
     add('.legend rect.bg', 'legend');   // the legend's whole (opaque) area: it hides what lies under it
     return out;

@@ -250,7 +250,7 @@ SINK = slide(
                 "path": "attention.uniform",
                 "source": 0,
                 "color": "black",
-                "label": {"en": "uniform attention", "zh": "均匀注意力"},
+                "label": {"en": "uniform", "zh": "均匀"},  # short: right of the block-12 dip on a 720p stage
             },
             {
                 "type": "hline",
