@@ -29,7 +29,7 @@ async def lifespan(app: FastAPI):
     from .experiments.train import warm_up_in_background
     from .pages import warm_computations
     from .services.compute import get_pool
-    from .services.models_client import close_models
+    from .services.real_client import close_models
     from .services.warmup import warm_in_background
 
     configure_torch()

@@ -189,8 +189,8 @@ def redis_url():
 
 @functools.cache
 def _loaded_packaged(name: str):
-    from app.models.pretrained.loading import load_model
-    from app.models.pretrained.sources import packaged_source
+    from app.models.real.loading import load_model
+    from app.models.real.sources import packaged_source
     from app.settings import get_settings
 
     source = packaged_source(name)

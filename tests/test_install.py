@@ -20,8 +20,8 @@ from pathlib import Path
 import pytest
 
 from app.cli import fetch_models as fetching
-from app.models.pretrained import sources
-from app.models.pretrained.sources import PACKAGED, packaged_source
+from app.models.real import sources
+from app.models.real.sources import PACKAGED, packaged_source
 from tools import install_check
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -1,5 +1,5 @@
 """Model runs are scheduled below the web process (RESNORM_COMPUTE_NICE): in compute processes, in the pretrained
-models' process (tests/test_models_process.py) and in compute threads, so a page is answered while every compute
+models' process (tests/test_real_process.py) and in compute threads, so a page is answered while every compute
 slot is busy."""
 
 from __future__ import annotations
@@ -39,10 +39,10 @@ def test_compute_processes_run_nicer():
     assert child == min(19, os.nice(0) + 5)
 
 
-def test_the_default_server_has_a_models_process():
+def test_the_default_server_has_a_real_process():
     """transformers' Python would hold the worker's GIL while its event loop answers pages: the pretrained models run
-    in a process of the server's own, at the compute nice value (tests/test_models_process.py)."""
-    from app.services.models_client import ModelsClient, get_models
+    in a process of the server's own, at the compute nice value (tests/test_real_process.py)."""
+    from app.services.real_client import ModelsClient, get_models
 
     assert isinstance(get_models(), ModelsClient)  # started by the first /models request
 

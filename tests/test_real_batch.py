@@ -11,7 +11,7 @@ import pytest
 pytest.importorskip("transformers")
 
 from app.experiments.real_batch import pad_batch, trace_batch
-from app.experiments.real_trace import TraceOptions, tokenize, trace_pretrained
+from app.experiments.real_trace import TraceOptions, tokenize, trace_real
 from tests.test_real_models import eager
 
 # Different lengths (1 to 31 characters: one token each), so every sentence but the longest is padded
@@ -44,7 +44,7 @@ def test_a_batch_answers_each_sentence_as_its_own_pass(kind: str):
     options = TraceOptions()
     batched = trace_batch(loaded, TEXTS, options)
     for text, answer in zip(TEXTS, batched, strict=True):
-        single = trace_pretrained(loaded, text, options)
+        single = trace_real(loaded, text, options)
         close(single, answer, text)
         assert len(answer["tokens"]) == len(text)
     gradients = [a["gradient"] for a in batched]
@@ -61,7 +61,7 @@ def test_options_off_are_off_for_every_sentence_of_the_batch():
     loaded.model.float()
     options = TraceOptions(gradients=False, attention=False)
     for text, answer in zip(TEXTS, trace_batch(loaded, TEXTS, options), strict=True):
-        close(trace_pretrained(loaded, text, options), answer, text)
+        close(trace_real(loaded, text, options), answer, text)
         assert answer["gradient_absent"] == "off" and answer["attention"] is None
 
 

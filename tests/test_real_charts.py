@@ -17,7 +17,7 @@ pytest.importorskip("transformers")
 
 from app.experiments.real_sentences import SENTENCES, band, summarise
 from app.experiments.real_set import set_answer
-from app.experiments.real_trace import trace_pretrained
+from app.experiments.real_trace import trace_real
 from app.figures import real_charts
 from app.figures.real_common import blocks_text
 from app.jsonsafe import all_finite, strict_dumps
@@ -34,7 +34,7 @@ def tiny_answers() -> dict[str, dict[str, Any]]:
     out = {}
     for kind in ("bert", "llama"):
         loaded = tiny(kind)
-        trace = trace_pretrained(loaded, SENTENCE)
+        trace = trace_real(loaded, SENTENCE)
         the_set = set_answer(loaded)
         out[kind] = {
             "real_trace": trace,
@@ -134,7 +134,7 @@ def test_the_gradient_is_said_to_follow_the_norm_only_where_the_product_varies_m
 
 def test_the_gradient_times_the_norm_by_hand():
     """Per layer: the mean over tokens 2…T of ‖∂L/∂x_l‖ and of ‖∂L/∂x_l‖·‖x_l‖, from the trace's own columns."""
-    trace = trace_pretrained(tiny("llama"), SENTENCE)
+    trace = trace_real(tiny("llama"), SENTENCE)
     grads = torch.tensor(trace["gradient"]["per_token"], dtype=torch.float64)
     norms = torch.tensor(trace["stream"]["per_token"], dtype=torch.float64)
     for layer in range(grads.shape[0]):
@@ -195,7 +195,7 @@ def test_like_sun_et_al_only_where_the_mean_changes_little_and_zero_a_lot(mean, 
 def test_smollm2_gradient_follows_the_norm_while_it_varies_over_two_decades():
     """SmolLM2 on the default sentence: the gradient per token varies ×229 from the embedding to block 30, the
     gradient times the stream's norm stays within 7.08-18.5 (×2.6): the RMSNorm's Jacobian scales as 1/‖x‖."""
-    trace = trace_pretrained(packaged_model("smollm2"), SENTENCE)
+    trace = trace_real(packaged_model("smollm2"), SENTENCE)
     claim = KINDS["models-gradient"].build(trace, "en").claim
     assert claim["follows_norm"] == "follows"
     assert claim["p_low"] == pytest.approx(7.08, rel=0.02) and claim["p_high"] == pytest.approx(18.5, rel=0.02)
@@ -204,7 +204,7 @@ def test_smollm2_gradient_follows_the_norm_while_it_varies_over_two_decades():
 
 def test_minilm_unknown_tokens_sit_far_below_the_text_tokens():
     """The Chinese sentence through MiniLM: most characters are [UNK], counted, and they end far below the rest."""
-    trace = trace_pretrained(packaged_model("minilm"), SENTENCES["zh"][0])
+    trace = trace_real(packaged_model("minilm"), SENTENCES["zh"][0])
     chart = KINDS["models-tokens"].build(trace, "en")
     assert trace["unknown_tokens"] == 29 and f"29 of {len(trace['tokens'])} tokens unknown" in chart.caption
     assert chart.claim["unknown_level"] < chart.claim["text_level"] / 3
@@ -215,8 +215,8 @@ def test_gemma_blocks_are_their_own_layout_each_branch_adding_its_closing_norms_
     pre-norm, and each block's change of the stream is exactly what its two closing norms output."""
     import transformers
 
-    from app.models.pretrained.loading import wrap_model
-    from app.models.pretrained.sources import ModelSource
+    from app.models.real.loading import wrap_model
+    from app.models.real.sources import ModelSource
     from tests.test_real_models import CharTokenizer
 
     torch.manual_seed(0)
@@ -234,5 +234,5 @@ def test_gemma_blocks_are_their_own_layout_each_branch_adding_its_closing_norms_
     for block in range(3):
         step = record.streams[block + 1] - record.streams[block]
         assert torch.allclose(step, record.attention[block] + record.mlp[block], atol=1e-10)
-    trace = trace_pretrained(loaded, SENTENCE)
+    trace = trace_real(loaded, SENTENCE)
     assert trace["model"]["family"] == "peri_ln" and trace["theory"]["growth"] is not None

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from app.figures import real_charts
-from app.models.pretrained.sources import packaged_source
+from app.models.real.sources import packaged_source
 from tests.conftest import page_data, strict
 
 pytest.importorskip("transformers")

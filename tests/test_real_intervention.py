@@ -16,8 +16,8 @@ pytest.importorskip("transformers")
 from app.experiments.lecture.slides_real import failures_on
 from app.experiments.real_intervention import batch_of, intervene, losses, patched
 from app.experiments.real_sentences import SENTENCES, summarise
-from app.experiments.real_trace import TraceOptions, tokenize, trace_pretrained
-from app.models.pretrained.loading import LoadedModel
+from app.experiments.real_trace import TraceOptions, tokenize, trace_real
+from app.models.real.loading import LoadedModel
 from tests.conftest import packaged_model
 from tests.test_real_models import tiny
 
@@ -94,7 +94,7 @@ def test_smollm2_intervention_is_the_hand_patched_forward(smollm2_intervention):
 
 def test_the_set_finds_the_coordinate_and_the_block_that_writes_it():
     loaded = packaged_model("smollm2")
-    summary = summarise(trace_pretrained(loaded, CHECKED[2], TraceOptions(gradients=False)), "zh")
+    summary = summarise(trace_real(loaded, CHECKED[2], TraceOptions(gradients=False)), "zh")
     assert summary["massive"]["index"] == 507 and summary["massive"]["token"] == 0
     assert summary["massive"]["first_block"] == 12 and summary["massive"]["ratio"] > 1000
 
@@ -103,7 +103,7 @@ def test_the_decks_real_model_claims_hold_on_three_sentences_of_the_set():
     """Each real-model slide's claim, its sources reading another sentence of the set: no check fails."""
     loaded = {name: packaged_model(name) for name in ("minilm", "smollm2")}
     for text in CHECKED:
-        assert failures_on(text, lambda model, text: trace_pretrained(loaded[model], text)) == {
+        assert failures_on(text, lambda model, text: trace_real(loaded[model], text)) == {
             "real-pinned": [],
             "real-snowball": [],
             "real-sink": [],

@@ -14,9 +14,9 @@ import torch.nn.functional as F
 transformers = pytest.importorskip("transformers")
 
 from app.api.responses import RealTraceAnswer  # noqa: E402
-from app.experiments.real_trace import next_token_gradients, run_watched, trace_pretrained  # noqa: E402
-from app.models.pretrained.loading import LoadedModel, wrap_model  # noqa: E402
-from app.models.pretrained.sources import ModelSource, available_sources, local_source, packaged_source  # noqa: E402
+from app.experiments.real_trace import next_token_gradients, run_watched, trace_real  # noqa: E402
+from app.models.real.loading import LoadedModel, wrap_model  # noqa: E402
+from app.models.real.sources import ModelSource, available_sources, local_source, packaged_source  # noqa: E402
 from tests.conftest import packaged_model  # noqa: E402
 
 SENTENCE = "The quick brown fox jumps over the lazy dog."
@@ -67,7 +67,7 @@ def tiny(kind: str) -> LoadedModel:
 def test_random_bert_pins_every_layer_at_sqrt_d():
     """A fresh LayerNorm (gain 1, bias 0) sets every token's norm to √d: every Post-LN block's output is pinned."""
     loaded = tiny("bert")
-    result = trace_pretrained(loaded, SENTENCE)
+    result = trace_real(loaded, SENTENCE)
     norms = torch.tensor(result["stream"]["per_token"])  # (L+1, T)
     assert loaded.family == "post_ln" and norms.shape == (5, len(SENTENCE))
     assert torch.allclose(norms, torch.full_like(norms, math.sqrt(32)), atol=1e-3)
@@ -159,12 +159,12 @@ def packaged(name: str) -> LoadedModel:
 
 @pytest.fixture(scope="module")
 def minilm_trace() -> dict[str, Any]:
-    return trace_pretrained(packaged("minilm"), SENTENCE)
+    return trace_real(packaged("minilm"), SENTENCE)
 
 
 @pytest.fixture(scope="module")
 def smollm2_trace() -> dict[str, Any]:
-    return trace_pretrained(packaged("smollm2"), SENTENCE)
+    return trace_real(packaged("smollm2"), SENTENCE)
 
 
 def test_minilm_is_pinned_post_ln(minilm_trace: dict[str, Any]):
@@ -204,7 +204,7 @@ def test_smollm2_snowballs_and_sinks(smollm2_trace: dict[str, Any]):
 
 def test_a_gguf_file_is_converted_once(tmp_path: Path, monkeypatch):
     """The float32 copy is made by the first caller only; a half-written copy (no marker) is made again."""
-    from app.models.pretrained import gguf_cache
+    from app.models.real import gguf_cache
 
     gguf = tmp_path / "weights" / "tiny.Q4_1.gguf"
     gguf.parent.mkdir()
@@ -254,11 +254,11 @@ def tiny_folder(folder: Path, kind: str, seed: int) -> Path:
 
 def in_process_models(monkeypatch: pytest.MonkeyPatch, queue: Any = None) -> Any:
     """The models in this process (where a test's stand-ins are), behind a sentence queue of their own."""
-    from app.services import models_client
+    from app.services import real_client
     from app.services.sentence_queue import SentenceQueue
 
-    models = models_client.InProcessModels(queue or SentenceQueue(16, 1024, 1))
-    monkeypatch.setattr(models_client, "get_models", lambda: models)
+    models = real_client.InProcessModels(queue or SentenceQueue(16, 1024, 1))
+    monkeypatch.setattr(real_client, "get_models", lambda: models)
     return models
 
 
@@ -281,7 +281,7 @@ class App:
         self.restart()
 
     def restart(self) -> None:
-        from app.models.pretrained.weights import DIGESTS
+        from app.models.real.weights import DIGESTS
 
         DIGESTS.forget()
         self.shelf = self.real_models.ModelShelf(1000, self.cache_dir / "models", False)
@@ -355,7 +355,7 @@ def test_a_touched_file_is_rehashed_not_reloaded(client, monkeypatch, tmp_path: 
     """A new modification time over the same bytes: one rehash, the same digest, the same loaded model."""
     import os
 
-    from app.models.pretrained.weights import DIGESTS
+    from app.models.real.weights import DIGESTS
 
     folder = tiny_folder(tmp_path / "model", "llama", 0)
     app = App(client, monkeypatch, folder, tmp_path / "cache")
@@ -383,7 +383,7 @@ def test_a_truncated_weight_file_takes_no_page_down(client, monkeypatch, tmp_pat
     with open("/proc/self/maps") as maps:
         assert str(weights) not in maps.read()
     os.truncate(weights, weights.stat().st_size // 2)
-    assert trace_pretrained(loaded, "the quick brown fox")["stream"] == first["stream"]  # a mapping would SIGBUS
+    assert trace_real(loaded, "the quick brown fox")["stream"] == first["stream"]  # a mapping would SIGBUS
     response = client.post("/api/real_trace", json={"model": app.name, "text": "the lazy dog"})
     assert response.status_code == 503
     error = response.json()["errors"][0]
@@ -413,7 +413,7 @@ def test_a_planted_massive_coordinate_is_found_with_sun_et_al_criterion(kind: st
     with torch.no_grad():
         embedding[ord("Q") % VOCAB, 5] = 5000.0
     text = "aQbc"
-    result = trace_pretrained(loaded, text)
+    result = trace_real(loaded, text)
     massive = result["massive"]
     record, _ = run_watched(loaded, loaded.tokenizer(text), gradients=False)
     streams = torch.stack([s[0].detach() for s in record.streams]).float()
@@ -436,7 +436,7 @@ def test_attention_mass_on_the_first_token_by_hand():
     token 0 per head and its mean over every query (an encoder's query sees all T tokens: uniform mass 1/T)."""
     loaded = eager("bert")
     text = "one two"
-    result = trace_pretrained(loaded, text)
+    result = trace_real(loaded, text)
     record, _ = run_watched(loaded, loaded.tokenizer(text), gradients=False)
     T = len(text)
     heads, width = 2, 16
@@ -456,7 +456,7 @@ def test_causal_attention_mass_matches_output_attentions():
     """Llama (causal): query 0 can only see itself and is left out; query i's uniform mass is 1/(i+1)."""
     loaded = eager("llama")
     text = "abcdef"
-    result = trace_pretrained(loaded, text)
+    result = trace_real(loaded, text)
     ids = loaded.tokenizer(text)["input_ids"]
     with torch.no_grad():
         attentions = loaded.model(input_ids=ids, output_attentions=True).attentions
@@ -469,14 +469,14 @@ def test_causal_attention_mass_matches_output_attentions():
 
 def test_without_eager_attention_the_answer_says_so():
     loaded = tiny("llama")  # sdpa: no attention weights
-    result = trace_pretrained(loaded, "abc")
+    result = trace_real(loaded, "abc")
     assert result["attention"] is None and result["attention_absent"] == "not_eager"
 
 
 def test_one_token_is_not_called_an_encoder():
     loaded = tiny("llama")
-    assert trace_pretrained(loaded, "a")["gradient_absent"] == "one_token"
-    assert trace_pretrained(tiny("bert"), "ab")["gradient_absent"] == "encoder"
+    assert trace_real(loaded, "a")["gradient_absent"] == "one_token"
+    assert trace_real(tiny("bert"), "ab")["gradient_absent"] == "encoder"
 
 
 @pytest.mark.parametrize("name", ["minilm", "smollm2"])
@@ -487,14 +487,14 @@ def test_special_token_text_is_text_unless_asked(name: str):
 
     loaded = packaged(name)
     typed = "[MASK]" if name == "minilm" else "<|im_start|>"
-    plain = trace_pretrained(loaded, f"a {typed} b", TraceOptions(gradients=False))
-    real = trace_pretrained(loaded, f"a {typed} b", TraceOptions(gradients=False, special_tokens=True))
+    plain = trace_real(loaded, f"a {typed} b", TraceOptions(gradients=False))
+    real = trace_real(loaded, f"a {typed} b", TraceOptions(gradients=False, special_tokens=True))
     assert typed not in plain["tokens"] and typed in real["tokens"]
     assert "special" not in plain["token_kinds"][1:-1] and plain["unknown_tokens"] == 0
     if name == "smollm2":
-        pieces = trace_pretrained(loaded, "残差", TraceOptions(gradients=False))["tokens"]
+        pieces = trace_real(loaded, "残差", TraceOptions(gradients=False))["tokens"]
         assert pieces == ["残 1/3", "残 2/3", "残 3/3", "差 1/2", "差 2/2"]
-    lines = trace_pretrained(loaded, "one\n\ttwo", TraceOptions(gradients=False))
+    lines = trace_real(loaded, "one\n\ttwo", TraceOptions(gradients=False))
     assert len(lines["tokens"]) >= 4
 
 
@@ -517,7 +517,7 @@ def test_real_trace_of_a_model_in_memory_gives_it_back_as_it_was():
     reference = wrap_model(copy.deepcopy(model), CharTokenizer(), ModelSource("m", "local", ""), causal=True)
     ids = [ord(c) % VOCAB for c in SENTENCE]
     result = rx.real_trace(model, ids)
-    expected = trace_pretrained(reference, SENTENCE)
+    expected = trace_real(reference, SENTENCE)
     mine, theirs = torch.tensor(result["stream"]["per_token"]), torch.tensor(expected["stream"]["per_token"])
     assert torch.allclose(mine, theirs, rtol=1e-6)
     assert result["gradient"]["per_block"] == pytest.approx(expected["gradient"]["per_block"], rel=1e-5)
@@ -539,7 +539,7 @@ def test_real_trace_refuses_in_one_clear_line():
     )
     odd.model.blocks_renamed = odd.model.layers
     del odd.model.layers
-    from app.models.pretrained.layout import UnsupportedModel
+    from app.models.real.layout import UnsupportedModel
 
     with pytest.raises(UnsupportedModel, match=r"looked for a non-empty nn\.ModuleList named layers, h or blocks"):
         rx.real_trace(odd, [1, 2, 3])
@@ -573,7 +573,7 @@ def test_a_load_switches_huggingface_hub_offline_and_gives_the_callers_switch_ba
 
     import huggingface_hub.constants as hub
 
-    from app.models.pretrained.loading import offline
+    from app.models.real.loading import offline
 
     monkeypatch.setattr(hub, "HF_HUB_OFFLINE", mine)
     monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)

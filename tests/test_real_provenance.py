@@ -12,11 +12,11 @@ import pytest
 transformers = pytest.importorskip("transformers")
 
 from app.config.real import MAX_ANSWER_BYTES, MAX_TOKENS  # noqa: E402
-from app.experiments.real_trace import TraceOptions, trace_pretrained  # noqa: E402
+from app.experiments.real_trace import TraceOptions, trace_real  # noqa: E402
 from app.jsonsafe import dumps  # noqa: E402
-from app.models.pretrained.loading import library_versions, wrap_model  # noqa: E402
-from app.models.pretrained.sources import ModelSource  # noqa: E402
-from app.models.pretrained.weights import DIGESTS  # noqa: E402
+from app.models.real.loading import library_versions, wrap_model  # noqa: E402
+from app.models.real.sources import ModelSource  # noqa: E402
+from app.models.real.weights import DIGESTS  # noqa: E402
 from tests.conftest import strict  # noqa: E402
 from tests.test_real_models import VOCAB, App, CharTokenizer, tiny_folder  # noqa: E402
 
@@ -37,7 +37,7 @@ def test_every_answer_names_the_weights_and_the_libraries(client, monkeypatch, t
 
 def test_another_library_version_is_another_cache_entry(client, monkeypatch, tmp_path: Path):
     """An answer computed under other library versions is not served as this one's."""
-    from app.models.pretrained import loading
+    from app.models.real import loading
 
     app = App(client, monkeypatch, tiny_folder(tmp_path / "model", "llama", 0), tmp_path / "cache")
     assert app.trace()[1] == "computed" and app.trace()[1] == "memory"
@@ -48,7 +48,7 @@ def test_another_library_version_is_another_cache_entry(client, monkeypatch, tmp
 def test_the_intervention_is_cached_per_library_version_too(monkeypatch):
     """The massive-coordinate intervention (one job over the sentence set) is cached under the weights' digest and,
     as a trace is, the library versions: after an upgrade the old job's numbers are not served again."""
-    from app.models.pretrained import loading
+    from app.models.real import loading
     from app.services import real_charts
 
     before = real_charts._key("digest", (3, 507), real_charts.SET_VERSION)
@@ -71,7 +71,7 @@ def test_an_answer_at_the_token_cap_stays_small_and_summarises_attention():
     model.set_attn_implementation("eager")
     loaded = wrap_model(model, CharTokenizer(), ModelSource("tiny", "local", "", "", "tiny"), causal=True)
     text = ("The quick brown fox jumps over the lazy dog. " * 6)[:MAX_TOKENS]  # one token a character
-    answer = trace_pretrained(loaded, text, TraceOptions())
+    answer = trace_real(loaded, text, TraceOptions())
     assert answer["summary"]["tokens"] == MAX_TOKENS
     assert len(dumps(answer, allow_nan=True)) < MAX_ANSWER_BYTES
     attention = answer["attention"]

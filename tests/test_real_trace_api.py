@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from app.api.responses import TokenCount
-from app.models.pretrained.sources import packaged_source
+from app.models.real.sources import packaged_source
 from app.services import real_models
 from tests.conftest import strict
 
@@ -92,7 +92,7 @@ def test_a_model_that_fails_to_load_is_one_clear_error(client, monkeypatch):
 
 
 def test_the_shelf_unloads_the_least_recently_used(monkeypatch):
-    from app.models.pretrained.sources import ModelSource
+    from app.models.real.sources import ModelSource
 
     class Fake:
         memory_mb, digest = 60.0, "d"
@@ -183,7 +183,7 @@ def test_too_many_tokens_is_refused_before_any_weights_load(client, monkeypatch,
     assert app.shelf.loaded() == {}
 
 
-def test_errors_of_the_models_process_reach_the_worker_whole():
+def test_errors_of_the_real_process_reach_the_worker_whole():
     """A trace fails in the models process and its exception is pickled back: one that did not unpickle broke the
     whole process pool instead of answering 422 or 503."""
     import pickle

@@ -12,8 +12,8 @@ import pytest
 
 from app.config.real import RealTraceRequest
 from app.experiments.real_trace import TooManyTokens
-from app.models.pretrained.sources import ModelSource
-from app.services.models_errors import ModelUnavailable, RoomFull
+from app.models.real.sources import ModelSource
+from app.services.real_errors import ModelUnavailable, RoomFull
 from app.services.sentence_queue import Job, SentenceQueue
 
 WAIT_S = 10

@@ -23,9 +23,9 @@ def main() -> int:
     torch.set_num_threads(1)
     from app.experiments.lecture.slides_real import failures_on
     from app.experiments.real_set import set_answer
-    from app.experiments.real_trace import trace_pretrained
-    from app.models.pretrained.loading import load_model
-    from app.models.pretrained.sources import packaged_source
+    from app.experiments.real_trace import trace_real
+    from app.models.real.loading import load_model
+    from app.models.real.sources import packaged_source
     from app.settings import get_settings
 
     found = {name: packaged_source(name) for name in ("minilm", "smollm2")}
@@ -40,7 +40,7 @@ def main() -> int:
 
     def trace(model: str, text: str) -> dict[str, Any]:
         if (model, text) not in traces:
-            traces[model, text] = trace_pretrained(loaded[model], text)
+            traces[model, text] = trace_real(loaded[model], text)
         return traces[model, text]
 
     return _report(failures_on, trace, lambda: set_answer(loaded["smollm2"])["intervention"])

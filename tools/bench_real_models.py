@@ -20,7 +20,7 @@ import time
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from app.models.pretrained.loading import LoadedModel
+    from app.models.real.loading import LoadedModel
 
 SENTENCE = "Residual connections keep the gradient alive through thirty blocks of a small model."  # ~16 tokens
 
@@ -77,12 +77,12 @@ def batch_against_single(loaded: LoadedModel, count: int = 8) -> dict[str, objec
     """The largest relative difference between a padded batch's answers and one pass per sentence (stream norms
     and gradient norms per token), and the CPU time of each way."""
     from app.experiments.real_batch import trace_batch
-    from app.experiments.real_trace import TraceOptions, trace_pretrained
+    from app.experiments.real_trace import TraceOptions, trace_real
     from tools.bench_real_room import base_sentences
 
     texts = base_sentences(count)
     started = time.process_time()
-    single = [trace_pretrained(loaded, text, TraceOptions()) for text in texts]
+    single = [trace_real(loaded, text, TraceOptions()) for text in texts]
     single_cpu = time.process_time() - started
     started = time.process_time()
     batched = trace_batch(loaded, texts, TraceOptions())
@@ -116,7 +116,7 @@ def main() -> None:
     if args.model:
         print(json.dumps(measure(args.model)))
         return
-    from app.models.pretrained.sources import available_sources
+    from app.models.real.sources import available_sources
 
     names = [n for n in ("minilm", "smollm2") if n in available_sources()]
     if not names:

@@ -227,7 +227,7 @@ def main(argv: list[str] | None = None) -> None:
     import argparse
     import json
 
-    from app.models.pretrained.sources import available_sources
+    from app.models.real.sources import available_sources
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--models", default="smollm2,minilm", help="comma-separated models (default: both)")

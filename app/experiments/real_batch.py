@@ -23,8 +23,8 @@ from typing import Any
 import torch
 import torch.nn.functional as F
 
-from ..models.pretrained.loading import LoadedModel
-from ..probes.pretrained import StreamRecord
+from ..models.real.loading import LoadedModel
+from ..probes.real import StreamRecord
 from .real_trace import (
     TraceOptions,
     _no_gradient_because,
@@ -39,7 +39,7 @@ PADDING_SIDE = "right"  # see the module's docstring
 
 
 def trace_batch(loaded: LoadedModel, texts: list[str], options: TraceOptions) -> list[dict[str, Any]]:
-    """The answer of trace_pretrained for each text, from one padded pass (one sentence: its own pass)."""
+    """The answer of trace_real for each text, from one padded pass (one sentence: its own pass)."""
     encoded = [tokenize(loaded, text, options) for text in texts]
     if len(texts) == 1:
         return [trace_encoded(loaded, texts[0], encoded[0], options)]

@@ -28,7 +28,7 @@ from typing import Any
 import torch
 import torch.nn.functional as F
 
-from ..models.pretrained.loading import LoadedModel
+from ..models.real.loading import LoadedModel
 from .real_outliers import MASSIVE_ABS, MASSIVE_RATIO
 
 PATCHES = ("mean", "zero", "others")

@@ -15,7 +15,7 @@ from typing import Any
 
 import torch
 
-from ..probes.pretrained import StreamRecord
+from ..probes.real import StreamRecord
 
 # Per layer and token, the top 2 coordinates, the top 1 beyond 64 tokens: SmolLM2's answer at the 256-token cap
 # stays ~0.6 MB (docs/models.md)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ..models.pretrained.loading import LoadedModel
+from ..models.real.loading import LoadedModel
 from .real_intervention import PATCHES, Site, intervene, massive_site, medians
 from .real_sentences import SENTENCES, bands, every_sentence, spread, summarise
 from .real_trace import TraceOptions, tokenize, trace_encoded

@@ -1,6 +1,6 @@
 """The residual stream of a real pretrained Transformer on one sentence: a plain function, loaded model -> numbers.
 
-Read with forward hooks (app/probes/pretrained.py): the stream before block 1 and after every block (before the
+Read with forward hooks (app/probes/real.py): the stream before block 1 and after every block (before the
 final norm), each block's attention and MLP contributions, and in a Post-LN model the sum before each LayerNorm
 beside what the LayerNorm made of it. For a causal LM, the gradient of the next-token loss with respect to each
 block's stream, per block and per token.
@@ -16,8 +16,8 @@ import torch
 import torch.nn.functional as F
 
 from ..config.real import MAX_TOKENS
-from ..models.pretrained.loading import LoadedModel
-from ..probes.pretrained import StreamRecord, watch_stream
+from ..models.real.loading import LoadedModel
+from ..probes.real import StreamRecord, watch_stream
 from .real_gradient import scaled
 from .real_outliers import attention_sink, massive_activations
 
@@ -190,7 +190,7 @@ def pinned_levels(loaded: LoadedModel) -> list[float]:
     return levels
 
 
-def trace_pretrained(loaded: LoadedModel, text: str, options: TraceOptions | None = None) -> dict[str, Any]:
+def trace_real(loaded: LoadedModel, text: str, options: TraceOptions | None = None) -> dict[str, Any]:
     options = options or TraceOptions()
     return trace_encoded(loaded, text, tokenize(loaded, text, options), options)
 

@@ -31,8 +31,8 @@ from ..config.real import RealTraceRequest
 from ..experiments.real_sentences import summarise
 from ..experiments.real_set import own_intervention, set_answer
 from ..experiments.real_trace import TraceOptions, encode, trace_encoded
-from ..models.pretrained.loading import LoadedModel, _is_causal, describe_model
-from ..models.pretrained.sources import ModelSource, local_source
+from ..models.real.loading import LoadedModel, _is_causal, describe_model
+from ..models.real.sources import ModelSource, local_source
 from .charts import chart_figure
 
 __all__ = ["RealTrace", "real_trace"]

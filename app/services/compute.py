@@ -94,11 +94,11 @@ class ComputePool:
         """Like run, but in a compute process when there are any (fn and its arguments must pickle)."""
         return await self._run_in(self.processes, fn, *args)
 
-    async def run_pretrained(self, fn: Callable[..., Any], *args: Any) -> Any:
-        """Like run, but where the pretrained models are loaded (the server's models process, models_client.py),
+    async def run_real(self, fn: Callable[..., Any], *args: Any) -> Any:
+        """Like run, but where the pretrained models are loaded (the server's models process, real_client.py),
         holding a slot of this worker: a whole job on a loaded model beside the sentence queue (fn and its
         arguments must pickle)."""
-        from .models_client import get_models
+        from .real_client import get_models
 
         models = get_models()
         await self._acquire()

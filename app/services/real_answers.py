@@ -12,11 +12,11 @@ from typing import Any
 from ..config.real import RealTraceRequest
 from ..errors import Busy, FieldError
 from ..experiments.real_trace import TooManyTokens
-from ..models.pretrained import loading
-from ..models.pretrained.weights import WeightsChanged
-from . import models_client, real_models
+from ..models.real import loading
+from ..models.real.weights import WeightsChanged
+from . import real_client, real_models
 from .compute import ComputePool
-from .models_errors import ModelsProcessStopped, ModelUnavailable, RoomFull
+from .real_errors import ModelsProcessStopped, ModelUnavailable, RoomFull
 
 LOOK_S = 0.5  # GET /api/real_models does not wait long to say what is loaded
 
@@ -35,7 +35,7 @@ async def real_trace_answer(pool: ComputePool, request: RealTraceRequest) -> tup
     try:
         source, digest = await anyio.to_thread.run_sync(real_models.resolve, request.model)
         key = request.cache_key(f"{digest}\n{sorted(loading.library_versions().items())}")
-        models = models_client.get_models()
+        models = real_client.get_models()
         return await pool.run_sourced(key, models.trace, source, digest, request, runner=_awaited, leave_cancels=True)
     except Exception as exc:
         error = as_field_error(exc)
@@ -60,9 +60,9 @@ async def token_count_answer(pool: ComputePool, request: RealTraceRequest) -> di
         raise error from None
 
 
-async def loaded_in_models_process() -> dict[str, dict[str, Any]]:
+async def loaded_in_real_process() -> dict[str, dict[str, Any]]:
     """What the models process holds ({} if it is not running, or busy for longer than a look is worth)."""
-    models = models_client.get_models()
+    models = real_client.get_models()
     try:
         if not await models.reachable():
             return {}

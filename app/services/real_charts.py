@@ -22,8 +22,8 @@ from ..errors import FieldError
 from ..experiments.real_sentences import every_sentence, summarise
 from ..experiments.real_set import intervention_site, own_intervention, set_intervention, set_of, with_intervention
 from ..figures import ChartKind
-from ..models.pretrained import loading
-from ..models.pretrained.sources import ModelSource
+from ..models.real import loading
+from ..models.real.sources import ModelSource
 from .compute import ComputePool
 from .real_answers import as_field_error, real_trace_answer
 from .real_models import get_shelf, resolve
@@ -54,7 +54,7 @@ async def _resolved(model: str) -> tuple[ModelSource, str]:
 
 async def _sourced(pool: ComputePool, key: str, fn: Any, *args: Any) -> tuple[Any, str]:
     try:
-        return await pool.run_sourced(key, fn, *args, runner=pool.run_pretrained)
+        return await pool.run_sourced(key, fn, *args, runner=pool.run_real)
     except Exception as exc:
         error = as_field_error(exc)
         if error is None:

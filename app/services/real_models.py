@@ -1,7 +1,7 @@
 """Pretrained models kept loaded (a shelf bounded by RESNORM_MODELS_MEMORY_MB, least recently used unloaded first)
 and their traces, cached and coalesced like every other request.
 
-The shelf lives in the server's models process (models_process.py: one for every worker, at the compute processes'
+The shelf lives in the server's models process (real_process.py: one for every worker, at the compute processes'
 lowered priority; in a thread of the worker without compute processes), where concurrent sentences are traced as
 padded batches (sentence_queue.py). A model is kept under the digest of the files it was read from (weights.py): a
 stat check per request, a rehash when the stat changed, a reload when the content did, and every answer cached
@@ -19,13 +19,13 @@ from typing import Any
 
 from ..config.real import MAX_TOKENS, RealTraceRequest
 from ..errors import FieldError
-from ..experiments.real_trace import TooManyTokens, TraceOptions, encode, trace_pretrained
-from ..models.pretrained.gguf_cache import converted_folder, is_converted
-from ..models.pretrained.loading import LoadedModel, load_model, load_tokenizer
-from ..models.pretrained.sources import FETCH_COMMAND, ModelSource, available_sources, missing_packaged, weights_mb
-from ..models.pretrained.weights import DIGESTS, WeightsChanged
+from ..experiments.real_trace import TooManyTokens, TraceOptions, encode, trace_real
+from ..models.real.gguf_cache import converted_folder, is_converted
+from ..models.real.loading import LoadedModel, load_model, load_tokenizer
+from ..models.real.sources import FETCH_COMMAND, ModelSource, available_sources, missing_packaged, weights_mb
+from ..models.real.weights import DIGESTS, WeightsChanged
 from ..settings import get_settings
-from .models_errors import ModelUnavailable
+from .real_errors import ModelUnavailable
 
 EXTRA_PACKAGES = ("transformers", "safetensors", "gguf", "accelerate")
 INSTALL_EXTRA = 'pip install "resnorm-explorer[models]"'
@@ -257,7 +257,7 @@ def compute_real_trace(source: ModelSource, digest: str, request: RealTraceReque
         raise TooManyTokens(counted["tokens"], MAX_TOKENS)
     loaded = get_shelf().get(source, digest)
     started = time.perf_counter()  # two requests may trace one model at once: each hook records its own thread
-    result = trace_pretrained(loaded, request.text, options_of(request))
+    result = trace_real(loaded, request.text, options_of(request))
     result["summary"]["compute_s"] = round(time.perf_counter() - started, 3)
     return result
 

@@ -1,6 +1,6 @@
 """The one place where concurrent sentences meet: a queue of trace jobs, traced as padded batches per model.
 
-It runs where the models are loaded (the server's models process, models_process.py; threads of the worker when the
+It runs where the models are loaded (the server's models process, real_process.py; threads of the worker when the
 server runs without compute processes). A runner thread waits for a job, lets a room's burst arrive (ARRIVAL_GAP_S),
 then takes its share of the oldest job's group (one model, one version of its weights, one set of options; the
 waiting sentences and those the other runners trace, shared evenly), up to RESNORM_MODELS_BATCH sentences and
@@ -27,11 +27,11 @@ from ..config.real import MAX_TOKENS, RealTraceRequest
 from ..experiments.isolation import as_server
 from ..experiments.real_batch import trace_batch
 from ..experiments.real_trace import TooManyTokens
-from ..models.pretrained.sources import ModelSource
-from ..models.pretrained.weights import WeightsChanged
+from ..models.real.sources import ModelSource
+from ..models.real.weights import WeightsChanged
 from . import real_models
-from .models_errors import ModelUnavailable, RoomFull
 from .processes import lower_this_thread
+from .real_errors import ModelUnavailable, RoomFull
 
 logger = logging.getLogger(__name__)
 # Sentences the queue holds, whatever the batch size; more are told to come back. At ~0.3 s a SmolLM2 sentence a

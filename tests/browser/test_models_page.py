@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from app.figures import real_charts
-from app.models.pretrained.sources import packaged_source
+from app.models.real.sources import packaged_source
 
 pytestmark = pytest.mark.skipif(
     packaged_source("minilm") is None or packaged_source("smollm2") is None,

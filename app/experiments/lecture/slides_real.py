@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ...config.real import DEFAULT_TEXT, RealTraceRequest
-from ...models.pretrained.sources import packaged_source
+from ...models.real.sources import packaged_source
 from ..real_trace import PINNED_SPREAD
 from .build import chart, check, claim, const, op, panel, read, series, slide
 from .claims import evaluate, failed_values

@@ -15,7 +15,7 @@ from typing import Any
 import torch
 from torch import nn
 
-from ..models.pretrained.layout import Layout
+from ..models.real.layout import Layout
 
 
 def _tensor(value: Any) -> torch.Tensor:

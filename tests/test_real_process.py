@@ -16,20 +16,20 @@ import pytest
 
 pytest.importorskip("transformers")
 
-from app.models.pretrained.sources import local_source
-from app.services import compute, models_client, real_models
-from app.services.models_client import ModelsClient
+from app.models.real.sources import local_source
+from app.services import compute, real_client, real_models
+from app.services.real_client import ModelsClient
 from app.services.sentence_queue import Job, SentenceQueue, run_jobs
 from tests.conftest import strict
 from tests.test_real_models import App, by_hand, in_process_models, same_numbers, tiny_folder
 
 
-def test_one_models_process_serves_every_worker_and_is_started_again_when_it_dies(client, monkeypatch, tmp_path: Path):
+def test_one_real_process_serves_every_worker_and_is_started_again_when_it_dies(client, monkeypatch, tmp_path: Path):
     folder = tiny_folder(tmp_path / "model", "llama", 0)
     source = local_source(folder)
     assert source is not None
     monkeypatch.setattr(real_models, "sources", lambda: {source.name: source})
-    models = models_client.get_models()
+    models = real_client.get_models()
     assert isinstance(models, ModelsClient)  # the default server's way: a process of its own
 
     def trace(text: str) -> Any:
@@ -40,8 +40,8 @@ def test_one_models_process_serves_every_worker_and_is_started_again_when_it_die
     before = client.portal.call(models.figures)
     assert before["pid"] != os.getpid() and before["nice"] == min(19, os.nice(0) + 10)
     compute_pool = compute.get_pool()  # a whole job (the set's intervention) runs there too, where it is loaded
-    assert client.portal.call(compute_pool.run_pretrained, os.getpid) == before["pid"]
-    assert source.name in client.portal.call(compute_pool.run_pretrained, real_models.loaded_descriptions)
+    assert client.portal.call(compute_pool.run_real, os.getpid) == before["pid"]
+    assert source.name in client.portal.call(compute_pool.run_real, real_models.loaded_descriptions)
 
     other_worker = ModelsClient(models.socket_path, models.lock_path, models.nice)  # as a second worker would
     try:

@@ -1,4 +1,4 @@
-"""How a worker reaches the pretrained models: the server's models process over its socket (models_process.py), or,
+"""How a worker reaches the pretrained models: the server's models process over its socket (real_process.py), or,
 on a server without compute processes, a sentence queue in a thread of the worker itself. Both answer `trace` (one
 sentence, batched with the others waiting), `run` (a whole job on a loaded model, beside the queue) and `ask` (a
 quick look: what is loaded, the queue's figures). A caller that leaves (its HTTP client disconnected) cancels its
@@ -21,10 +21,10 @@ from pathlib import Path
 from typing import Any
 
 from ..config.real import RealTraceRequest
-from ..models.pretrained.sources import ModelSource
+from ..models.real.sources import ModelSource
 from ..settings import get_settings
-from .models_errors import ModelsProcessStopped
-from .models_process import Supervisor, address_of, queue_of
+from .real_errors import ModelsProcessStopped
+from .real_process import Supervisor, address_of, queue_of
 from .sentence_queue import Job, SentenceQueue
 
 logger = logging.getLogger(__name__)
@@ -117,7 +117,7 @@ class ModelsClient:
         return await self._request("", "ask", fn, args)
 
     async def figures(self) -> dict[str, Any]:
-        from .models_process import queue_figures
+        from .real_process import queue_figures
 
         return await self.ask(queue_figures)
 

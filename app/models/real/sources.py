@@ -76,7 +76,7 @@ class ModelSource:
     kind: Kind
     location: str  # a folder (packaged, local) or a hub id
     gguf_file: str = (
-        ""  # a GGUF file inside the folder; its weights are dequantised once (app/models/pretrained/gguf_cache.py)
+        ""  # a GGUF file inside the folder; its weights are dequantised once (app/models/real/gguf_cache.py)
     )
     label: str = ""
 
