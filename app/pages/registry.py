@@ -25,7 +25,9 @@ from fastapi.templating import Jinja2Templates
 from .. import figures, i18n
 from ..assets import IMMUTABLE, REVALIDATE, plotly_url, static_url
 from ..config import MAX_DEPTH, TraceConfig, presets_payload, variants_payload
+from ..config.limits import budget_report
 from ..config.variants import enum_strings
+from ..experiments.lecture.export import module_graph
 from ..experiments.requests import Computation, computations
 from ..i18n import client_script, client_version, pick_lang, t
 from ..paths import asset_dir
@@ -40,6 +42,17 @@ templates.env.globals.update(static_url=static_url, plotly_url=plotly_url)  # ve
 templates.env.globals["page_href"] = lambda path, lang: f"{path}?lang={lang}"
 templates.env.globals["strings_url"] = lambda lang: f"/i18n/{client_version()}/strings.{lang}.js"
 templates.env.globals["static_site"] = None
+
+
+@functools.cache
+def module_preloads(*entries: str) -> tuple[str, ...]:
+    """The versioned URLs of every module the entry modules (paths under static/js) import, for
+    <link rel="modulepreload">: the browser then fetches the whole graph at once, not one import level after another
+    (three round trips before a page's first request, measured)."""
+    return tuple(static_url(f"js/{path}") for path in module_graph(entries) if path not in entries)
+
+
+templates.env.globals["module_preloads"] = module_preloads
 # Keep the request model's field order (Jinja sorts JSON keys by default): controls follow it.
 templates.env.policies["json.dumps_kwargs"] = {"sort_keys": False}
 
@@ -151,6 +164,13 @@ def _query_depth(request: Request, page: Page) -> int:
     return depth if 1 <= depth <= MAX_DEPTH else fallback
 
 
+def _default_budget(page: Page) -> dict[str, Any]:
+    """POST /api/budget's answer for the page's default model, handed over with the page: the default view then
+    sends its first request without waiting for that answer (static/js/budget.js reads it for that model only)."""
+    cfg = TraceConfig(**{k: v for k, v in page.defaults.items() if k in TraceConfig.model_fields})
+    return {"config": cfg.model_dump(), "report": budget_report(cfg)}
+
+
 def page_data(request: Request, page: Page, lang: str, embed_chart: str | None) -> dict[str, Any]:
     """Everything the page's JS needs, handed over as one JSON block (no inline script code)."""
     depth = _query_depth(request, page)
@@ -163,6 +183,7 @@ def page_data(request: Request, page: Page, lang: str, embed_chart: str | None) 
         "presets": {"depth": depth, "presets": presets_payload(TraceConfig(depth=depth))}
         if page.model_controls
         else None,
+        "budget": _default_budget(page) if page.model_controls else None,
         "extra": page.extra,
         "defaults": page.defaults,
         "variants": variants_payload(),  # physics per variant, e.g. variants.norm[key].pins_token (the √d line)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..config import TraceConfig
+from ..config import presets_payload as arch_presets_payload
 from ..config.fields import script_bounds
 from ..experiments.tasks import tasks_payload
 from ..experiments.train import MAX_STEPS, MAX_TRAIN_MACS, TrainRequest, training_macs
@@ -94,6 +95,9 @@ SETTINGS_FIELDS = ("task", "steps", "lr", "warmup_steps", "optimizer", "clip", "
 def pages() -> list[Page]:
     extra = {
         "presets": presets_payload(),
+        # the architectures at the default depth, as GET /api/presets answers them: the first chart's request needs
+        # them, and asking for them first cost a round trip before it (and the wait for Plotly.js to run)
+        "arch_presets": {"depth": DEEP["depth"], "presets": arch_presets_payload(TraceConfig(depth=DEEP["depth"]))},
         "kinds": kinds_payload(),
         "tasks": tasks_payload(),
         "size_schema": _schema_for(SIZE_FIELDS),

@@ -1,12 +1,14 @@
 // The compute budget in the browser: before a page asks for a model, POST /api/budget (app/config/limits.py) says
 // whether it fits, which size to blame and each size's limit given the others. No cost formula is retyped here.
-import { t } from './i18n.js';
+import { pageData, t } from './i18n.js';
 import { ApiError } from './api.js';
 import { apiUrl, isStaticSite, lookup } from './staticsite.js';
 
 /** The server's budget report for this model config; {refused: ApiError} when the request model refuses the
  *  combination itself (a 422: nothing else would be accepted either); null when it cannot be had (nothing blocked). */
 export async function checkBudget(config) {
+  const seed = pageData.static?.server ? null : pageData.budget;   // the page's default model, answered with the page
+  if (seed && sameConfig(config, seed.config)) return structuredClone(seed.report);
   if (isStaticSite) return lookup('POST', '/api/budget', config, { quiet: true })?.value ?? null;  // a view not baked: its charts say so
   try {
     const response = await fetch(apiUrl('/api/budget'), { method: 'POST', headers: { 'Content-Type': 'application/json' },
@@ -16,6 +18,11 @@ export async function checkBudget(config) {
   } catch {
     return null;
   }
+}
+
+function sameConfig(a, b) {
+  const keys = Object.keys(a);
+  return keys.length === Object.keys(b).length && keys.every((k) => JSON.stringify(a[k]) === JSON.stringify(b[k]));
 }
 
 /** The refusal in the page's language: the setting to blame, its largest value that fits, and the other ways out. */

@@ -199,8 +199,20 @@ export function tidyLogAxes(figure) {
   return figure;
 }
 
+/** Plotly.js runs after the page's module (templates/base.html, lecture.html: the first answers are fetched
+ *  meanwhile): wait for it before the first drawing. */
+export function plotlyReady() {
+  const script = document.getElementById('plotly-script');
+  if (window.Plotly || !script) return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    script.addEventListener('load', resolve, { once: true });
+    script.addEventListener('error', () => reject(new Error('Plotly.js did not load')), { once: true });
+  });
+}
+
 /** Draw (or redraw in place) a figure into a chart element and count the draws for tests. */
 export async function draw(element, figure) {
+  await plotlyReady();
   typesetFigure(figure);
   fitLegend(figure, element.clientWidth || 960);
   tidyLogAxes(figure);

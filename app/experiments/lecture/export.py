@@ -28,9 +28,7 @@ def bundle(entries: Sequence[str] = (ENTRY,), *, from_tag: bool = False) -> str:
     the static site's one script for every page) those the script tag's data-entry names, so a page runs only its
     own. Enough for this repo's modules (named imports, `import * as`, exported declarations and `export { ... }`
     lists), not a general bundler."""
-    order: list[str] = []
-    for entry in entries:
-        _visit(entry, order, set(order))
+    order = module_graph(entries)
     start = (
         "(document.currentScript.dataset.entry || '').split(' ').filter(Boolean)"
         if from_tag
@@ -44,6 +42,14 @@ def bundle(entries: Sequence[str] = (ENTRY,), *, from_tag: bool = False) -> str:
         f"{start}.forEach(need);",
     ]
     return "(() => {\n" + "\n".join(parts) + "\n})();\n"
+
+
+def module_graph(entries: Sequence[str]) -> list[str]:
+    """Every module reachable from `entries` (paths under static/js), imports before importers, entries included."""
+    order: list[str] = []
+    for entry in entries:
+        _visit(entry, order, set(order))
+    return order
 
 
 def _target(importer: str, spec: str) -> str:

@@ -4,7 +4,7 @@
 // instant and printing shows every chart.
 import { pageData, t } from '../i18n.js';
 import { describeError } from '../api.js';
-import { chartView } from '../charts.js';
+import { chartView, plotlyReady } from '../charts.js';
 import { fitEquations } from '../legible.js';
 import { isTrainingSlide, newestFirst, offline, train, viewFor } from './sources.js';
 import { drawSlideChart } from './table.js';
@@ -330,17 +330,6 @@ export class Deck {
     document.querySelector(`[data-train-status="${id}"]`).textContent = state === 'done' ? done : text;
     this.sections[i].dataset.training = state;
   }
-}
-
-/** Plotly.js runs after this module (templates/lecture.html; the answers are fetched meanwhile): wait for it before
- *  the first drawing. */
-export function plotlyReady() {
-  const script = document.getElementById('plotly-script');
-  if (window.Plotly || !script) return Promise.resolve();
-  return new Promise((resolve, reject) => {
-    script.addEventListener('load', resolve, { once: true });
-    script.addEventListener('error', () => reject(new Error('Plotly.js did not load')), { once: true });
-  });
 }
 
 /** The room panel (templates/_room.html, static/js/room.js): the site header's QR button opens it, also when hidden. */

@@ -2,10 +2,10 @@
 // read out, notes, elapsed time in all and on this slide) and the channel that keeps it and the deck on the same slide. A BroadcastChannel reaches every window of this deck on this origin (and survives reloads);
 // the window that opened the other one is also told directly, which works from a file:// copy too.
 import { pageData, t } from '../i18n.js';
-import { chartView } from '../charts.js';
+import { chartView, plotlyReady } from '../charts.js';
 import { viewFor } from './sources.js';
 import { drawSlideChart } from './table.js';
-import { plotlyReady, predictFromUrl } from './deck.js';
+import { predictFromUrl } from './deck.js';
 
 const DECK = pageData.extra.deck;
 const CHANNEL = 'resnorm-lecture';

@@ -147,7 +147,8 @@ function showProgress(s) {
 }
 
 async function runConfigs(state) {
-  const archs = await fetchPresets(state.depth);  // DeepNorm's α depends on the depth: the server resolves it
+  // DeepNorm's α depends on the depth: the server resolves it (the page carries the default depth's)
+  const archs = await fetchPresets(state.depth, extra.arch_presets);
   const sizes = Object.fromEntries(SIZE_FIELDS.map((f) => [f, state[f]]));
   return state.runs.map((kind) => {
     const spec = KINDS.get(kind);
