@@ -13,16 +13,18 @@ Needs Playwright and Chromium (the test extras); development only.
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import statistics
+import tempfile
 import time
 import urllib.request
 
 from app.assets import plotly_url
 from app.experiments.lecture import DECK
 from tools.chromium import CHROMIUM, CHROMIUM_ARGS
-from tools.localserver import free_port, local_server, uvicorn_args
+from tools.localserver import bench_server, free_port, local_server, uvicorn_args
 
 # one trace; three traces; twelve traces. By id: a slide's number follows the deck's order.
 SLIDES = {
@@ -102,15 +104,92 @@ def plotly_alone_ms(context, base: str) -> float:
 
 def next_slide_ms(context, base: str) -> float:
     """A key press to the next slide's chart, once the deck has drawn everything in the background."""
+    # a slide without "predict, then reveal" (there the key reveals the chart first), after the title
+    number = next(n for n, s in enumerate(DECK, start=1) if n > 1 and not s.get("predict"))
     page = context.new_page()
-    page.goto(f"{base}/lecture?slide=4")
+    page.goto(f"{base}/lecture?slide={number}")
     page.wait_for_selector("body[data-all-drawn='1']", state="attached", timeout=300_000)
     started = page.evaluate("performance.now()")
     page.keyboard.press("ArrowRight")
-    page.wait_for_function("() => document.body.dataset.slide === '5'")
+    page.wait_for_function(f"() => document.body.dataset.slide === '{number + 1}'")
     elapsed = page.evaluate("performance.now()") - started
     page.close()
     return elapsed
+
+
+# Stamps every slide's check mark (its chart drawn and its claim checked) as it happens, from the start of navigation.
+EVERY_SLIDE = """(() => {
+  new MutationObserver((changes) => changes.forEach(({ target }) => {
+    if (!target.dataset || !target.dataset.claimChecked) return;
+    const name = `bench-drawn-${target.id}`;
+    if (!performance.getEntriesByName(name).length) performance.mark(name);
+  })).observe(document, { attributes: true, subtree: true, attributeFilter: ['data-claim-checked'] });
+})();"""
+
+
+def deck_drawn(browser, base: str, label: str) -> None:
+    """Open the deck on slide 1 and wait until it has drawn every slide in the background; print when the slides
+    were drawn (their checks set), the real-model slides apart (their first use loads the models)."""
+    page = browser.new_page(viewport={"width": 1280, "height": 720})
+    page.add_init_script(EVERY_SLIDE)
+    page.goto(f"{base}/lecture?slide=1")
+    page.wait_for_selector("body[data-all-drawn='1']", state="attached", timeout=900_000)
+    drawn = dict(
+        page.evaluate(
+            """() => performance.getEntriesByType('mark').filter((m) => m.name.startsWith('bench-drawn-'))
+                 .map((m) => [m.name.slice('bench-drawn-'.length), m.startTime / 1000])"""
+        )
+    )
+    page.close()
+    real = {s["id"] for s in DECK if s["chart"] and any(src["api"] == "real_trace" for src in s["chart"]["sources"])}
+    ours = {k: v for k, v in drawn.items() if k not in real}
+    last = max(ours, key=ours.__getitem__)
+    print(
+        f"{label}: {len(drawn)} slides drawn with their checks; the last of the built models' ({last}) "
+        f"{ours[last]:.1f} s after navigation (target <= 20 s); the real models' {len(drawn) - len(ours)} slides by "
+        f"{max((drawn[k] for k in drawn if k in real), default=0):.1f} s; slowest: "
+        + ", ".join(f"{k} {v:.1f} s" for k, v in sorted(ours.items(), key=lambda kv: -kv[1])[:3])
+    )
+    # the deck draws the slides one after another: each slide's share is its time since the one drawn before it
+    timeline = sorted(drawn.items(), key=lambda kv: kv[1])
+    shares = sorted(((t - before, k) for (_, before), (k, t) in itertools.pairwise(timeline)), reverse=True)
+    print(
+        "  the longest waits (slide: seconds since the slide drawn before it): "
+        + ", ".join(f"{k} {share:.1f}" for share, k in shares[:8])
+    )
+
+
+def cold_deck(browser) -> None:
+    """Issue 25's speed targets from a server with an empty cache: every slide that needs no training drawn <= 20 s
+    after the deck's first request (with no warm-up, then with the server's own start-up warm-up, its default, the
+    deck opened as soon as the server answers); each training slide's run <= 30 s; an in-slide control's depth-96
+    trace < 1 s uncached and < 100 ms cached."""
+    port = free_port()
+    with tempfile.TemporaryDirectory(prefix="resnorm-bench-cache-") as cache_dir:
+        env = {**os.environ, "RESNORM_WARM": "1", "RESNORM_CACHE_DIR": cache_dir}
+        with local_server(uvicorn_args(port), port, env=env) as base:
+            deck_drawn(browser, base, "empty cache, the server's warm-up on (its default)")
+    with bench_server() as (base, _threads):
+        deck_drawn(browser, base, "empty cache, no warm-up")
+        trained = [s for s in DECK if s["chart"] and any(src["api"] == "train" for src in s["chart"]["sources"])]
+        for slide in trained:
+            started = time.monotonic()
+            for source in (src for src in slide["chart"]["sources"] if src["api"] == "train"):
+                request = urllib.request.Request(
+                    f"{base}/api/train", json.dumps(source["body"]).encode(), {"Content-Type": "application/json"}
+                )
+                with urllib.request.urlopen(request, timeout=900) as response:
+                    response.read()
+            print(f"training slide {slide['id']}: {time.monotonic() - started:.1f} s (target <= 30 s)")
+        times = []
+        for seed in (101, 101):  # the same view twice: computed, then from the cache
+            body = json.dumps({"depth": 96, "seed": seed}).encode()
+            started = time.monotonic()
+            request = urllib.request.Request(f"{base}/api/trace", body, {"Content-Type": "application/json"})
+            with urllib.request.urlopen(request, timeout=120) as response:
+                response.read()
+            times.append((time.monotonic() - started) * 1000)
+        print(f"depth-96 trace: {times[0]:.0f} ms uncached (target < 1000), {times[1]:.0f} ms cached (target < 100)")
 
 
 def main() -> None:
@@ -118,7 +197,14 @@ def main() -> None:
 
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--cold", action="store_true", help="only the cold-server figures (empty cache, no warm-up)")
     args = parser.parse_args()
+    if args.cold:
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            cold_deck(browser)
+            browser.close()
+        return
     port = free_port()
     with local_server(uvicorn_args(port), port, cwd=os.getcwd()) as base, sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
@@ -150,6 +236,7 @@ def main() -> None:
             "{module:.0f} ms, first answer received {answers:.0f} ms, Plotly.js has run {ran:.0f} ms, first chart drawn "
             "{chart:.0f} ms".format(**last)
         )
+        cold_deck(browser)
         browser.close()
 
 

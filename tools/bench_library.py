@@ -26,7 +26,7 @@ import json, sys, time
 import httpx, torch
 import resnorm_explorer as rx
 
-base, calls, depth = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+base, calls, depth, pause = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4])
 default_threads = torch.get_num_threads()
 rx_s, inner_s, server_s = [], [], []
 with httpx.Client(base_url=base, timeout=600) as client:
@@ -35,17 +35,22 @@ with httpx.Client(base_url=base, timeout=600) as client:
         traced = rx.trace(depth=depth, seed=1000 + call)
         rx_s.append(time.perf_counter() - started)
         inner_s.append(traced.summary["elapsed_ms"] / 1000)
+        time.sleep(pause)  # each side starts on a machine the other has left: freeing a model, writing the cache
         answer = client.post("/api/trace", json={"depth": depth, "seed": 2000 + call})
         assert answer.headers["x-resnorm-cache"] == "computed", answer.headers
         server_s.append(answer.json()["summary"]["elapsed_ms"] / 1000)
+        time.sleep(pause)
 assert torch.get_num_threads() == default_threads  # given back after every call
 print(json.dumps({"rx": rx_s, "inner": inner_s, "server": server_s, "threads": default_threads}))
 """
 
 
-def measure(base: str, calls: int, depth: int) -> dict:
+def measure(base: str, calls: int, depth: int, pause: float) -> dict:
     done = subprocess.run(
-        [sys.executable, "-c", CALLER, base, str(calls), str(depth)], capture_output=True, text=True, timeout=1800
+        [sys.executable, "-c", CALLER, base, str(calls), str(depth), str(pause)],
+        capture_output=True,
+        text=True,
+        timeout=1800,
     )
     if done.returncode != 0:
         raise SystemExit(f"the caller's process failed:\n{done.stderr[-3000:]}")
@@ -56,9 +61,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--calls", type=int, default=6, help="calls of each side; the first is left out [6]")
     parser.add_argument("--depth", type=int, default=96)
+    parser.add_argument(
+        "--pause",
+        type=float,
+        default=1.0,
+        help="seconds between calls, so neither side's after-work lands on the other",
+    )
     args = parser.parse_args()
     with bench_server() as (base, server_threads):
-        times = measure(base, args.calls, args.depth)
+        times = measure(base, args.calls, args.depth, args.pause)
     rx_s, server_s = times["rx"][1:], times["server"][1:]
     ratio = statistics.median(rx_s) / statistics.median(server_s)
     # the library's own cost (validation, settings in and out, the result object): the call around its trace

@@ -338,10 +338,18 @@ export function fitEquations(root = document) {
 export async function legible(gd) {
   if (!gd?._fullLayout || !gd.querySelector('.main-svg') || !shown(gd)) return;
   const layoutSteps = [panelsApart, thinTicks, everyCategory, barLabels, heatmapCells, roomForText, legendBelowText];
-  for (const steps of [layoutSteps, layoutSteps, layoutSteps, [moveNotes], [moveNotes]]) {
+  const notes = [moveNotes];
+  let settled = null;   // the steps of a round that changed nothing: the same steps again would change nothing either
+  for (const steps of [layoutSteps, layoutSteps, layoutSteps, notes, notes]) {
+    if (steps === settled) continue;
+    const boxes = texts(gd);   // the steps only write `update`: one measurement serves them all
     const update = { layout: {}, traces: [] };
-    steps.forEach((step) => step(gd, texts(gd), update));
-    if (!Object.keys(update.layout).length && !update.traces.length) continue;
+    steps.forEach((step) => step(gd, boxes, update));
+    if (!Object.keys(update.layout).length && !update.traces.length) {
+      settled = steps;
+      continue;
+    }
+    settled = null;
     for (const [change, index] of update.traces) await window.Plotly.restyle(gd, change, [index]);
     if (Object.keys(update.layout).length) await window.Plotly.relayout(gd, update.layout);
   }
