@@ -8,6 +8,7 @@ tests/conftest.py pins one thread for the suite: the caller's settings here set 
 
 from __future__ import annotations
 
+import gc
 import os
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
@@ -87,12 +88,23 @@ def everything() -> Iterator[None]:
         yield
 
 
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """A caller that paused the garbage collector itself: a call must not turn it back on."""
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+
+
 CALLERS: dict[str, Callable[[], Any]] = {
     "two threads": lambda: threads(2),
     "no_grad": torch.no_grad,
     "set_grad_enabled(False)": lambda: torch.set_grad_enabled(False),
     "inference_mode": torch.inference_mode,
     "float64 default": lambda: default_dtype(torch.float64),
+    "gc paused": gc_paused,
     "everything": everything,
 }
 
@@ -115,6 +127,7 @@ def settings() -> dict[str, Any]:
         "matmul_precision": torch.get_float32_matmul_precision(),
         "rng": torch.get_rng_state().tolist(),
         "environ": dict(os.environ),
+        "gc": gc.isenabled(),
     }
 
 
@@ -176,6 +189,7 @@ def test_an_error_inside_gives_the_settings_back_too():
     with everything():
         before = settings()
         with pytest.raises(RuntimeError, match="inside"), as_server():
+            assert not gc.isenabled()  # paused for the call, as in a compute process
             assert torch.is_grad_enabled() and torch.get_num_threads() == 1
             assert torch.get_default_dtype() == torch.float32 and not torch.is_autocast_enabled("cpu")
             os.environ["HF_HUB_OFFLINE"] = "1"  # what loading a pretrained model sets

@@ -14,7 +14,12 @@ Why each one matters:
 - the global RNG (CPU and CUDA): building a module draws its default initialisation from it before our seeded
   generators overwrite the weights;
 - os.environ: loading a pretrained model sets the Hugging Face offline variables, which would stop the caller's own
-  `from_pretrained` from downloading.
+  `from_pretrained` from downloading;
+- Python's cyclic garbage collector: paused for the call, as in the compute processes (app/services/processes.py).
+  Building a depth-96 model allocates enough to start a full collection in about a third of the calls, which scans
+  every object a notebook holds (torch's and the notebook's imports): rx.trace(depth=96) took a median 1.37x the
+  compute process's time for the same trace, its own overhead 1.03x. Paused, nothing is collected during the call;
+  cycles left behind are collected by the caller's next automatic collection once it is back on.
 
 Interop threads are left alone: torch lets a process set them once, before any parallel work, so a value set here
 could never be given back; they run independent operators side by side and do not change any number of a trace.
@@ -23,6 +28,7 @@ The compute processes, which are ours, pin them to one at start (`pin_interop_th
 
 from __future__ import annotations
 
+import gc
 import os
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager, suppress
@@ -49,6 +55,7 @@ def as_server(threads: int = SERVER_THREADS) -> Iterator[None]:
     if not isinstance(threads, int) or isinstance(threads, bool) or threads < 1:
         raise ValueError(f"threads: a whole number of at least 1; got {threads!r}")
     saved = _capture(torch)
+    gc.disable()
     try:
         if torch.get_num_threads() != threads:
             torch.set_num_threads(threads)
@@ -89,6 +96,7 @@ def _capture(torch: Any) -> dict[str, Any]:
         "deterministic": torch.are_deterministic_algorithms_enabled(),
         "deterministic_warn_only": torch.is_deterministic_algorithms_warn_only_enabled(),
         "environ": dict(os.environ),
+        "gc": gc.isenabled(),
     }
 
 
@@ -99,6 +107,8 @@ def _restore(torch: Any, saved: dict[str, Any]) -> None:
     torch.set_float32_matmul_precision(saved["matmul_precision"])
     if saved["deterministic"]:
         torch.use_deterministic_algorithms(True, warn_only=saved["deterministic_warn_only"])
+    if saved["gc"]:
+        gc.enable()
     environ = saved["environ"]
     for name in [name for name in os.environ if name not in environ]:
         del os.environ[name]
