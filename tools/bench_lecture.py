@@ -78,6 +78,9 @@ def first_chart_ms(context, base: str, slide_id: str, number: int) -> float:
                 module: at('lecture-module').startTime, answers: resource('/api/').responseEnd,
                 ran: at('bench-plotly-ran').startTime, chart: at('lecture-first-chart').startTime}; }""")
     )
+    # let the deck finish drawing the other slides in the background before the next visit: a page closed earlier
+    # leaves its requests running on the server, and the next visit would be timed against them
+    page.wait_for_selector("body[data-all-drawn='1']", state="attached", timeout=300_000)
     page.close()
     return elapsed
 
