@@ -14,6 +14,7 @@ import pytest
 import torch
 
 from app.api.responses import SlideTrainingMessage
+from app.api.responses.charts import SlideTrainingProgress, SlideTrainingView
 from app.config import TraceConfig
 from app.experiments.lecture import DECK, chart_key
 from app.experiments.lecture.claims import evaluate, failures, read_path, statement
@@ -113,9 +114,10 @@ def test_training_claim_holds_on_the_real_api(client, slide_id):
         lines = [line for line in response.iter_lines() if line.strip()]
     messages = [SlideTrainingMessage.model_validate_json(line, strict=True).root for line in lines]
     kinds = [m.type for m in messages]
-    assert "error" not in kinds and kinds[-1] == "view" and messages[-1].final, kinds[-5:]
-    assert [m.final for m in messages if m.type == "view"].count(True) == 1
-    fractions = [m.fraction for m in messages if m.type == "progress"]
+    shown = [m for m in messages if isinstance(m, SlideTrainingView)]
+    assert "error" not in kinds and kinds[-1] == "view" and shown[-1] is messages[-1] and shown[-1].final, kinds[-5:]
+    assert [m.final for m in shown].count(True) == 1
+    fractions = [m.fraction for m in messages if isinstance(m, SlideTrainingProgress)]
     assert fractions == sorted(fractions) and fractions[-1] == 1.0 and len(fractions) >= 3
     views = [json.loads(line)["view"] for line, m in zip(lines, messages, strict=True) if m.type == "view"]
     final = views[-1]
