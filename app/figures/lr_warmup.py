@@ -1,6 +1,7 @@
 """The deck's learning-rate × warm-up grid (app/experiments/lr_warmup.py, recorded by tools/lr_warmup_grid.py): the
 loss after 300 steps of Post-LN (above) and Pre-LN (below) in each cell, on one colour scale from 0 to the uniform
-guess, each cell labelled with its value to two decimals (the hover gives it exactly); the slide's title and caption say it is recorded."""
+guess, each cell labelled with its value to two decimals (the hover gives it exactly); the slide's title and caption
+say it is recorded."""
 
 from __future__ import annotations
 

@@ -199,13 +199,18 @@ async def _slide_training(
 ) -> AsyncIterator[dict[str, Any]]:
     sources = slide["chart"]["sources"]
     total = sum(sources[i]["body"]["steps"] * len(sources[i]["body"]["runs"]) for i in trained)
-    events: list[list[dict[str, Any]] | None] = [None] * len(sources)
+    recordings: list[dict[str, Any] | None] = [None] * len(sources)  # a finished source's, folded once
     done = 0
     told = shown_at = 0.0
 
-    async def view(final: bool) -> dict[str, Any]:
-        recordings = [recording_from_events(to_strict(e)[0]) if e else None for e in events]
-        return {"type": "view", "final": final, "view": await slide_view(pool, *name, recordings)}
+    def fold(events: list[dict[str, Any]]) -> dict[str, Any]:
+        return recording_from_events(to_strict(events)[0])
+
+    async def view(final: bool, running: tuple[int, list[dict[str, Any]]] | None = None) -> dict[str, Any]:
+        shown = list(recordings)
+        if running is not None:  # the source training now: its events so far
+            shown[running[0]] = fold(running[1])
+        return {"type": "view", "final": final, "view": await slide_view(pool, *name, shown)}
 
     def progress(step: int, steps: int) -> dict[str, Any]:
         return {"type": "progress", "fraction": done / total, "step": step, "steps": steps}
@@ -224,7 +229,7 @@ async def _slide_training(
         if stream is None:
             yield {"type": "error", "error": str(TooManyRuns(get_settings().max_train_runs))}
             return
-        got = events[i] = []
+        got: list[dict[str, Any]] = []
         step = 0
         try:
             async for event in stream:
@@ -240,7 +245,7 @@ async def _slide_training(
                     told = now
                     yield progress(step, request.steps)
                 if now - shown_at >= VIEW_EVERY_S:
-                    yield await view(final=False)
+                    yield await view(final=False, running=(i, got))
                     shown_at = time.monotonic()  # after the build: a slow build leaves the loop its share
         finally:
             await stream.aclose()  # type: ignore[attr-defined]
@@ -248,5 +253,6 @@ async def _slide_training(
         if not got or got[-1].get("type") != "end":
             yield {"type": "error", "error": "the training run ended early"}
             return
+        recordings[i] = fold(got)
     yield progress(step, request.steps)
     yield await view(final=True)
