@@ -216,12 +216,14 @@ export async function draw(element, figure) {
   typesetFigure(figure);
   fitLegend(figure, element.clientWidth || 960);
   tidyLogAxes(figure);
+  const size = `${element.clientWidth}x${element.clientHeight}`;   // what this drawing is laid out for
   await window.Plotly.react(element, figure.data, forScreen(figure, element.clientWidth || 960, element.clientHeight || 540), plotlyConfig());
   await clearTitle(element);
   await legible(element);   // legible.js: texts apart from each other and from the lines
   await clearTitle(element);
   element.dataset.drawn = String(Number(element.dataset.drawn || 0) + 1);
-  followSize(element, figure);
+  element.dataset.sized = size;
+  followSize(element, figure, size);
 }
 
 /** fitLegend estimates the legend's height; where Plotly's legend came out taller (its columns are as wide as
@@ -243,12 +245,16 @@ let observer = null;
 const drawnSize = new WeakMap();   // chart element -> "WxH" it was last laid out for
 const drawnFigure = new WeakMap(); // chart element -> the figure it shows, as drawn (not as wrapped for the screen)
 
-function followSize(element, figure) {
+/** `size`: the box the drawing was laid out for. The box may change while a drawing is under way (a caption filled
+ *  in beside it, the deck's stage scaled): the observer's call for that change came before the figure was known, so
+ *  the drawing follows the box it has now. */
+function followSize(element, figure, size) {
   drawnFigure.set(element, figure);
-  drawnSize.set(element, `${element.clientWidth}x${element.clientHeight}`);
+  drawnSize.set(element, size);
   if (typeof ResizeObserver !== 'function') return;
   observer ??= new ResizeObserver((entries) => entries.forEach((entry) => resizeChart(entry.target)));
   observer.observe(element);  // observing twice is a no-op
+  if (size !== `${element.clientWidth}x${element.clientHeight}`) resizeChart(element);
 }
 
 async function resizeChart(element) {
@@ -266,6 +272,7 @@ async function resizeChart(element) {
   await clearTitle(element);
   await legible(element);
   await clearTitle(element);
+  element.dataset.sized = size;   // tests: the drawing fits its box (data-sized = the box's WxH)
 }
 
 /** Merge a view patch into a figure in place, as app/figures/chart.py's apply_patch does. */

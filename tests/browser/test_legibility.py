@@ -91,6 +91,13 @@ def show_drawn(page, number: int, slide_id: str, tries: int = 10) -> None:
             )
             # a predict slide: the student's view once the answer is shown (its question stays above it)
             page.evaluate("id => document.querySelector(`#${id} [data-reveal]`)?.click()", slide_id)
+            # the chart laid out for the box it has now (a busy machine may still be refitting it to its caption)
+            page.wait_for_function(
+                """id => [...document.querySelectorAll(`#${id} [data-slide-chart]`)].filter((c) => c._fullLayout)
+                   .every((c) => c.dataset.sized === `${c.clientWidth}x${c.clientHeight}`)""",
+                arg=slide_id,
+                timeout=30_000,
+            )
             return
         except PlaywrightTimeout:
             continue

@@ -264,6 +264,7 @@ export class Deck {
   async render(i, view = null) {
     const slide = this.view(i);
     view = view || await viewFor(slide);
+    this.captionText(i, view);   // first: the chart is laid out beside the caption it will have
     if (slide.chart) {
       await plotlyReady();
       await drawSlideChart(this.sections[i].querySelector('[data-slide-chart]'), this.figure(view));
@@ -283,12 +284,16 @@ export class Deck {
   /** The caption the server filled with the measured values, and the verdict of its checks (none while pending). */
   caption(i, view) {
     const { claim } = view;
-    this.sections[i].querySelector('[data-claim]').textContent = view.caption;
+    this.captionText(i, view);
     const mark = this.sections[i].querySelector('[data-check]');
     mark.textContent = claim.verdict;   // a slide that measures nothing claims no ✓
     mark.classList.toggle('failed', claim.failed.length > 0);
     if (claim.pending) delete this.sections[i].dataset.claimChecked;
     else this.sections[i].dataset.claimChecked = claim.failed.length ? 'failed' : 'ok';
+  }
+
+  captionText(i, view) {
+    this.sections[i].querySelector('[data-claim]').textContent = view.caption;
   }
 
   fail(i, error) {
