@@ -179,6 +179,11 @@ class Settings(BaseSettings):
             return self.torch_threads
         return max(1, _cpu_count() // max(1, self.workers * self.compute_slots))
 
+    def train_parallel(self) -> int:
+        """Runs of one training request stepped at once: a training slot's share of the cores (2 on a 2-core laptop
+        with one worker: a slide's Post-LN and Pre-LN runs side by side; 1 with two workers)."""
+        return max(1, _cpu_count() // max(1, self.workers * self.max_train_runs))
+
 
 def default_cache_dir(environ: Mapping[str, str] = os.environ, platform: str = sys.platform) -> Path:
     """The user's cache folder by each platform's convention, with a folder of our own inside."""

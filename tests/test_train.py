@@ -70,6 +70,34 @@ def test_runs_see_the_same_data_and_are_interleaved():
     assert [loss for r, _, loss in steps if r == 0] == [loss for r, _, loss in steps if r == 1]
 
 
+def _timeless(events):
+    return [{k: v for k, v in e.items() if k != "elapsed_ms"} for e in events]
+
+
+def test_runs_stepped_on_two_threads_give_the_same_events():
+    """A step's runs taken by two threads at once (the server's share of a 2-core laptop): every event bit for bit
+    as one thread gives, in the same order, a diverging run (lr 10) among them and per-layer probes included."""
+    runs = [preset_config("post_ln", SMALL), preset_config("pre_ln", SMALL), SMALL.model_copy(update={"seed": 2})]
+    request = TrainRequest(runs=runs, steps=12, lr=3e-3)
+    one, two = (_timeless(train_events(request, parallel=n)) for n in (1, 2))
+    assert one == two and len([e for e in one if e["type"] == "step"]) == 36
+    wild = TrainRequest(runs=runs[:2], steps=40, lr=10.0, optimizer="sgd")
+    one, two = (_timeless(train_events(wild, parallel=n)) for n in (1, 2))
+    assert one == two and any(e.get("diverged") is True for e in one if e["type"] == "done")
+
+
+def test_a_cancelled_parallel_run_stops():
+    import threading
+
+    cancel = threading.Event()
+    events = []
+    for event in train_events(TrainRequest(runs=[SMALL, SMALL], steps=50), cancel, parallel=2):
+        events.append(event)
+        if event.get("step") == 3:
+            cancel.set()
+    assert max(e.get("step", 0) for e in events) == 3 and events[-1]["type"] == "step"
+
+
 def test_absurd_learning_rate_diverges_with_strict_json(client):
     body = {"runs": [preset_config("pre_ln", SMALL).model_dump()], "steps": 200, "lr": 10.0, "optimizer": "sgd"}
     response = client.post("/api/train", json=body)

@@ -152,11 +152,11 @@ TRAIN_PRESETS: dict[str, dict[str, Any]] = {
         "caption": (
             "24 blocks with 100 warm-up steps. When we ran it, warm-up was no longer enough: Post-LN stayed at "
             "the uniform guess for all 300 steps, while Pre-LN learned to copy perfectly. The longest preset: "
-            "about a minute."
+            "about 30 s on two idle cores."
         ),
         "caption_zh": (
             "24 块，预热 100 步。我们运行时，预热已经不够了：Post-LN 在全部 300 步里都停在均匀猜测的水平，而 P"
-            "re-LN 学会了完美复制。这是最慢的预设：大约一分钟。"
+            "re-LN 学会了完美复制。这是最慢的预设：在两个空闲的核上约 30 秒。"
         ),
         "runs": ["post_ln", "pre_ln_2017"],
         "base": {**DEEP, "depth": 24},

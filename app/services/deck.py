@@ -3,7 +3,7 @@
 
 Traces and lessons go through app/services/answers.py (the request table's keys), so an export after a rehearsal
 costs nothing and a trace computed here is a cache hit for the pages. Training runs are recorded once per server
-process (a whole deck's training takes about a minute) and kept with the finished runs /api/train replays, so a
+process (a whole deck's training takes about 40 s on two idle cores) and kept with the finished runs /api/train replays, so a
 rehearsal's run serves the export and the other way round: the exported file shows the curves as recorded.
 tests/test_lecture.py checks that every answer here equals the HTTP API's.
 """
@@ -152,7 +152,7 @@ def _record(request: TrainRequest) -> list[dict[str, Any]]:
         if found is not None and isinstance(found[0], list):
             return found[0]  # trained meanwhile (by /api/train or another export)
         torch.set_num_threads(get_settings().threads_per_run())
-        events = list(train_events(request))
+        events = list(train_events(request, parallel=get_settings().train_parallel()))
         get_cache().set(cache_key(request), events)  # and a later T on the live deck replays it at once
     return events
 

@@ -87,7 +87,7 @@ class TrainingSession:
 
         torch.set_num_threads(get_settings().threads_per_run())
         try:
-            for event in train_events(self.request, self.cancel):
+            for event in train_events(self.request, self.cancel, get_settings().train_parallel()):
                 if event.get("type") == "step":
                     SLOTS.count_step()
                 if time.monotonic() - self.last_read > STALE_AFTER_S:

@@ -237,8 +237,9 @@ SINK = slide(
         settings=QUANTISED,
         x={"en": "Block", "zh": "块"},
         panels=[
-            panel(("Attention on token 1", "第一个词元上的注意力"), range=[0, 1]),
-            panel(("First token ‖x‖ ÷ others'", "第一个词元 ‖x‖ ÷ 其他"), log=True),
+            # zh: short enough for one line beside a 250-px panel (the summary's row says 首个词元 too)
+            panel(("Attention on token 1", "首个词元上的注意力"), range=[0, 1]),
+            panel(("First token ‖x‖ ÷ others'", "首个词元 ‖x‖ ÷ 其他"), log=True),
         ],
         series=[
             series(0, "attention.mass", ("Attention on token 1", "第一个词元上的注意力"), "blue"),
