@@ -23,6 +23,7 @@ from fastapi.responses import HTMLResponse, Response
 from fastapi.templating import Jinja2Templates
 
 from .. import figures, i18n
+from ..api.deps import PoolDep
 from ..assets import IMMUTABLE, REVALIDATE, plotly_url, static_url
 from ..config import MAX_DEPTH, TraceConfig, presets_payload, variants_payload
 from ..config.limits import budget_report
@@ -31,6 +32,7 @@ from ..experiments.lecture.export import module_graph
 from ..experiments.requests import Computation, computations
 from ..i18n import client_script, client_version, pick_lang, t
 from ..paths import asset_dir
+from ..services.compute import ComputePool
 from ..settings import get_settings
 from . import explorer, lecture, lessons, models, static_strings, train
 from .page import Page
@@ -108,9 +110,15 @@ def _router(pages: dict[str, Page]) -> APIRouter:
     return router
 
 
-def _shows(key: str) -> Callable[[Request], Awaitable[HTMLResponse]]:
-    async def show(request: Request) -> HTMLResponse:
-        return render_page(request, key)
+def _shows(key: str) -> Callable[[Request, ComputePool], Awaitable[HTMLResponse]]:
+    async def show(request: Request, pool: PoolDep) -> HTMLResponse:
+        from .handover import handed_answers, with_handover  # it reads the registry: imported once that is built
+
+        page = render_page(request, key)
+        handed = await handed_answers(pool, key, dict(request.query_params), request_lang(request))
+        if not handed:
+            return page
+        return HTMLResponse(with_handover(bytes(page.body), handed), headers={"Vary": "Accept-Language"})
 
     return show
 

@@ -148,14 +148,19 @@ def budget_call(config: TraceConfig) -> Call:
     return Call("POST", "/api/budget", body=config.model_dump())
 
 
-def view_calls(page: str, state: dict[str, Any], langs: tuple[str, ...]) -> tuple[Call, ...]:
-    """The requests a page's script makes for a state: the budget check (static/js/page.js), then its charts'."""
+def view_calls(
+    page: str, state: dict[str, Any], langs: tuple[str, ...], sweep_to: int | None = None
+) -> tuple[Call, ...]:
+    """The requests a page's script makes for a state: the budget check (static/js/page.js), then its charts'
+    (/gradients: its sweep up to `sweep_to`, by default the page's; 0: the model's depth)."""
     config = TraceConfig(**state)
     calls = [budget_call(config), Call("GET", "/api/presets", {"depth": str(config.depth)})]
     if page == "norms":  # static/js/pages/norms.js: the chart built in Python, in the page's language
         calls += [Call("POST", "/api/figure/norms", {"lang": lang}, config.model_dump()) for lang in langs]
     elif page == "gradients":  # static/js/pages/gradients.js: the profile (one seed, then the band), the sweep
-        sweep_to = int(pages()[page].defaults.get("sweep_to", 0)) or config.depth
+        if sweep_to is None:
+            sweep_to = int(pages()[page].defaults.get("sweep_to", 0))
+        sweep_to = sweep_to or config.depth
         sweep = {"config": config.model_dump(), "depths": list(range(1, sweep_to + 1))}
         calls += [
             Call("POST", "/api/figure/gradients", {"lang": lang}, {"config": config.model_dump(), "seeds": seeds})

@@ -1,7 +1,7 @@
 // /gradients: (a) gradient per layer for one depth, with and without the residual, log axis;
 // (b) depth x layer heatmap of the streamed /api/sweep, with a progress bar. Both are built in Python.
 import { runPage, scaleParam } from '../page.js';
-import { postJSON, streamSweep } from '../api.js';
+import { handedAnswer, postJSON, streamSweep } from '../api.js';
 import { chartView, t } from '../charts.js';
 import { lang, pageData } from '../i18n.js';
 import { isStaticSite } from '../staticsite.js';
@@ -52,7 +52,9 @@ async function loadSweep(state, ctx) {
   const chart = (done, partial = false) => postJSON(`/api/figure/grad-heatmap?lang=${lang}`,
     heatmapBody(state, ctx, done, partial ? { partial } : {}), { signal: ctx.signal });
   const key = JSON.stringify({ ...config, depth: null, max });
-  if (swept.has(key)) return chart(depths);
+  const heatUrl = `/api/figure/grad-heatmap?lang=${lang}`;
+  // every depth cached already (swept by this page, or the whole chart handed over with it): no stream
+  if (swept.has(key) || handedAnswer('POST', heatUrl, heatmapBody(state, ctx, depths), { take: false })) return chart(depths);
   const done = [];
   let total = depths.length, next = 0, streamed = false;
   await streamSweep({ config, depths }, (msg) => {
