@@ -205,6 +205,40 @@ def test_the_warm_up_waits_for_idle_slots_and_takes_none(tmp_path, monkeypatch):
     assert pool.active == 0 and pool.cache.get("warm-test:2") == (4, "memory")
 
 
+def test_a_user_never_waits_behind_the_warm_up_computing_the_same_key(tmp_path, monkeypatch):
+    """The warm-up's run is at the lowest priority: a request for the key it computes now is computed at full
+    priority beside it, not joined to it (on a busy machine the joined request waited seconds for a starved run)."""
+    from app.experiments.requests import Computation
+    from app.services import warmup
+    from app.services.compute import COMPUTED
+
+    monkeypatch.setattr(warmup, "PROGRESS", warmup.WarmProgress())
+    pool = ComputePool(
+        slots=1, cache_size=8, queue_timeout_s=5, threads=1, cache=ResultCache(tmp_path, 2**26, namespace="t")
+    )
+    started, release = threading.Event(), threading.Event()
+
+    def slow_square(x: int) -> int:
+        started.set()
+        release.wait(10)
+        return x * x
+
+    items = [Computation("warm-test:slow", slow_square, (7,), "item slow")]
+
+    async def scenario() -> tuple[tuple, bool]:
+        warming = asyncio.create_task(warmup.warm_in_background(pool, items, use_processes=False))
+        await asyncio.to_thread(started.wait, 5)
+        user = await asyncio.wait_for(pool.run_sourced("warm-test:slow", lambda x: x * x, 7), timeout=5)
+        still_warming = not warming.done()
+        release.set()
+        await asyncio.wait_for(warming, timeout=10)
+        return user, still_warming
+
+    user, still_warming = asyncio.run(scenario())
+    assert user == (49, COMPUTED) and still_warming
+    assert pool.cache.get("warm-test:slow") == (49, "memory") and warmup.PROGRESS.done == 1
+
+
 def test_warm_all_fills_the_cache_that_a_server_then_reads(tmp_path, monkeypatch):
     from app.services import warmup
 
@@ -226,6 +260,12 @@ def test_the_default_views_are_valid_requests_with_distinct_keys():
     keys = [item.key for item in items]
     assert len(keys) == len(set(keys)) and len(items) > 96  # at least the default sweep's 96 depths
     assert all(item.fn.__module__.startswith("app.") and item.label for item in items)  # picklable by name
+    # the pages' single views first, then the deck (opened right after the start), the 1..96 sweep last
+    groups = [
+        "sweep" if i.label.endswith(" sweep") else "lecture" if i.label.startswith("lecture ") else "page"
+        for i in items
+    ]
+    assert groups == sorted(groups, key=["page", "lecture", "sweep"].index) and groups.count("sweep") >= 96
 
 
 # --- coalescing across the worker processes of one server: they share only the disk folder --------------------

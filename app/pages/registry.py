@@ -146,14 +146,22 @@ def url_state_keys() -> frozenset[str]:
 
 
 def warm_computations() -> list[Computation]:
-    """Every page's default view as cached computations, each key once, in the registry's order: what the running
-    server warms in the background and `--warm-only` computes."""
+    """Every page's default view as cached computations, each key once, in the warm-up's order (_warm_rank): what
+    the running server warms in the background and `--warm-only` computes."""
     seen: dict[str, Computation] = {}
     for page in pages().values():
         for kind, req in page.default_requests():
             for item in computations(kind, req, f"{page.key} {kind}"):
                 seen.setdefault(item.key, item)
-    return list(seen.values())
+    return sorted(seen.values(), key=_warm_rank)
+
+
+def _warm_rank(item: Computation) -> int:
+    """The order of the warm-up (stable within a rank): the pages' single default views, then the lecture deck (a
+    lecturer opens it right after starting the server: each slide warmed is one the deck need not wait for), then
+    /gradients' 1..96 sweep, the costliest and the one that streams its progress anyway."""
+    page, _, kind = item.label.partition(" ")
+    return 2 if kind == "sweep" else 1 if page == "lecture" else 0
 
 
 def request_lang(request: Request) -> str:

@@ -217,6 +217,19 @@ class ComputePool:
         self._in_background(self._store, key, result, claimed)
         return result, COMPUTED
 
+    def computing(self, key: str) -> bool:
+        """Whether a caller of this process is computing `key` now (run_sourced)."""
+        return key in self._inflight
+
+    async def run_unshared(self, key: str, fn: Callable[..., Any], *args: Any, runner: Callable[..., Any]) -> Any:
+        """Compute `key` with `runner` and store it, without letting other callers join the computation: the
+        warm-up's. Its run is at the lowest priority; a student or a lecturer asking for the same key meanwhile
+        computes it at full priority rather than wait behind a run that yields to every other."""
+        result = await runner(fn, *args)
+        self.cache.memory.set(key, result)
+        self._in_background(self._store, key, result, False)
+        return result
+
     def _find_or_claim(self, key: str) -> tuple[tuple[Any, str] | None, bool]:
         """(the cached result and its layer, or None; whether this process took the computing marker)."""
         found = self.cache.get(key)

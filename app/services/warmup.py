@@ -4,7 +4,8 @@ What to warm is the caller's list: app.pages.warm_computations(), derived from t
 `default_requests`, keyed by the request table), so a running server and `resnorm-explorer --warm-only` warm the
 same set. Lowest priority: the next item starts only when no compute slot is taken and nobody queues, it takes no
 slot itself (a user's request never waits behind it), and it runs in one child process at the OS's lowest
-priority (nice 19), one torch thread. Worker processes of one server share the work through claims in the
+priority (nice 19), one torch thread; nobody joins its computation (a request for the same key meanwhile is
+computed at full priority, see ComputePool.run_unshared). Worker processes of one server share the work through claims in the
 disk cache. `--warm-only` computes them all at once (the Docker image does this at build time and ships the warm
 cache). RESNORM_WARM=0 turns the background warm-up off.
 """
@@ -69,10 +70,12 @@ async def _warm_one(pool: ComputePool, item: Computation, run) -> bool:
     """True when the item is done (cached now, or failed for good); False if another worker is computing it."""
     await _wait_until_idle(pool)
     try:
-        if pool.cached(item.key) is None and not await asyncio.to_thread(pool.cache.contains, item.key):
+        if pool.computing(item.key):
+            pass  # a user's request computes it now: done
+        elif pool.cached(item.key) is None and not await asyncio.to_thread(pool.cache.contains, item.key):
             if not await asyncio.to_thread(pool.cache.claim, item.key, CLAIM_S):
                 return False
-            await pool.run_sourced(item.key, item.fn, *item.args, runner=run or _unslotted_thread)
+            await pool.run_unshared(item.key, item.fn, *item.args, runner=run or _unslotted_thread)
     except Exception:  # a default view that fails is a bug to log, not a reason to stop warming the others
         logger.exception("warm-up of %s failed", item.label or item.key)
         PROGRESS.failed += 1
