@@ -15,6 +15,11 @@ from tests.conftest import strict_json
 HANDED = re.compile(r'<script type="application/json" id="page-handed">(.*?)</script>', re.S)
 
 
+def plotly_first(html: str) -> bool:
+    """Whether Plotly.js runs before the page's module (deferred scripts and modules run in document order)."""
+    return html.index('id="plotly-script"') < html.index('<script type="module"')
+
+
 def handed(html: str) -> dict | None:
     match = HANDED.search(html)
     return strict_json(match.group(1)) if match else None
@@ -42,6 +47,7 @@ GRADIENTS = {"depth": "5", "seed": "11", "d_model": "16", "n_heads": "2", "sweep
 def test_a_cold_page_hands_nothing_over_and_computes_nothing(client, own_pool):
     response = client.get("/gradients", params={**GRADIENTS, "seed": "12"})
     assert response.status_code == 200 and handed(response.text) is None
+    assert not plotly_first(response.text)  # its first requests leave before Plotly.js runs
     assert own_pool.computed == 0 and own_pool.active == 0
 
 
@@ -53,8 +59,9 @@ def test_a_warm_page_hands_over_its_first_charts_as_the_api_answers_them(client,
     assert [c.path for c in calls] == ["/api/figure/gradients"] * 2 + ["/api/figure/grad-heatmap"]
     assert calls[2].body["depths"] == [1, 2, 3, 4] and calls[2].body["relative"] is (lang == "en")
     answers = {call.key: ask(client, call) for call in calls}
-    page = handed(client.get("/gradients", params={**query, "lang": lang}).text)
-    assert page == answers
+    html = client.get("/gradients", params={**query, "lang": lang}).text
+    assert handed(html) == answers
+    assert plotly_first(html)  # nothing to ask for first: Plotly.js runs before the page's module
     computed = own_pool.computed
     client.get("/gradients", params={**query, "lang": lang})
     assert own_pool.computed == computed  # a page computes nothing, warm or cold

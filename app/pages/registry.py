@@ -114,8 +114,8 @@ def _shows(key: str) -> Callable[[Request, ComputePool], Awaitable[HTMLResponse]
     async def show(request: Request, pool: PoolDep) -> HTMLResponse:
         from .handover import handed_answers, with_handover  # it reads the registry: imported once that is built
 
-        page = render_page(request, key)
         handed = await handed_answers(pool, key, dict(request.query_params), request_lang(request))
+        page = render_page(request, key, plotly_first=bool(handed))
         if not handed:
             return page
         return HTMLResponse(with_handover(bytes(page.body), handed), headers={"Vary": "Accept-Language"})
@@ -212,18 +212,19 @@ def page_data(request: Request, page: Page, lang: str, embed_chart: str | None) 
 # once per worker (about 12 ms of CPU on the event loop each time otherwise, which 200 students arriving at once
 # queue behind).
 RENDERED_PAGES = 256
-_rendered: OrderedDict[tuple[str, str | None, str, str], tuple[Page, bytes]] = OrderedDict()
+_rendered: OrderedDict[tuple[str, str | None, str, str, bool], tuple[Page, bytes]] = OrderedDict()
 
 
-def render_page(request: Request, key: str, embed_chart: str | None = None) -> HTMLResponse:
+def render_page(request: Request, key: str, embed_chart: str | None = None, plotly_first: bool = False) -> HTMLResponse:
+    """`plotly_first`: the page carries its first charts (handover.py), so Plotly.js runs before its module."""
     lang = request_lang(request)
-    cache_key = (key, embed_chart, lang, request.url.query)
+    cache_key = (key, embed_chart, lang, request.url.query, plotly_first)
     cached = _rendered.get(cache_key)
     if cached is not None and cached[0] is pages()[key]:  # a page replaced in the registry is rendered anew
         body = cached[1]
         _rendered.move_to_end(cache_key)
     else:
-        body = _render(request, key, lang, embed_chart)
+        body = _render(request, key, lang, embed_chart, plotly_first)
         _rendered[cache_key] = (pages()[key], body)
         if len(_rendered) > RENDERED_PAGES:
             _rendered.popitem(last=False)
@@ -247,10 +248,11 @@ def page_context(
     }
 
 
-def _render(request: Request, key: str, lang: str, embed_chart: str | None) -> bytes:
+def _render(request: Request, key: str, lang: str, embed_chart: str | None, plotly_first: bool = False) -> bytes:
     page = pages()[key]
     data = page_data(request, page, lang, embed_chart)
     context = page_context(page, lang, embed_chart, data, _other_lang_query(request, lang))
+    context["plotly_first"] = plotly_first
     template = "embed.html" if embed_chart else page.template_name
     return bytes(templates.TemplateResponse(request, template, context).body)
 
