@@ -179,12 +179,14 @@ def _tiny_warm_items(calls: list) -> list:
 
 
 def test_the_warm_up_waits_for_idle_slots_and_takes_none(tmp_path, monkeypatch):
-    """While a user's computation holds the only slot, the warm-up starts nothing; then it computes everything."""
+    """While a user's computation holds the only slot, and for QUIET_S after it, the warm-up starts nothing; then it
+    computes everything."""
     from app.services import warmup
 
     calls: list = []
     items = _tiny_warm_items(calls)
     monkeypatch.setattr(warmup, "PROGRESS", warmup.WarmProgress())
+    monkeypatch.setattr(warmup, "QUIET_S", 0.4)
     pool = ComputePool(
         slots=1, cache_size=8, queue_timeout_s=5, threads=1, cache=ResultCache(tmp_path, 2**26, namespace="t")
     )
@@ -198,6 +200,8 @@ def test_the_warm_up_waits_for_idle_slots_and_takes_none(tmp_path, monkeypatch):
         assert calls == [] and warmup.PROGRESS.total == 3 and warmup.PROGRESS.done == 0
         release.set()
         await user
+        await asyncio.sleep(0.15)  # idle, but a job took a slot less than QUIET_S ago: someone is using the server
+        assert calls == []
         await asyncio.wait_for(warming, timeout=10)
 
     asyncio.run(scenario())
@@ -265,7 +269,7 @@ def test_the_default_views_are_valid_requests_with_distinct_keys():
         "sweep" if i.label.endswith(" sweep") else "lecture" if i.label.startswith("lecture ") else "page"
         for i in items
     ]
-    assert groups == sorted(groups, key=["page", "lecture", "sweep"].index) and groups.count("sweep") >= 96
+    assert groups == sorted(groups, key=["page", "lecture", "sweep"].index) and groups.count("sweep") >= 90
 
 
 # --- coalescing across the worker processes of one server: they share only the disk folder --------------------

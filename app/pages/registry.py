@@ -153,13 +153,15 @@ def warm_computations() -> list[Computation]:
         for kind, req in page.default_requests():
             for item in computations(kind, req, f"{page.key} {kind}"):
                 seen.setdefault(item.key, item)
-    return sorted(seen.values(), key=_warm_rank)
+    ranked = [[item for item in seen.values() if _warm_rank(item) == rank] for rank in range(3)]
+    return ranked[0] + ranked[1][::-1] + ranked[2]
 
 
 def _warm_rank(item: Computation) -> int:
-    """The order of the warm-up (stable within a rank): the pages' single default views, then the lecture deck (a
-    lecturer opens it right after starting the server: each slide warmed is one the deck need not wait for), then
-    /gradients' 1..96 sweep, the costliest and the one that streams its progress anyway."""
+    """The order of the warm-up: the pages' single default views, then the lecture deck from its last slide back
+    (a lecturer opens the deck right after starting the server, and it draws from the first slide on: the two
+    meet in the middle instead of computing the same slide at once), then /gradients' 1..96 sweep, the costliest
+    and the one that streams its progress anyway."""
     page, _, kind = item.label.partition(" ")
     return 2 if kind == "sweep" else 1 if page == "lecture" else 0
 

@@ -10,6 +10,8 @@ shared disk to go, then read its result), and later ones are answered by the sha
 from __future__ import annotations
 
 import asyncio
+import math
+import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -62,6 +64,7 @@ class ComputePool:
         self.claim_s = 4 * queue_timeout_s + 120
         self.computed = 0
         self.coalesced = 0
+        self.last_busy = -math.inf  # time.monotonic() when a job last took or left a slot (the warm-up waits for quiet)
         self.active = 0
         self.waiting = 0
 
@@ -128,6 +131,7 @@ class ComputePool:
         """Run the awaitable made by `launch` holding the slot already acquired; free it when the job ends."""
         sem = self._sem()
         self.active += 1
+        self.last_busy = time.monotonic()
         idle = self._idle[asyncio.get_running_loop()]
         idle.clear()
         job = asyncio.ensure_future(launch())
@@ -148,6 +152,7 @@ class ComputePool:
 
     def _release(self, sem: asyncio.Semaphore, idle: asyncio.Event, job: asyncio.Future) -> None:
         self.active -= 1
+        self.last_busy = time.monotonic()
         sem.release()
         if self.active == 0 and self.waiting == 0:
             idle.set()

@@ -2,7 +2,8 @@
 
 What to warm is the caller's list: app.pages.warm_computations(), derived from the page registry (each page's
 `default_requests`, keyed by the request table), so a running server and `resnorm-explorer --warm-only` warm the
-same set. Lowest priority: the next item starts only when no compute slot is taken and nobody queues, it takes no
+same set. Lowest priority: the next item starts only when no compute slot is taken, nobody queues and no job took or left a
+slot for a second (QUIET_S), it takes no
 slot itself (a user's request never waits behind it), and it runs in one child process at the OS's lowest
 priority (nice 19), one torch thread; nobody joins its computation (a request for the same key meanwhile is
 computed at full priority, see ComputePool.run_unshared). Worker processes of one server share the work through claims in the
@@ -27,6 +28,7 @@ logger = logging.getLogger(__name__)
 
 CLAIM_S = 300.0  # another worker computes a claimed item; after this long without a result, we do
 RECHECK_S = 1.0  # pause between passes over items other workers had claimed
+QUIET_S = 1.0  # no job took or left a compute slot for this long: nobody is using the server right now
 
 
 @dataclass
@@ -84,10 +86,17 @@ async def _warm_one(pool: ComputePool, item: Computation, run) -> bool:
 
 
 async def _wait_until_idle(pool: ComputePool) -> None:
+    """Until no slot is taken, nobody queues, and no job took or left a slot for QUIET_S: a deck drawing its slides, or a
+    student clicking, leaves gaps of a few milliseconds between requests, and an item started there (its result
+    stored and decoded on this worker's threads, its process on a core) slowed a cold deck by 3 s."""
     idle = pool.idle_event()
     while True:
         await idle.wait()
         await asyncio.sleep(0)  # requests that arrived with the same wake-up go first
+        quiet = QUIET_S - (time.monotonic() - pool.last_busy)
+        if quiet > 0:
+            await asyncio.sleep(quiet)
+            continue
         if idle.is_set():
             return
 
