@@ -53,6 +53,7 @@ async def lifespan(app: FastAPI):
 
 def create_app() -> FastAPI:
     from . import assets, pages, security
+    from .pages.routes import page_router
 
     # No /docs or /redoc: their pages load scripts from a CDN (offline, and refused by our CSP); /openapi.json stays.
     app = FastAPI(
@@ -75,7 +76,8 @@ def create_app() -> FastAPI:
     app.mount("/static", StaticFiles(directory=asset_dir("static")), name="static")
     for module in (health, schema, budget, trace, figures, sweep, lessons, train, lecture, room, real_trace):
         app.include_router(module.router)
-    app.include_router(pages.get_registry().router)  # every page and /embed/{chart}, collected here
+    app.include_router(pages.get_registry().router)  # /embed/{chart} and the pages' words, collected here
+    app.include_router(page_router())  # every page of the registry, with the answers handed over
     responses.document(app)  # /openapi.json: the answer models routes name by reference
     return app
 

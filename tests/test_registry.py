@@ -33,8 +33,11 @@ def test_collecting_twice_gives_the_same_tables_and_one_route_each():
     first, second = collect(), collect()
     assert first.pages == second.pages and first.charts == second.charts and first.strings == second.strings
     assert routes(first.router) == routes(second.router)
-    paths = [path for path, _ in routes(first.router)]
+    from app.pages.routes import page_router
+
+    paths = [path for path, _ in routes(first.router) + routes(page_router())]
     assert len(paths) == len(set(paths)) == len(first.pages) + 2  # every page, /embed/{chart} and the strings file
+    assert sorted(path for path, _ in routes(page_router())) == sorted(page.path for page in first.pages.values())
     assert {page.key for page in first.pages.values()} >= {"home", "norms", "train", "lecture", "chain", "models"}
     assert all(first.charts[chart] == key for key, page in first.pages.items() for chart in page.charts)
 

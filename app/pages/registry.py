@@ -13,7 +13,6 @@ from __future__ import annotations
 import functools
 import gzip
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -23,7 +22,6 @@ from fastapi.responses import HTMLResponse, Response
 from fastapi.templating import Jinja2Templates
 
 from .. import figures, i18n
-from ..api.deps import PoolDep
 from ..assets import IMMUTABLE, REVALIDATE, plotly_url, static_url
 from ..config import MAX_DEPTH, TraceConfig, presets_payload, variants_payload
 from ..config.limits import budget_report
@@ -32,7 +30,6 @@ from ..experiments.lecture.export import module_graph
 from ..experiments.requests import Computation, computations
 from ..i18n import client_script, client_version, pick_lang, t
 from ..paths import asset_dir
-from ..services.compute import ComputePool
 from ..settings import get_settings
 from . import explorer, lecture, lessons, models, static_strings, train
 from .page import Page
@@ -68,7 +65,8 @@ OWNERS = (explorer, lecture, lessons, models, train)
 
 @dataclass(frozen=True)
 class Registry:
-    """Every page, every chart's page (for /embed/{chart}), the routes of both and the pages' translation table."""
+    """Every page, every chart's page (for /embed/{chart}), the embed and words routes (the pages' own: routes.py) and the
+    pages' translation table."""
 
     pages: dict[str, Page]
     charts: dict[str, str]  # chart key -> page key
@@ -99,28 +97,11 @@ def collect() -> Registry:
 
 
 def _router(pages: dict[str, Page]) -> APIRouter:
-    """A GET route for every page, and /embed/{chart}."""
+    """/embed/{chart} and the pages' words (the pages' own routes: app/pages/routes.py, which hands answers over)."""
     router = APIRouter(include_in_schema=False)
     router.add_api_route("/embed/{chart}", embed, methods=["GET"], response_class=HTMLResponse, name="embed")
     router.add_api_route("/i18n/{version}/strings.{lang}.js", strings_script, methods=["GET"], name="strings")
-    for page in pages.values():
-        router.add_api_route(
-            page.path, _shows(page.key), methods=["GET"], response_class=HTMLResponse, name=f"page_{page.key}"
-        )
     return router
-
-
-def _shows(key: str) -> Callable[[Request, ComputePool], Awaitable[HTMLResponse]]:
-    async def show(request: Request, pool: PoolDep) -> HTMLResponse:
-        from .handover import handed_answers, with_handover  # it reads the registry: imported once that is built
-
-        handed = await handed_answers(pool, key, dict(request.query_params), request_lang(request))
-        page = render_page(request, key, plotly_first=bool(handed))
-        if not handed:
-            return page
-        return HTMLResponse(with_handover(bytes(page.body), handed), headers={"Vary": "Accept-Language"})
-
-    return show
 
 
 @cache

@@ -300,12 +300,12 @@ POSITION_TRAIN = slide(
         "但仍远远落后于 Pre-LN。按 T 开始训练。",
     ),
     (
-        "Three runs of 300 steps, about 25 s on two idle cores (Post-LN and Pre-LN train side by side; the progress bar shows how far). Adam at lr 0.001 from step 1 is too much for Post-LN's large top-layer "
+        "Three runs of 300 steps, under half a minute on two idle cores (Post-LN and Pre-LN train side by side; the progress bar shows how far). Adam at lr 0.001 from step 1 is too much for Post-LN's large top-layer "
         "gradients (Xiong et al. 2020); warm-up (Goyal et al. 2017) tames the first steps. DeepNorm and ReZero (the alternatives slide) are "
         "other ways to make Post-LN-like models train deep."
         " The caption's checks hold on seeds 1–3 too: those runs are trained ahead of time and recorded with the "
         "command that made them, and a test checks every claim on the recording.",
-        "三个训练，各 300 步，在两个空闲的核上约 25 秒（Post-LN 与 Pre-LN 并排同时训练；进度条显示进展）。从第 1 步起就用学习率 0.001 的 Adam，对 Post-LN 顶层的大梯度来说太猛（Xiong 等 2020）；预热（Goyal 等 2017）"
+        "三个训练，各 300 步，在两个空闲的核上不到半分钟（Post-LN 与 Pre-LN 并排同时训练；进度条显示进展）。从第 1 步起就用学习率 0.001 的 Adam，对 Post-LN 顶层的大梯度来说太猛（Xiong 等 2020）；预热（Goyal 等 2017）"
         "驯服了最初几步。DeepNorm 和 ReZero（见“其他方案”一页）是让类 Post-LN 模型训练得很深的其他办法。"
         "说明文字的每项核对在种子 1–3 上也成立：这些种子的训练事先完成并连同生成它的命令一起记录下来，测试在记录上逐条核对。",
     ),
