@@ -4,7 +4,7 @@ A warm page's first chart used to wait for the page, then its script, then one o
 sweep's stream, then the heatmap built from it; /train: the idle chart). When every computation a chart is built
 from sits in this worker's memory cache, the page carries the chart's answer instead, under the key its script
 computes for the request (app/pages/static_views.py, static/js/viewkeys.js `requestKey`: the static site's keys), and
-the script's fetch layer takes it from there (static/js/api.js `takeHanded`) instead of asking. Nothing is computed
+the script's fetch layer takes it from there (static/js/api.js `handedAnswer`) instead of asking. Nothing is computed
 for a page: a chart that would need a computation, a disk read or a pretrained model is not handed over, and the page
 asks for it as before. A key the script does not compute (any difference in the request) is simply never taken.
 """
@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any, cast
 
+from jinja2.utils import htmlsafe_json_dumps
 from pydantic import BaseModel, ValidationError
 
 from ..config import TraceConfig
@@ -101,8 +102,7 @@ async def handed_answers(pool: ComputePool, page: str, query: dict[str, str], la
 
 def handover_script(handed: dict[str, Any]) -> bytes:
     """The answers as a JSON block for the page (inert: type application/json), escaped as Jinja's `tojson` does."""
-    text = strict_dumps(handed) if handed else "{}"
-    text = text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026").replace("'", "\\u0027")
+    text = htmlsafe_json_dumps(handed, dumps=lambda value, **_: strict_dumps(value))
     return f'<script type="application/json" id="page-handed">{text}</script>'.encode()
 
 
