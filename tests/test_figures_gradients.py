@@ -94,7 +94,7 @@ def test_overflow_and_underflow_are_named_not_computed_with():
     chart = build("gradients", answer([overflow] * 4, [[0.0, *geometric(1e-3)[1:]]] * 4))
     assert chart.claim["with"]["verdicts"] == ["overflowed"] * 4 and chart.claim["without"]["verdict"] == "underflowed"
     assert "inf/NaN (overflow)" in chart.caption and "rounded to exactly 0" in chart.caption
-    notes = [a["text"] for a in chart.figure["layout"]["annotations"]]
+    notes = [a["text"].replace("<br>", " ") for a in chart.figure["layout"]["annotations"]]  # long labels: 2 lines
     assert notes == ["✕ With residual (identity shortcut): overflow (inf/NaN): layers 0–1"]  # where it is missing
 
 

@@ -254,8 +254,8 @@ def test_a_lecture_slide_is_computed_as_the_server_does_and_its_claim_checked(cl
     fits = figure.data[len(snowball.data["chart"]["series"]) :]  # after one line per seed
     assert [s.line.color for s in fits] == [style.PALETTE[c] for c in ("black", "purple", "vermillion", "green")]
     assert all(list(s.x) == list(range(0, 97)) and s.y[0] == pytest.approx(http["embedding"]["act_norm"]) for s in fits)
-    p0, e_power0 = fmt(snowball.measured["p0"], 2, "zh"), fmt(snowball.measured["e_power0"], 2, "zh")
-    e_sqrt0 = fmt(snowball.measured["e_sqrt0"], 2, "zh")
+    p0, e_power0 = fmt(snowball.measured["p0"], 2, "zh"), fmt(snowball.measured["e_power0"], 3, "zh")
+    e_sqrt0 = fmt(snowball.measured["e_sqrt0"], 3, "zh")
     assert fits[0].name == "√(‖x₀‖²+c·l)" and f"√(‖x₀‖² + c·l) 为 {e_sqrt0}" in snowball.statement("zh")
     assert fits[2].name == f"幂律 {p0}" and f"p = {p0} 时为 {e_power0}" in snowball.statement("zh")
     assert fits[3].name.startswith("不拟合") and fits[3].line.dash == "dot"

@@ -39,6 +39,12 @@ OVERFLOW_FILL = "rgba(213,94,0,0.16)"
 # A reference line (a theory value, a format's limit, "1") is context, not data: thin, grey and under the traces, so a
 # series lying on it stays visible (its label keeps the colour that says what it marks).
 REFERENCE_LINE = {"color": "#808080", "dash": "dash", "width": 1.5}
+# A reference label's name on its annotation, and the plot area its size is judged against: on a page and on the
+# 1280x720 stage (width, height in px; a slide's text is the larger). Estimates: the browser measures, the server
+# only needs to know which side of the line the label leaves the data visible on.
+REFERENCE_LABEL = "reference"
+PLOT_PX = {"normal": (700.0, 320.0), "slide": (600.0, 250.0)}
+CHAR_EM = 0.6  # an average character's width, in em
 LOG_AXIS_DECADES = 3.0  # a y axis turns logarithmic when its positive values span more than 3 decades
 
 
@@ -101,8 +107,9 @@ def layout(theme_name: str, title: str, x: str, y: str, ylog: bool = False) -> J
 
 
 def finish(fig: Json) -> Json:
-    """The figure as Plotly keeps it: no empty lists of shapes or notes (graph_objects drops them, and the notebook's
-    figure must be the page's to the key)."""
+    """The figure as Plotly keeps it: reference labels off the data, no empty lists of shapes or notes
+    (graph_objects drops them, and the notebook's figure must be the page's to the key)."""
+    place_reference_labels(fig)
     for key in ("shapes", "annotations"):
         if not fig["layout"].get(key):
             fig["layout"].pop(key, None)
@@ -148,7 +155,7 @@ def hline(
     yaxis: str = "y",
 ) -> None:
     """A horizontal reference line across the plot (or the panel of `yaxis`, "y2": its x axis is "x2"), labelled at
-    its right end (above it, or `below`)."""
+    its right end, above it or `below` (a preference: place_reference_labels takes the side the data leave free)."""
     theme = theme_of(theme_name)
     xref = f"x{yaxis[1:]} domain"
     fig["layout"]["shapes"].append(
@@ -167,6 +174,7 @@ def hline(
     log = fig["layout"][f"yaxis{yaxis[1:]}"].get("type") == "log"  # annotations on a log axis: log10 units
     fig["layout"]["annotations"].append(
         {
+            "name": REFERENCE_LABEL,  # placed by place_reference_labels once every series is drawn
             "xref": xref,
             "x": 1,
             "yref": yaxis,
@@ -175,10 +183,59 @@ def hline(
             "showarrow": False,
             "xanchor": "right",
             "yanchor": "top" if below else "bottom",
+            # off the line by a stroke, so a series lying on the reference stays visible beside its label
+            "yshift": -theme["line"] if below else theme["line"],
             "font": {"size": theme["font"] - 1, "color": color},
             "bgcolor": "rgba(255,255,255,0.8)",
         }
     )
+
+
+def place_reference_labels(fig: Json) -> Json:
+    """Each reference line's label on the side of its line (above or below) where it covers fewer data points: a
+    label's box spans its text's width from the plot's right edge and its height from the line. Ties keep the side the
+    builder asked for."""
+    lay = fig["layout"]
+    for note in lay.get("annotations") or []:
+        if note.get("name") != REFERENCE_LABEL:
+            continue
+        below = note["yanchor"] == "top"
+        covered = {side: _covered(fig, note, side) for side in (below, not below)}
+        if covered[not below] < covered[below]:
+            below = not below
+        shift = abs(note.get("yshift", 0))
+        note.update(yanchor="top" if below else "bottom", yshift=-shift if below else shift)
+    return fig
+
+
+def _covered(fig: Json, note: Json, below: bool) -> int:
+    """How many data points the label of `note` would cover, drawn above (or `below`) its line."""
+    lay = fig["layout"]
+    xname, yname = note["xref"].split()[0], note["yref"]
+    xaxis, yaxis = lay.get(f"xaxis{xname[1:]}", {}), lay.get(f"yaxis{yname[1:]}", {})
+    log = yaxis.get("type") == "log"
+    points = [
+        (x, math.log10(y) if log else y)
+        for trace in fig["data"]
+        if trace.get("xaxis", "x") == xname and trace.get("yaxis", "y") == yname
+        for x, y in zip(trace.get("x") or [], trace.get("y") or [], strict=False)
+        if isinstance(x, int | float) and isinstance(y, int | float) and math.isfinite(y) and (y > 0 or not log)
+    ]
+    if not points:
+        return 0
+    xs, ys = [x for x, _ in points], [y for _, y in points] + [note["y"]]
+    low, high = yaxis.get("range") or (min(ys), max(ys))
+    if high <= low or max(xs) <= min(xs):
+        return 0
+    size = note["font"]["size"]
+    width_px, height_px = PLOT_PX["slide" if size >= THEMES["slide"]["font"] - 1 else "normal"]
+    domain = xaxis.get("domain", [0, 1])
+    wide = min(1.0, len(note["text"]) * CHAR_EM * size / (width_px * (domain[1] - domain[0])))
+    tall = 1.6 * size / height_px  # a line of text and its padding, with room to spare
+    left = max(xs) - wide * (max(xs) - min(xs))
+    stroke = abs(note.get("yshift", 0)) / height_px  # what lies on the line's own stroke stays clear of the label
+    sign = -1 if below else 1
+    return sum(1 for x, y in points if x >= left and stroke < sign * (y - note["y"]) / (high - low) <= tall + stroke)
 
 
 def reference(theme_name: str, name: str, x: Sequence[int], value: float, color: str = PALETTE["black"]) -> Json:
@@ -208,6 +265,10 @@ def overflow_band(
     """Shade layers low..high, where values overflowed to inf/NaN, and say so inside the band (near its `bottom`
     where a reference series still climbs through the band's middle)."""
     theme = theme_of(theme_name)
+    xs = [x for trace in fig["data"] for x in trace.get("x") or [] if isinstance(x, int | float)]
+    if xs and max(xs) > min(xs):  # a label wider than its band would stretch the x axis past the data: two lines
+        band_px = (high - low + 1) / (max(xs) - min(xs)) * PLOT_PX.get(theme_name, PLOT_PX["normal"])[0]
+        text = _wrapped(text, band_px, theme["font"])
     fig["layout"]["shapes"].append(
         {
             "type": "rect",
@@ -235,6 +296,15 @@ def overflow_band(
             "bgcolor": "rgba(255,255,255,0.9)",
         }
     )
+
+
+def _wrapped(text: str, width_px: float, size: float) -> str:
+    """text on two lines, broken at the space nearest its middle, when one line would be wider than width_px."""
+    if len(text) * CHAR_EM * size <= width_px or " " not in text:
+        return text
+    middle = len(text) / 2
+    cut = min((i for i, c in enumerate(text) if c == " "), key=lambda i: abs(i - middle))
+    return f"{text[:cut]}<br>{text[cut + 1 :]}"
 
 
 def mark_overflow(

@@ -46,6 +46,12 @@ REAL_STATEMENT = (
     "SmolLM2：之后各块放在首个词元上的注意力 ≥ 巨大激活那一块的 {r3c0|2} 倍：两条曲线相关，但不是同一条。",
 )
 
+REAL_LEAD = (
+    " The last row is a real model, SmolLM2: at the block where its massive activation appears, the attention on "
+    "the first token drops.",
+    "最后一行来自真实模型 SmolLM2：在它的巨大激活出现的那一块，首个词元上的注意力骤降。",
+)
+
 
 def limits_slide(slides: list[dict[str, Any]]) -> dict[str, Any]:
     """Where the norm sits (gradients at initialisation) and warm-up (losses after training, recorded)."""
@@ -128,8 +134,10 @@ def walls_slide(slides: list[dict[str, Any]]) -> dict[str, Any]:
         ("Summary: the two walls", "总结：两堵墙"),
         (
             "What the table shows: without a norm the stream overflows float16 within a few dozen blocks, and a large "
-            "scale saturates softmax so that no gradient passes through it.",
-            "表格显示：没有归一化时，残差流在几十块之内就超出 float16 的范围；缩放很大时 softmax 饱和，梯度无法穿过它。",
+            "scale saturates softmax so that no gradient passes through it."
+            + (REAL_LEAD[0] if sink is not None else ""),
+            "表格显示：没有归一化时，残差流在几十块之内就超出 float16 的范围；缩放很大时 softmax 饱和，梯度无法穿过它。"
+            + (REAL_LEAD[1] if sink is not None else ""),
         ),
         (
             "Each number is the one its slide showed, from the same requests: slide {slide:float16} for float16 (48 "

@@ -210,10 +210,10 @@ SINK = slide(
     ("The massive activation and the attention sink", "巨大激活与注意力汇聚"),
     (
         "At one block the first token's stream jumps to more than a hundred times the others' mean, stays there for a "
-        "few blocks and falls back: a massive activation. The attention every query puts on that token is another "
-        "curve: it dips where the massive activation appears and stays high long after it has gone.",
-        "在某一块，第一个词元的残差流突然跳到其他词元平均值的一百多倍，保持几块后回落：这就是巨大激活。"
-        "每个查询放在这个词元上的注意力是另一条曲线：它在巨大激活出现的那一块下降，并在巨大激活消失之后仍然很高。",
+        "few blocks and then shrinks: a massive activation. The attention every query puts on that token is another "
+        "curve: it dips at the block where the massive activation appears and is high again in every block after.",
+        "在某一块，第一个词元的残差流突然跳到其他词元平均值的一百多倍，保持几块后逐渐变小：这就是巨大激活。"
+        "每个查询放在这个词元上的注意力是另一条曲线：它在巨大激活出现的那一块骤降，之后的每一块又都很高。",
     ),
     (
         "Sun et al. 2024 call these massive activations and link them to attention resting on the first token (Xiao "

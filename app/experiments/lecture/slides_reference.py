@@ -297,11 +297,11 @@ SNOWBALL = slide(
     ),
     claim(
         (
-            "Seed 0: ×{growth0|3} from block 1 to 96. Error: √(‖x₀‖² + c·l) {e_sqrt0|2}, line {e_line0|2}, best "
-            "power p = {p0|2}: {e_power0|2}; nothing fitted, √(‖x₀‖² + Σ‖fₗ‖²): {e_independent0|2}. Seeds 0–3: √ "
+            "Seed 0: ×{growth0|3} from block 1 to 96. Error: √(‖x₀‖² + c·l) {e_sqrt0|3}, line {e_line0|3}, best "
+            "power p = {p0|2}: {e_power0|3}; nothing fitted, √(‖x₀‖² + Σ‖fₗ‖²): {e_independent0|3}. Seeds 0–3: √ "
             "beats the line; best p {p_low|2}–{p_high|2}, nearer ½ than 1.",
-            "种子 0：从第 1 块到第 96 块变为 {growth0|3} 倍。误差：√(‖x₀‖² + c·l) 为 {e_sqrt0|2}，直线为 {e_line0|2}，"
-            "最佳幂律 p = {p0|2} 时为 {e_power0|2}；什么都不拟合的 √(‖x₀‖² + Σ‖fₗ‖²) 为 {e_independent0|2}。"
+            "种子 0：从第 1 块到第 96 块变为 {growth0|3} 倍。误差：√(‖x₀‖² + c·l) 为 {e_sqrt0|3}，直线为 {e_line0|3}，"
+            "最佳幂律 p = {p0|2} 时为 {e_power0|3}；什么都不拟合的 √(‖x₀‖² + Σ‖fₗ‖²) 为 {e_independent0|3}。"
             "种子 0–3：√ 都胜过直线；最佳 p 为 {p_low|2}–{p_high|2}，更接近 ½ 而不是 1。",
         ),
         {
