@@ -1,7 +1,8 @@
 """The intervention on the massive coordinate (app/experiments/real_intervention.py) against a forward pass written
 out by hand, layer by layer, one sentence at a time: the batched, hooked version must give the same losses. Then
 SmolLM2's numbers: Sun et al. 2024's result (little change at the mean, a large one at 0) on three sentences of the
-set, and the deck's real-model claims on those sentences (all sixteen: `make bench`, tools/bench_real_claims.py)."""
+set, and the deck's and /models' real-model claims on those sentences (all sixteen: `make bench`,
+tools/bench_real_claims.py)."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from app.experiments.lecture.slides_real import failures_on
 from app.experiments.real_intervention import batch_of, intervene, losses, patched
 from app.experiments.real_sentences import SENTENCES, summarise
 from app.experiments.real_trace import TraceOptions, tokenize, trace_real
+from app.figures.real_set_checks import caption_failures
 from app.models.real.loading import LoadedModel
 from tests.conftest import packaged_model
 from tests.test_real_models import tiny
@@ -99,12 +101,17 @@ def test_the_set_finds_the_coordinate_and_the_block_that_writes_it():
     assert summary["massive"]["first_block"] == 12 and summary["massive"]["ratio"] > 1000
 
 
-def test_the_decks_real_model_claims_hold_on_three_sentences_of_the_set():
-    """Each real-model slide's claim, its sources reading another sentence of the set: no check fails."""
+def test_the_decks_and_the_pages_real_model_claims_hold_on_three_sentences_of_the_set():
+    """Each real-model slide's claim, its sources reading another sentence of the set, and what /models' captions
+    say of each packaged model (app/figures/real_set_checks.py): no check fails."""
     loaded = {name: packaged_model(name) for name in ("minilm", "smollm2")}
-    for text in CHECKED:
-        assert failures_on(text, lambda model, text: trace_real(loaded[model], text)) == {
-            "real-pinned": [],
-            "real-snowball": [],
-            "real-sink": [],
-        }, text
+    traces: dict[tuple[str, str], dict[str, Any]] = {}
+
+    def trace(model: str, text: str) -> dict[str, Any]:
+        if (model, text) not in traces:
+            traces[model, text] = trace_real(loaded[model], text)
+        return traces[model, text]
+
+    for lang, text in zip(("en", "en", "zh"), CHECKED, strict=True):
+        assert failures_on(text, trace) == {"real-pinned": [], "real-snowball": [], "real-sink": []}, text
+        assert caption_failures(lang, text, trace) == {"smollm2": [], "minilm": []}, text

@@ -203,8 +203,11 @@ def test_smollm2_snowballs_and_sinks(smollm2_trace: dict[str, Any]):
 
 
 def test_a_gguf_file_is_converted_once(tmp_path: Path, monkeypatch):
-    """The float32 copy is made by the first caller only; a half-written copy (no marker) is made again."""
+    """The float32 copy is made by the first caller only; a half-written copy (no marker) is made again. Until it
+    is made, GET /api/real_models announces the conversion with its expected time."""
     from app.models.real import gguf_cache
+    from app.models.real.weights import DIGESTS
+    from app.services import real_models
 
     gguf = tmp_path / "weights" / "tiny.Q4_1.gguf"
     gguf.parent.mkdir()
@@ -218,11 +221,17 @@ def test_a_gguf_file_is_converted_once(tmp_path: Path, monkeypatch):
 
     monkeypatch.setattr(gguf_cache, "_convert", convert)
     models_dir = tmp_path / "models"
-    gguf_cache.converted_folder(models_dir, gguf, "ab" * 32).mkdir(parents=True)  # interrupted: no marker
-    first = gguf_cache.ensure_converted(models_dir, gguf, "ab" * 32)
-    second = gguf_cache.ensure_converted(models_dir, gguf, "ab" * 32)
+    source = local_source(gguf.parent)
+    assert source == ModelSource("weights", "local", str(gguf.parent), gguf.name, str(gguf.parent))
+    digest = DIGESTS.current(source)[1]
+    monkeypatch.setattr(real_models, "get_shelf", lambda: real_models.ModelShelf(1000, models_dir, False))
+    assert real_models._conversion(source) == {"conversion_pending": True, "conversion_s": [20, 60]}  # announced
+    gguf_cache.converted_folder(models_dir, gguf, digest).mkdir(parents=True)  # interrupted: no marker
+    assert real_models._conversion(source)["conversion_pending"]
+    first = gguf_cache.ensure_converted(models_dir, gguf, digest)
+    second = gguf_cache.ensure_converted(models_dir, gguf, digest)
     assert first == second and len(calls) == 1 and gguf_cache.is_converted(first)
-    assert local_source(gguf.parent) == ModelSource("weights", "local", str(gguf.parent), gguf.name, str(gguf.parent))
+    assert real_models._conversion(source)["conversion_pending"] is False  # a later first trace waits for nothing
 
 
 # --- weights on disk: the digest, a swap under a running app, a truncated file -----------------------------------

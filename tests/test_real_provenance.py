@@ -1,6 +1,6 @@
-"""Real-model answers say where they come from (the weights' digest, the transformers and torch versions) and stay
-small: at the token cap, on a model with SmolLM2's 30 blocks and 9 heads, the answer is under MAX_ANSWER_BYTES, and
-the attention is summarised per block and head, never a token x token map."""
+"""Real-model answers, and the charts drawn from them, say where they come from (the weights' digest, the transformers
+and torch versions) and stay small: at the token cap, on a model with SmolLM2's 30 blocks and 9 heads, the answer is
+under MAX_ANSWER_BYTES, and the attention is summarised per block and head, never a token x token map."""
 
 from __future__ import annotations
 
@@ -33,6 +33,10 @@ def test_every_answer_names_the_weights_and_the_libraries(client, monkeypatch, t
     assert counted["revision"] == digest[:12] and {k: counted[k] for k in versions} == versions
     loaded = strict(client.get("/api/real_models"))
     assert [m["info"]["weights_sha256"] for m in loaded["models"] if m["name"] == app.name] == [digest]
+    expected = [{"name": app.name, "revision": digest[:12], "weights_sha256": digest, **versions}]
+    for key, body in [("models-sink", {}), ("models-stream", {"compare": "none"}), ("models-set", {})]:
+        chart = strict(client.post(f"/api/figure/{key}", json={"model": app.name, "text": "the lazy dog", **body}))
+        assert chart["weights"] == expected, key  # what the page's JSON export saves
 
 
 def test_another_library_version_is_another_cache_entry(client, monkeypatch, tmp_path: Path):

@@ -1,11 +1,12 @@
-"""`python -m tools.bench_real_claims`: the deck's real-model claims on every sentence of the built-in set, and the
-set's measurements side by side.
+"""`python -m tools.bench_real_claims`: the deck's and /models' real-model claims on every sentence of the built-in
+set, and the set's measurements side by side.
 
 tests/test_real_intervention.py checks the claims on three sentences in CI; this runs all sixteen (app/experiments/
-real_sentences.py) through the packaged models in this process and prints, per sentence, the slides whose checks
-fail (none, for the deck to be right), SmolLM2's growth over 29 blocks, the blocks where the first token's norm is
-above 100x the others', the attention on it at the first of them, MiniLM's pinned blocks and its [UNK] count; then the
-intervention's medians and the time each part took. Exits 1 when a claim fails on any sentence.
+real_sentences.py) through the packaged models in this process and prints, per sentence, the slides and the /models
+captions (app/figures/real_set_checks.py) whose checks fail (none, for the deck and the page to be right), SmolLM2's
+growth over 29 blocks, the blocks where the first token's norm is above 100x the others', the attention on it at the
+first of them, MiniLM's pinned blocks and its [UNK] count; then the intervention's medians and the time each part
+took. Exits 1 when a claim fails on any sentence.
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ def main() -> int:
 
 def _report(failures_on: Any, trace: Any, intervention: Any) -> int:
     from app.experiments.real_sentences import every_sentence
+    from app.figures.real_set_checks import caption_failures
 
     failed = 0
     print(
@@ -56,6 +58,9 @@ def _report(failures_on: Any, trace: Any, intervention: Any) -> int:
     started = time.perf_counter()
     for lang, text in every_sentence():
         fails = [slide for slide, names in failures_on(text, trace).items() if names]
+        fails += [
+            f"{model} {said}" for model, said_not in caption_failures(lang, text, trace).items() for said in said_not
+        ]
         failed += bool(fails)
         smol, mini = trace("smollm2", text), trace("minilm", text)
         ratios = smol["summary"]["first_token_ratio"][1:]

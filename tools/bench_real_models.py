@@ -4,8 +4,9 @@ Per model (each in a fresh child process, so load times and memory are the first
 also the one-off dequantisation, when the float32 copy is not there yet), parameter memory, the process's
 resident and proportional set size (PSS: shared memory-mapped pages counted once per sharer), the first answer
 after the load (with gradients for the causal model) and a repeated answer from the result cache, through
-POST /api/real_trace on an in-process TestClient, and 8 sentences as one padded batch against one pass each (CPU
-time, largest relative difference). One torch thread, like a server request on 2 cores. Then the room of sentences
+POST /api/real_trace on an in-process TestClient, a text of exactly the 256-token cap (its first answer's time
+against the 15 s target, and its size), and 8 sentences as one padded batch against one pass each (CPU time,
+largest relative difference). One torch thread, like a server request on 2 cores. Then the room of sentences
 (tools/bench_real_room.py) unless --no-room.
 """
 
@@ -20,6 +21,8 @@ import time
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from fastapi.testclient import TestClient
+
     from app.models.real.loading import LoadedModel
 
 SENTENCE = "Residual connections keep the gradient alive through thirty blocks of a small model."  # ~16 tokens
@@ -58,6 +61,7 @@ def measure(name: str) -> dict[str, object]:
         started = time.perf_counter()
         again = client.post("/api/real_trace", json=body)
         cached_ms = (time.perf_counter() - started) * 1000
+        at_cap = cap_answer(client, name)
     answer = first.json()
     return {
         **_memory_mb(),
@@ -70,6 +74,32 @@ def measure(name: str) -> dict[str, object]:
         "first_answer_s": round(first_s, 3),
         "cached_answer_ms": round(cached_ms, 1),
         "cache": again.headers["X-Resnorm-Cache"],
+        **at_cap,
+    }
+
+
+CAP_TARGET_S = 15.0  # a 256-token SmolLM2 trace with gradients on an idle 2-core machine
+
+
+def cap_answer(client: TestClient, name: str) -> dict[str, object]:
+    """A text of exactly the token cap (the built-in English sentences, repeated and cut where /api/real_tokens
+    says): the time of its first answer (with gradients for a causal model) and the answer's size."""
+    from app.config.real import MAX_TEXT_CHARS, MAX_TOKENS
+    from app.experiments.real_sentences import SENTENCES
+
+    text = (" ".join(SENTENCES["en"]) * 8)[:MAX_TEXT_CHARS]  # more than 256 tokens in 2,000 characters
+    counted = client.post("/api/real_tokens", json={"model": name, "text": text}).json()
+    body = {"model": name, "text": text[: counted["truncate_at"]]}
+    started = time.perf_counter()
+    answer = client.post("/api/real_trace", json=body)
+    seconds = time.perf_counter() - started
+    answer.raise_for_status()
+    tokens = answer.json()["summary"]["tokens"]
+    return {
+        "cap_tokens": tokens,
+        "cap_answer_s": round(seconds, 2),
+        "cap_answer_kb": round(len(answer.content) / 1000, 1),
+        "cap_target_met": tokens == MAX_TOKENS and seconds <= CAP_TARGET_S,
     }
 
 

@@ -5,7 +5,8 @@ of 8-30 tokens: one after another from one client, then all N at once from N cli
 process batching them (RESNORM_MODELS_BATCH=16) and then tracing one at a time (RESNORM_MODELS_BATCH=1, on a second
 server). Every client sends again after a busy answer's Retry-After, at most 3 times, and must be answered within
 120 s. Printed side by side: wall time, throughput against one after another, p50 / p95 / max latency, retries,
-errors and the batch sizes the answers report. Development only (tools/bench_real_models.py runs it).
+errors and the batch sizes the answers report; then whether the targets are met (throughput >= 1.5x at 20 clients
+batched, no error, every answer within 120 s). Development only (tools/bench_real_models.py runs it).
 
 Each phase gets sentences of its own (a name in front, one name per phase, all of one token count), so no
 phase is answered from another's cache, and every phase traces the same token counts.
@@ -233,8 +234,26 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--models", default="smollm2,minilm", help="comma-separated models (default: both)")
     args = parser.parse_args(argv)
     for model in [n for n in args.models.split(",") if n in available_sources()]:
-        for row in room(model):
+        rows = room(model)
+        for row in rows:
             print(json.dumps({"model": model, **row}), flush=True)
+        print(json.dumps({"model": model, "targets": targets(rows)}), flush=True)
+
+
+THROUGHPUT_TARGET = 1.5  # 20 clients at once, batched, against the same sentences one after another
+
+
+def targets(rows: list[dict[str, Any]]) -> dict[str, bool]:
+    """The room's targets (docs/benchmarks.md): throughput at 20 clients, no error, every client within the deadline
+    (a client past it, or past its retries, is counted as an error)."""
+    twenty = next((r for r in rows if r["phase"] == "20 at once, batched"), None)
+    return {
+        f"throughput at 20 >= {THROUGHPUT_TARGET}": bool(
+            twenty and twenty["throughput_vs_one_after_another"] >= THROUGHPUT_TARGET
+        ),
+        "no errors": all(r["errors"] == 0 for r in rows),
+        f"every answer within {DEADLINE_S:.0f} s": all((r["max_s"] or 0) <= DEADLINE_S for r in rows),
+    }
 
 
 if __name__ == "__main__":

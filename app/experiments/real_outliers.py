@@ -18,7 +18,7 @@ import torch
 from ..probes.real import StreamRecord
 
 # Per layer and token, the top 2 coordinates, the top 1 beyond 64 tokens: SmolLM2's answer at the 256-token cap
-# stays ~0.6 MB (docs/models.md)
+# stays ~0.7 MB (docs/models.md)
 TOP_K, TOP_K_LONG, LONG = 2, 1, 64
 DIMENSIONS = 4  # the dimensions followed block by block
 MASSIVE_ABS = 100.0  # Sun et al. 2024: |a| > 100 ...

@@ -134,10 +134,19 @@ async def real_answer(pool: ComputePool, kind: str, req: BaseModel) -> tuple[Any
     return await set_with_own(pool, req)
 
 
+PROVENANCE = ("name", "revision", "weights_sha256", "transformers", "torch")
+
+
+def weights_of(answer: dict[str, Any]) -> list[dict[str, Any]]:
+    """Each model an answer draws (a trace, a pair's traces that did not fail, a set), with the digest of the weights
+    and the library versions that computed it: a chart says where its numbers come from, as a trace does."""
+    found = [t.get("model") for t in answer.get("traces", [answer])]
+    return [{key: model[key] for key in PROVENANCE} for model in found if isinstance(model, dict)]
+
+
 def _revisions(answer: Any) -> str:
     """The digests (as revisions) of the weights an answer was computed with."""
-    found = answer.get("traces", [answer]) if isinstance(answer, dict) else []
-    return ",".join(str(t.get("model", {}).get("revision", "")) for t in found if isinstance(t, dict))
+    return ",".join(model["revision"] for model in weights_of(answer))
 
 
 async def real_chart_json(pool: ComputePool, kind: ChartKind, req: BaseModel, lang: str) -> tuple[dict[str, Any], str]:
@@ -148,7 +157,7 @@ async def real_chart_json(pool: ComputePool, kind: ChartKind, req: BaseModel, la
     if hit is not None:
         _charts.move_to_end(cache_key)
         return hit, "chart"
-    built = kind.build(answer, lang).to_json()
+    built = {**kind.build(answer, lang).to_json(), "weights": weights_of(answer)}
     _charts[cache_key] = built
     if len(_charts) > MAX_CHARTS:
         _charts.popitem(last=False)

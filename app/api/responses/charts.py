@@ -12,6 +12,7 @@ from typing import Annotated, Any, Literal
 from pydantic import ConfigDict, Field, RootModel
 
 from .common import Answer, Bilingual, Figure, Flagged, Json
+from .service import Provenance
 
 
 class Cell(Answer):
@@ -25,6 +26,13 @@ class Table(Answer):
     rows: list[list[Cell]]
 
 
+class ChartWeights(Provenance):
+    """A pretrained model a chart draws, and the weights and libraries that computed its numbers."""
+
+    name: str
+    weights_sha256: str = Field(description="sha256 of the weight, config and tokenizer files' content")
+
+
 class ChartAnswer(Flagged):
     """One chart built from one answer: the figure, its caption, the values the caption states, its CSV rows."""
 
@@ -35,6 +43,9 @@ class ChartAnswer(Flagged):
     rows: list[Json] = Field(description="the chart's data, one object a CSV row")
     patches: dict[str, Json] = Field(description="view name (slide, log, linear, ...) -> patch merged into figure")
     tables: dict[str, Table] | None = Field(None, description="a lesson's page elements built from the same answer")
+    weights: list[ChartWeights] | None = Field(
+        None, description="a pretrained model's chart (/models): each model drawn, with the weights that computed it"
+    )
 
 
 class SlideClaim(Answer):
