@@ -309,7 +309,9 @@ def bars_figure(chart: Json, answers: Answers, theme: str, lang: str, slide: Sli
             "showlegend": False,
             "cliponaxis": False,
             "marker": {
-                "color": [PALETTE["blue"] if v is not None and 0.05 < v < 20 else PALETTE["vermillion"] for v in values]
+                "color": [PALETTE[c] for c in chart["colors"]]
+                if "colors" in chart  # the slide's own grouping, named in its caption
+                else [PALETTE["blue"] if v is not None and 0.05 < v < 20 else PALETTE["vermillion"] for v in values]
             },
             "text": [text("lecture.zero", lang) if v == 0 else format_number(v, 2, lang) for v in values],
             "textposition": "outside",

@@ -20,6 +20,10 @@ IDENTITY_PATHS = ("identity", "rezero", "dense")
 NORM_ON_PATH = ("post", "mix")
 
 
+# Each group in its own colour, named so in the caption: the bars tell the three groups apart at a glance.
+GROUP_COLORS = {"clear": "blue", "normed": "orange", "lost": "vermillion"}
+
+
 def _group(config: Any) -> str:
     """clear: an identity path no norm interrupts; normed: a norm sits on it; lost: a gate or no shortcut."""
     if config.residual not in IDENTITY_PATHS:
@@ -132,16 +136,17 @@ def alternatives_slide() -> dict[str, Any]:
             field="summary.grad_survival",
             labels=[alternative_label(item) for item in items],
             keys=[item["key"] for item in items],
+            colors=[GROUP_COLORS[_group(item["config"])] for item in items],
             x=pair("", ""),  # the chart's title names the ratio; one bar a row needs the axis title's height
         ),
         claim(
             (
-                "An open identity path ({kept_count|0} variants): block 1 gets {low|2}× to {high|2}× block 96's "
-                "gradient. A norm on the path ({normed_count|0}: Post-LN, DeepNorm, Mix-LN): {normed_low|2}× to "
-                "{normed_high|2}×. A gate or no shortcut ({lost_count|0}): at most {lost_high|2}×.",
-                "有既无门控、也不被归一化打断的恒等通路时（{kept_count|0} 种变体），第 1 块收到的梯度是第 96 块的 {low|2} 到 "
-                "{high|2} 倍。通路上有归一化时（{normed_count|0} 种：Post-LN、DeepNorm、Mix-LN）：{normed_low|2} 到 "
-                "{normed_high|2} 倍。带门控或没有捷径时（{lost_count|0} 种）：至多 {lost_high|2} 倍。",
+                "An open identity path (blue, {kept_count|0} variants): block 1 gets {low|2}× to {high|2}× block 96's "
+                "gradient. A norm on the path (orange, {normed_count|0}: Post-LN, DeepNorm, Mix-LN): {normed_low|2}× "
+                "to {normed_high|2}×. A gate or no shortcut (red, {lost_count|0}): at most {lost_high|2}×.",
+                "有既无门控、也不被归一化打断的恒等通路时（蓝色，{kept_count|0} 种变体），第 1 块收到的梯度是第 96 块的 "
+                "{low|2} 到 {high|2} 倍。通路上有归一化时（橙色，{normed_count|0} 种：Post-LN、DeepNorm、Mix-LN）："
+                "{normed_low|2} 到 {normed_high|2} 倍。带门控或没有捷径时（红色，{lost_count|0} 种）：至多 {lost_high|2} 倍。",
             ),
             {
                 "kept": {"sources": kept, "path": "summary.grad_survival"},
