@@ -3,6 +3,9 @@ set before the call (two threads, no_grad, inference_mode, a float64 default, au
 algorithms, a seeded RNG), rx.trace / compare / sweep / train and `trace --json` give POST /api/trace's numbers bit
 for bit, and every one of those settings is as the caller left it afterwards.
 
+rx.real_trace on a model in memory (a tiny GPT-2) gives, under each of those settings, its answer under the suite's
+plain ones (its equality with POST /api/real_trace for a packaged model: tests/test_real_models.py).
+
 tests/conftest.py pins one thread for the suite: the caller's settings here set other values themselves.
 """
 
@@ -150,6 +153,18 @@ def server(client) -> dict[str, Any]:
     return {"trace": traces, "train": untimed_events(train)}
 
 
+@pytest.fixture(scope="module")
+def own_model() -> tuple[Any, list[int], dict[str, Any]]:
+    """A researcher's own model (a tiny random GPT-2, built offline in milliseconds), its token ids, and
+    rx.real_trace's answer for them under the suite's plain settings (one thread, nothing else set)."""
+    transformers = pytest.importorskip("transformers")
+    torch.manual_seed(0)
+    config = transformers.GPT2Config(n_layer=2, n_embd=32, n_head=4, vocab_size=64, n_positions=32)
+    model = transformers.GPT2LMHeadModel(config)
+    ids = list(range(3, 15))
+    return model, ids, dict(rx.real_trace(model, ids))
+
+
 def run_cli(capsys) -> dict:
     with pytest.raises(SystemExit) as exit_info:
         main(["trace", "--depth", "3", "--norm-position", "post", "--json"], prog="resnorm-explorer")
@@ -233,3 +248,15 @@ def _stub(cfg) -> dict:
     from app.experiments.trace import run_trace
 
     return run_trace(cfg)
+
+
+@pytest.mark.parametrize("caller", list(CALLERS))
+def test_a_researchers_own_model_is_traced_alike_whatever_the_caller_set(caller, own_model):
+    """rx.real_trace on a model object: a forward and a backward pass even under no_grad or inference_mode, the
+    same numbers bit for bit, and every setting as the caller left it."""
+    model, ids, plain = own_model
+    with CALLERS[caller]():
+        before = settings()
+        assert dict(rx.real_trace(model, ids)) == plain
+        after = settings()
+    assert after == before
