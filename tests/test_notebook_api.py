@@ -75,6 +75,16 @@ def test_a_training_run_is_typed_as_a_trace():
     assert typing.get_args(runs) == (TraceFields | TraceConfig,)
 
 
+def test_train_lists_the_training_fields_with_the_preset_as_their_default():
+    parameters = inspect.signature(rx.train).parameters
+    hints = typing.get_type_hints(TrainFields)
+    for field in TrainRequest.model_fields:
+        parameter = parameters[field]
+        assert parameter.kind is inspect.Parameter.KEYWORD_ONLY and parameter.annotation == hints[field], field
+        assert repr(parameter.default) == "<the preset's>"
+    assert "steps: int = <the preset's>" in str(inspect.signature(rx.train))
+
+
 def test_help_lists_the_fields():
     import pydoc
 
