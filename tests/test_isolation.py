@@ -165,7 +165,9 @@ def own_model() -> tuple[Any, list[int], dict[str, Any]]:
     rx.real_trace's answer for them under the suite's plain settings (one thread, nothing else set)."""
     transformers = pytest.importorskip("transformers")
     torch.manual_seed(0)
-    config = transformers.GPT2Config(n_layer=2, n_embd=32, n_head=4, vocab_size=64, n_positions=32)
+    config = transformers.GPT2Config(
+        n_layer=2, n_embd=32, n_head=4, vocab_size=64, n_positions=32, bos_token_id=0, eos_token_id=0
+    )
     model = transformers.GPT2LMHeadModel(config)
     ids = list(range(3, 15))
     return model, ids, dict(rx.real_trace(model, ids))
@@ -194,7 +196,7 @@ def test_same_numbers_and_settings_given_back(api, caller, server, capsys):
             lesson = rx.lesson("precision-overflow", **LESSON)
             rows = json.loads(strict_dumps(lesson.rows))
             assert rows == server["lesson"]["rows"] and lesson.caption == server["lesson"]["caption"]
-        elif api == "build":  # the traced module: float32 weights that take gradients, the same as built plainly
+        elif api == "build":  # the traced module: float32, not inference tensors, the same weights as built plainly
             model = rx.build(**TRACE).state_dict()
             assert model.keys() == server["build"].keys()
             assert all(torch.equal(model[name], server["build"][name]) for name in model)
