@@ -139,7 +139,7 @@ def settings() -> dict[str, Any]:
 
 TRACE: dict[str, Any] = {"depth": 3, "norm_position": "post"}
 TRAIN: dict[str, Any] = {"runs": [{"depth": 2, "seq_len": 16, "vocab_size": 16}], "steps": 3}
-LESSON: dict[str, Any] = {"big": 10000, "small": 0.001, "depth": 24}  # /precision: a forward and backward pass
+LESSON: dict[str, Any] = {"big": 10000, "small": 0.001, "depth": 6}  # /precision: a forward and backward pass
 
 
 @pytest.fixture(scope="module")
