@@ -97,3 +97,5 @@ def test_the_notebook_comparison_is_the_pages_json(client):
     assert pair.names == ["自定义 + norm_position:post", "自定义 + norm_position:pre"]
     logged = apply_patch(copy.deepcopy(page["figure"]), page["patches"]["norm_log"])
     assert plain(pair.figure(log=True)) == logged
+    projected = apply_patch(copy.deepcopy(page["figure"]), page["patches"]["slide"])
+    assert plain(pair.figure(theme="slide")) == projected != page["figure"]

@@ -79,14 +79,19 @@ def test_every_chart_string_has_both_languages_and_reaches_the_pages_table():
 
 
 def test_the_notebook_figure_is_the_pages_json(client):
-    """rx.trace(...).figure() is the figure POST /api/figure/norms hands the page, to the key."""
+    """rx.trace(...).figure() is the figure POST /api/figure/norms hands the page, to the key; with theme="slide",
+    that figure with the page's own slide patch."""
+    import copy
+
     import app as rx
 
     cases: list[tuple[dict[str, Any], str]] = [({"depth": 8}, "en"), ({"depth": 8, "norm_position": "post"}, "zh")]
     for fields, lang in cases:
         page = client.post(f"/api/figure/norms?lang={lang}", json=fields).json()
-        notebook = rx.trace(**fields).figure(lang=lang)
-        assert plain(notebook) == page["figure"]
+        traced = rx.trace(**fields)
+        assert plain(traced.figure(lang=lang)) == page["figure"]
+        projected = apply_patch(copy.deepcopy(page["figure"]), page["patches"]["slide"])
+        assert plain(traced.figure(lang=lang, theme="slide")) == projected != page["figure"]
         assert page["caption"] == build("norms", run_trace(TraceConfig(**fields)), lang).caption
 
 

@@ -1,7 +1,11 @@
 """Every entry point computes under the server's torch settings (app/experiments/isolation.py): whatever a notebook
 set before the call (two threads, no_grad, inference_mode, a float64 default, autocast, anomaly mode, deterministic
 algorithms, a seeded RNG), rx.trace / compare / sweep / train and `trace --json` give POST /api/trace's numbers bit
-for bit, and every one of those settings is as the caller left it afterwards.
+for bit, rx.lesson the /precision page's numbers and rx.build the module built under plain settings, and every one
+of those settings is as the caller left it afterwards.
+
+rx.real_trace on a model in memory (a tiny GPT-2) gives, under each of those settings, its answer under the suite's
+plain ones (its equality with POST /api/real_trace for a packaged model: tests/test_real_models.py).
 
 tests/conftest.py pins one thread for the suite: the caller's settings here set other values themselves.
 """
@@ -9,6 +13,7 @@ tests/conftest.py pins one thread for the suite: the caller's settings here set 
 from __future__ import annotations
 
 import gc
+import json
 import os
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
@@ -21,6 +26,7 @@ import app as rx
 from app.cli import main
 from app.experiments.isolation import as_server
 from app.experiments.sweep import depth_row
+from app.jsonsafe import strict_dumps
 from tests.conftest import strict_json, strict_lines
 
 TIMING = ("elapsed_ms", "served_ms", "cached", "source")
@@ -133,6 +139,7 @@ def settings() -> dict[str, Any]:
 
 TRACE: dict[str, Any] = {"depth": 3, "norm_position": "post"}
 TRAIN: dict[str, Any] = {"runs": [{"depth": 2, "seq_len": 16, "vocab_size": 16}], "steps": 3}
+LESSON: dict[str, Any] = {"big": 10000, "small": 0.001, "depth": 6}  # /precision: a forward and backward pass
 
 
 @pytest.fixture(scope="module")
@@ -147,7 +154,23 @@ def server(client) -> dict[str, Any]:
         for position in ("post", "pre")
     }
     train = strict_lines(client.post("/api/train", json=TRAIN).text)
-    return {"trace": traces, "train": untimed_events(train)}
+    lesson = client.post("/api/figure/precision-overflow", json=LESSON).json()
+    model = {name: tensor.clone() for name, tensor in rx.build(**TRACE).state_dict().items()}  # plain settings
+    return {"trace": traces, "train": untimed_events(train), "lesson": lesson, "build": model}
+
+
+@pytest.fixture(scope="module")
+def own_model() -> tuple[Any, list[int], dict[str, Any]]:
+    """A researcher's own model (a tiny random GPT-2, built offline in milliseconds), its token ids, and
+    rx.real_trace's answer for them under the suite's plain settings (one thread, nothing else set)."""
+    transformers = pytest.importorskip("transformers")
+    torch.manual_seed(0)
+    config = transformers.GPT2Config(
+        n_layer=2, n_embd=32, n_head=4, vocab_size=64, n_positions=32, bos_token_id=0, eos_token_id=0
+    )
+    model = transformers.GPT2LMHeadModel(config)
+    ids = list(range(3, 15))
+    return model, ids, dict(rx.real_trace(model, ids))
 
 
 def run_cli(capsys) -> dict:
@@ -165,11 +188,20 @@ def test_the_caller_settings_are_really_different():
 
 
 @pytest.mark.parametrize("caller", list(CALLERS))
-@pytest.mark.parametrize("api", ["trace", "compare", "sweep", "train", "cli"])
+@pytest.mark.parametrize("api", ["trace", "compare", "sweep", "train", "cli", "lesson", "build"])
 def test_same_numbers_and_settings_given_back(api, caller, server, capsys):
     with CALLERS[caller]():
         before = settings()
-        if api == "trace":
+        if api == "lesson":  # the /precision page's numbers and sentence
+            lesson = rx.lesson("precision-overflow", **LESSON)
+            rows = json.loads(strict_dumps(lesson.rows))
+            assert rows == server["lesson"]["rows"] and lesson.caption == server["lesson"]["caption"]
+        elif api == "build":  # the traced module: float32, not inference tensors, the same weights as built plainly
+            model = rx.build(**TRACE).state_dict()
+            assert model.keys() == server["build"].keys()
+            assert all(torch.equal(model[name], server["build"][name]) for name in model)
+            assert all(t.dtype == torch.float32 and not t.is_inference() for t in model.values())
+        elif api == "trace":
             assert without_timing(rx.trace(**TRACE).result) == server["trace"][(3, "post")]
         elif api == "compare":
             pair = rx.compare(depth=3, norm_position=["post", "pre"])
@@ -233,3 +265,15 @@ def _stub(cfg) -> dict:
     from app.experiments.trace import run_trace
 
     return run_trace(cfg)
+
+
+@pytest.mark.parametrize("caller", list(CALLERS))
+def test_a_researchers_own_model_is_traced_alike_whatever_the_caller_set(caller, own_model):
+    """rx.real_trace on a model object: a forward and a backward pass even under no_grad or inference_mode, the
+    same numbers bit for bit, and every setting as the caller left it."""
+    model, ids, plain = own_model
+    with CALLERS[caller]():
+        before = settings()
+        assert dict(rx.real_trace(model, ids)) == plain
+        after = settings()
+    assert after == before

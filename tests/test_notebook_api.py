@@ -1,6 +1,7 @@
-"""The Python API as tools and careful callers see it (app/notebook/fields.py, limits.py, app/__init__.py): keyword-only
-fields with TraceConfig's types and defaults, strict validation, every mistake an error rather than another model,
-short reprs, `dir(rx)` the API only, the traced module itself, and this machine's memory as the budget."""
+"""The Python API as tools and careful callers see it (app/notebook/fields.py, app/config/machine.py,
+app/__init__.py): keyword-only fields with TraceConfig's types and defaults, strict validation, every mistake an error
+rather than another model, short reprs, `dir(rx)` the API only, the traced module itself, and this machine's memory as
+the budget."""
 
 from __future__ import annotations
 
@@ -74,6 +75,16 @@ def test_a_training_run_is_typed_as_a_trace():
     assert typing.get_args(runs) == (TraceFields | TraceConfig,)
 
 
+def test_train_lists_the_training_fields_with_the_preset_as_their_default():
+    parameters = inspect.signature(rx.train).parameters
+    hints = typing.get_type_hints(TrainFields)
+    for field in TrainRequest.model_fields:
+        parameter = parameters[field]
+        assert parameter.kind is inspect.Parameter.KEYWORD_ONLY and parameter.annotation == hints[field], field
+        assert repr(parameter.default) == "<the preset's>"
+    assert "steps: int = <the preset's>" in str(inspect.signature(rx.train))
+
+
 def test_help_lists_the_fields():
     import pydoc
 
@@ -139,6 +150,8 @@ def test_reprs_are_short_and_say_what_was_traced():
     assert len(repr(rx.compare(depth=2, norm_position=["post", "pre"]))) < 300
     sweep = rx.sweep(1, 2, progress=False)
     assert repr(sweep) == "Sweep(depths 1..2: 2 of 2 traced)"
+    title = rx.lecture.slide("title")  # a text slide: its words in both languages stay in .data
+    assert repr(title) == f"Slide(title: {title.title!r}; claim holds)"
 
 
 def test_build_is_the_module_the_trace_traces():

@@ -55,6 +55,7 @@ def test_the_notebook_runs_every_cell(executed):
     printed = "".join(o.get("text", "") for o in outputs if o.output_type == "stream")
     assert "of the gradient reaches the first block" in printed and "less than or equal to 128" in printed
     assert "pre_norm blocks: 4" in printed and printed.count("gradient ‖∂loss/∂x‖") == 5  # your own GPT-2
+    assert "Residual stream norm per layer" in str(figures[-1]["data"][PLOTLY]["layout"]["title"])  # and its chart
 
 
 @pytest.fixture(scope="module")

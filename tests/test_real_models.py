@@ -3,6 +3,7 @@ the packaged MiniLM and SmolLM2 figures where installed, and POST /api/real_trac
 
 from __future__ import annotations
 
+import html
 import math
 from pathlib import Path
 from typing import Any, ClassVar
@@ -17,6 +18,7 @@ from app.api.responses import RealTraceAnswer  # noqa: E402
 from app.experiments.real_trace import next_token_gradients, run_watched, trace_real  # noqa: E402
 from app.models.real.loading import LoadedModel, wrap_model  # noqa: E402
 from app.models.real.sources import ModelSource, available_sources, local_source, packaged_source  # noqa: E402
+from app.numbers import fmt  # noqa: E402
 from tests.conftest import packaged_model  # noqa: E402
 
 SENTENCE = "The quick brown fox jumps over the lazy dog."
@@ -533,6 +535,29 @@ def test_real_trace_of_a_model_in_memory_gives_it_back_as_it_was():
     assert result["tokens"] == [str(i) for i in ids]
     assert all(m.training for m in model.modules()) and [p.requires_grad for p in model.parameters()] == flags
     assert not any(m._forward_hooks or m._forward_pre_hooks for m in model.modules())
+
+
+def test_real_trace_is_one_line_and_its_charts_leave_the_notebook(tmp_path):
+    """repr is one line (the dict holds thousands of numbers); every figure carries its offline HTML for an
+    exported notebook, takes the slide theme, and saves as the page's buttons do, with the chart's caption."""
+    import app as rx
+    from app.notebook.export import NotebookFigure
+
+    torch.manual_seed(0)
+    config = transformers.GPT2Config(n_layer=2, n_embd=32, n_head=4, vocab_size=VOCAB, bos_token_id=0, eos_token_id=0)
+    model = transformers.GPT2LMHeadModel(config)
+    result = rx.real_trace(model, list(range(10)))
+    stream, gradient = result["stream"]["mean"], result["gradient"]["per_block"]
+    assert repr(result) == (
+        f"RealTrace(GPT2LMHeadModel (in memory): pre_norm, 2 blocks, 10 tokens; layer 0 -> 2: stream "
+        f"{fmt(stream[0])} -> {fmt(stream[-1])}, gradient {fmt(gradient[0])} -> {fmt(gradient[-1])})"
+    )
+    assert "Residual stream norm per layer" in result._repr_html_()
+    normal, projected = result.figure(), result.figure("models-sink", theme="slide")
+    assert isinstance(normal, NotebookFigure) and isinstance(projected, NotebookFigure)
+    assert projected.layout.font.size > result.figure("models-sink").layout.font.size
+    page = result.save(tmp_path / "stream.html").read_text(encoding="utf-8")
+    assert "plotly.js v" in page and html.escape(result.caption()) in page
 
 
 def test_real_trace_refuses_in_one_clear_line():

@@ -8,17 +8,20 @@
     rx.lecture.slide("snowball").figure()
     rx.lesson("softmax-sweep", logits=[5, 5, 5]).caption   # a lesson page's chart
     model = rx.build(depth=48)                     # the nn.Module rx.trace traces
+    rx.real_trace(my_gpt2, token_ids).figure()     # a transformers model (or "minilm", "smollm2"): /models' charts
 
 Every call computes under the server's torch settings and gives the caller's back (app/experiments/isolation.py).
 
 fields   the keyword arguments: TraceConfig's fields, typed, strictly validated
-limits   this machine's memory as the budget of a call
+strings  the API's own words, in English and Chinese (the memory budget of a call: app/config/machine.py)
 traces   trace(), compare(), build(), batch(): Trace and Comparison objects, the model and its batch
 sweeps   sweep(): depth sweeps with a progress bar
 training train(): a /train preset, live in Jupyter
 lecture  lecture.slide(id): a deck slide computed, its claim checked
 lessons  lesson(chart, ...): a lesson page's chart and caption
+real     real_trace(model, text_or_ids): a pretrained or the caller's own transformers model, /models' charts
 charts   a builder's chart (app/figures/) as the plotly figure the page draws
+export   save() and the figures that keep their charts in a notebook exported to HTML
 """
 
 from __future__ import annotations

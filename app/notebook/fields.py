@@ -3,8 +3,9 @@
 `TraceFields` lists the fields with their types for mypy, pyright and editors (`**fields: Unpack[TraceFields]`;
 `ModelFields` without depth for rx.sweep, `CompareFields` with lists for rx.compare, `TrainFields` for rx.train);
 `keyword_signature` writes the same fields, with TraceConfig's own defaults, into each function's runtime signature,
-so `help(rx.trace)`, `inspect.signature` and Jupyter's completion show them. tests/test_notebook_api.py checks both
-against TraceConfig, so a new field cannot be missing from either.
+so `help(rx.trace)`, `inspect.signature` and Jupyter's completion show them (`train_signature`: TrainRequest's
+fields for rx.train, their defaults the preset's). tests/test_notebook_api.py checks both against TraceConfig
+and TrainRequest, so a new field cannot be missing from either.
 
 Values are validated in pydantic's strict mode, as POST /api/trace validates its JSON body (app/api/body.py):
 `depth=True` and `depth="48"` are refused, not read as 1 and 48.
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import difflib
 import inspect
+import typing
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal, TypeVar
 
@@ -22,7 +24,7 @@ from typing_extensions import TypedDict
 
 from ..config import Activation, Arch, Block, DType, Init, Norm, NormPosition, Residual, TraceConfig
 from ..config.machine import Budget, check_budget, check_machine
-from ..experiments.train import OptimizerName, TaskName
+from ..experiments.train import OptimizerName, TaskName, TrainRequest
 
 F = TypeVar("F", bound=Callable[..., Any])
 LANGS = ("en", "zh")
@@ -100,11 +102,6 @@ def keyword_signature(*, lists: bool = False, skip: tuple[str, ...] = ()) -> Cal
     their types and defaults (`lists`: each may also be a list, as rx.compare varies them)."""
 
     def decorate(fn: F) -> F:
-        own = [
-            p.replace(annotation=_resolved(p.annotation, fn))
-            for p in inspect.signature(fn).parameters.values()
-            if p.kind is not p.VAR_KEYWORD
-        ]
         fields = [
             inspect.Parameter(
                 name,
@@ -115,10 +112,41 @@ def keyword_signature(*, lists: bool = False, skip: tuple[str, ...] = ()) -> Cal
             for name, info in TraceConfig.model_fields.items()
             if name not in skip
         ]
-        fn.__signature__ = inspect.signature(fn).replace(parameters=[*own, *fields])  # type: ignore[attr-defined]
-        return fn
+        return _with_fields(fn, fields)
 
     return decorate
+
+
+class _FromPreset:
+    """The default rx.train's fields show in help(): the preset's value (TrainRequest's own with preset=None)."""
+
+    def __repr__(self) -> str:
+        return "<the preset's>"
+
+
+FROM_PRESET = _FromPreset()
+
+
+def train_signature(fn: F) -> F:
+    """Give rx.train's `**fields` a signature listing TrainRequest's fields as keyword-only parameters with the
+    types type checkers read (TrainFields), their default the preset's."""
+    hints = typing.get_type_hints(TrainFields)
+    fields = [
+        inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=FROM_PRESET, annotation=hints[name])
+        for name in TrainRequest.model_fields
+    ]
+    return _with_fields(fn, fields)
+
+
+def _with_fields(fn: F, fields: list[inspect.Parameter]) -> F:
+    """fn's own parameters (but **fields), their annotations resolved, then `fields`, as fn's runtime signature."""
+    own = [
+        p.replace(annotation=_resolved(p.annotation, fn))
+        for p in inspect.signature(fn).parameters.values()
+        if p.kind is not p.VAR_KEYWORD
+    ]
+    fn.__signature__ = inspect.signature(fn).replace(parameters=[*own, *fields])  # type: ignore[attr-defined]
+    return fn
 
 
 def _resolved(annotation: Any, fn: Callable[..., Any]) -> Any:

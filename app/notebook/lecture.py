@@ -37,7 +37,7 @@ from .strings import t
 SLIDES = {slide["id"]: slide for slide in DECK}
 
 
-@dataclass
+@dataclass(repr=False)
 class Slide(Saves):
     data: dict[str, Any]
     answers: list[Any]
@@ -64,6 +64,11 @@ class Slide(Saves):
         if not self.data["chart"]:
             raise ValueError(f"slide {self.data['id']!r} has no chart (a title or text slide)")
         return chart_figure(slides.build(self.data, self.answers, lang or self.lang), theme)
+
+    def __repr__(self) -> str:
+        """One line (the slide's text, sources and answers stay in .data and .answers)."""
+        verdict = "claim holds" if self.holds else f"claim fails: {'; '.join(self.failed)}"
+        return f"Slide({self.data['id']}: {self.title!r}; {verdict})"
 
     def _repr_html_(self) -> str:
         verdict = t("nb.claim_holds" if self.holds else "nb.claim_fails", self.lang, why="; ".join(self.failed))

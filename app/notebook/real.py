@@ -7,7 +7,9 @@
 
 A packaged or local model goes through the server's own shelf and function, so the answer has the same schema
 and numbers as POST /api/real_trace. A model object is traced in evaluation mode and given back unchanged: each
-module's train/eval mode is put back, no parameter's requires_grad is touched, and every hook is removed.
+module's train/eval mode is put back, no parameter's requires_grad is touched, and every hook is removed. Either
+way the call computes under the server's torch settings and gives the caller's back (app/experiments/isolation.py):
+it runs under `torch.no_grad()` or `torch.inference_mode()`, on one thread unless `threads=` says otherwise.
 
 The answer is a dict (the API's answer) that also draws /models' charts, built by the page's own builders:
 
@@ -15,10 +17,12 @@ The answer is a dict (the API's answer) that also draws /models' charts, built b
     t.figure("models-sink")                 # equal to what POST /api/figure/models-sink sends the page
     t.caption("models-dims", lang="zh")
     t.figure("models-set", theme="slide")   # the built-in sentence set beside this sentence (computed once)
+    t.save("stream.html")                   # as the page's download buttons write it
 """
 
 from __future__ import annotations
 
+import html
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -28,18 +32,23 @@ import plotly.graph_objects as go
 
 from .. import figures
 from ..config.real import RealTraceRequest
+from ..experiments.isolation import SERVER_THREADS, as_server
 from ..experiments.real_sentences import summarise
 from ..experiments.real_set import own_intervention, set_answer
 from ..experiments.real_trace import TraceOptions, encode, trace_encoded
 from ..models.real.loading import LoadedModel, _is_causal, describe_model
 from ..models.real.sources import ModelSource, local_source
+from ..numbers import fmt
 from .charts import chart_figure
+from .export import Saves, save_figure
 
 __all__ = ["RealTrace", "real_trace"]
 
 
-class RealTrace(dict[str, Any]):
+class RealTrace(dict[str, Any], Saves):
     """The answer of POST /api/real_trace, which also draws /models' charts with the page's builders."""
+
+    lang = "en"  # the language save() writes a chart in when not told (figure(lang=...) passes through)
 
     def __init__(self, answer: dict[str, Any], model_set: Callable[[], dict[str, Any]] | None = None) -> None:
         super().__init__(answer)
@@ -72,6 +81,28 @@ class RealTrace(dict[str, Any]):
     def caption(self, key: str = "models-stream", lang: str = "en") -> str:
         return self.chart(key, lang).caption
 
+    def __repr__(self) -> str:
+        """One line (the dict itself is the whole answer, thousands of numbers: `dict(t)` shows it)."""
+        model, stream = self["model"], self["stream"]["mean"]  # layer 0 (before block 1) .. layer L
+        gradient = (self.get("gradient") or {}).get("per_block")
+        grad = f", gradient {fmt(gradient[0])} -> {fmt(gradient[-1])}" if gradient else ""
+        return (
+            f"RealTrace({model['label']}: {model['family']}, {model['layers']} blocks, {len(self['tokens'])} tokens; "
+            f"layer 0 -> {len(stream) - 1}: stream {fmt(stream[0])} -> {fmt(stream[-1])}{grad})"
+        )
+
+    def save(self, path: str | Path, **figure_options: Any) -> Path:
+        """Chart `key` (figure()'s options, e.g. key="models-sink") as .html (offline, with its caption), .png
+        (1920 x 1080), .svg or .pdf (1280 x 720); images need kaleido and a Chromium browser (pip install kaleido)."""
+        lang = figure_options.get("lang") or self.lang
+        caption = self.caption(figure_options.get("key", "models-stream"), lang)
+        return save_figure(self.figure(**figure_options), path, lang, caption)
+
+    def _repr_html_(self) -> str:
+        chart = self.chart()
+        title = html.escape(chart.figure["layout"]["title"]["text"])
+        return f"<p><b>{title}</b> · {html.escape(self['model']['label'])}</p><p>{html.escape(chart.caption)}</p>"
+
 
 def real_trace(
     model: Any,
@@ -81,14 +112,20 @@ def real_trace(
     gradients: bool = True,
     attention: bool = True,
     special_tokens: bool = False,
+    threads: int = SERVER_THREADS,
 ) -> RealTrace:
-    """The trace of `text_or_ids` through `model` (a packaged or local model's name, or a transformers model)."""
+    """The trace of `text_or_ids` (a text, or token ids) through `model`: a packaged model's name ("minilm",
+    "smollm2"), a local Hugging Face folder, or a transformers model in memory (with its `tokenizer` for a text).
+    The answer is POST /api/real_trace's (a dict) and draws /models' charts: .figure(key), .caption(key), .save().
+    Computed under the server's torch settings with `threads` torch threads; the caller's are given back."""
     options = TraceOptions(gradients=gradients, attention=attention, special_tokens=special_tokens)
     if isinstance(model, (str, Path)):
         if not isinstance(text_or_ids, str):
             raise TypeError("a model given by name traces a text (a str): pass a model object to trace token ids")
-        return _by_name(str(model), text_or_ids, options)
-    return _in_memory(model, text_or_ids, tokenizer, options)
+        with as_server(threads):
+            return _by_name(str(model), text_or_ids, options)
+    with as_server(threads):
+        return _in_memory(model, text_or_ids, tokenizer, options)
 
 
 def _by_name(name: str, text: str, options: TraceOptions) -> RealTrace:
@@ -115,8 +152,9 @@ def _by_name(name: str, text: str, options: TraceOptions) -> RealTrace:
     def model_set() -> dict[str, Any]:
         from ..services.real_charts import compute_own
 
-        the_set = set_answer(real_models.get_shelf().get(source, digest))
-        own = compute_own(source, digest, text, the_set["intervention"]) if the_set["intervention"] else None
+        with as_server():
+            the_set = set_answer(real_models.get_shelf().get(source, digest))
+            own = compute_own(source, digest, text, the_set["intervention"]) if the_set["intervention"] else None
         return {**the_set, "own": summarise(answer), "own_intervention": own}
 
     return RealTrace(answer, model_set)
@@ -168,7 +206,7 @@ def _in_memory(model: Any, text_or_ids: Any, tokenizer: Any, options: TraceOptio
         return RealTrace(answer)
 
     def model_set() -> dict[str, Any]:
-        with _evaluated(model):
+        with as_server(), _evaluated(model):
             return _with_own(set_answer(loaded), loaded, answer)
 
     return RealTrace(answer, model_set)

@@ -30,7 +30,7 @@ from ..figures.train import label
 from ..figures.train_profile import CHART as PROFILE
 from .charts import chart_figure
 from .export import Saves
-from .fields import Language, TrainFields, check_lang, refuse_unknown
+from .fields import Language, TrainFields, check_lang, refuse_unknown, train_signature
 from .strings import t
 from .traces import _frame
 
@@ -105,6 +105,7 @@ class Training(Saves):
         return f"<p><b>{title}</b></p><p>{html.escape(chart.caption)}</p>"
 
 
+@train_signature
 def train(
     preset: str | None = "post_vs_pre",
     *,
