@@ -99,3 +99,19 @@ def test_the_notebook_comparison_is_the_pages_json(client):
     assert plain(pair.figure(log=True)) == logged
     projected = apply_patch(copy.deepcopy(page["figure"]), page["patches"]["slide"])
     assert plain(pair.figure(theme="slide")) == projected != page["figure"]
+
+
+def test_post_ln_and_pre_ln_keep_their_colours_in_any_column():
+    """Where the norm sits has one colour in every view (the deck, /, /compare, the notebook): the first Post-LN column
+    vermillion and the first Pre-LN column blue wherever they stand; every column still has its own colour."""
+    from app.figures.compare import column_colors
+    from app.figures.style import PALETTE
+
+    def variant(position: str, residual: str = "identity") -> dict:
+        return {"trace": {"config": {"norm_position": position, "residual": residual}}}
+
+    order = [variant("pre", "rezero"), variant("pre"), variant("post"), variant("pre")]
+    colors = column_colors(order)
+    assert colors[2] == PALETTE["vermillion"] and colors[1] == PALETTE["blue"]
+    assert len(set(colors)) == 4
+    assert column_colors([variant("post"), variant("pre")]) == [PALETTE["vermillion"], PALETTE["blue"]]

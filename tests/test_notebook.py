@@ -91,7 +91,8 @@ def test_compare_traces_each_variant_as_the_http_api_does(client):
     for series, trace in zip(norms, pair.traces, strict=True):  # the plotted values are the trace's
         assert list(series.y) == [trace.result["embedding"]["act_norm"], *(l["act_norm"] for l in trace.layers)]
         assert list(series.x) == list(range(6))
-    assert [s.line.color for s in norms] == [style.PALETTE["blue"], style.PALETTE["vermillion"]]
+    # where the norm sits keeps its colour in every view: Post-LN vermillion, Pre-LN blue, as on the deck
+    assert [s.line.color for s in norms] == [style.PALETTE["vermillion"], style.PALETTE["blue"]]
     assert all(abs(l["act_norm"] - 8.0) < 0.01 for l in pair.traces[0].layers)  # Post-LN pins √d_model = 8
 
 

@@ -13,7 +13,7 @@ from ..config import PRESETS
 from . import norms
 from .chart import Chart, ChartKind, Json, diff
 from .gradients import survival, verdict
-from .style import SERIES, axis, escape, finish, finite, layout, line, theme_of, wants_log
+from .style import PLACEMENT_COLORS, SERIES, axis, escape, finish, finite, layout, line, theme_of, wants_log
 from .words import direction, fmt, ratio, say, sentences
 
 STRINGS: dict[str, tuple[str, str]] = {
@@ -69,6 +69,20 @@ def short_name(variant: Json, lang: str) -> str:
     return inner[1] if inner and not variant["changes"] else full
 
 
+def column_colors(variants: list[Json]) -> list[str]:
+    """One colour a column: the first Post-LN and the first Pre-LN (LayerNorm before the branch, the identity shortcut)
+    take the colours every other view gives them, the rest the series colours left, in order."""
+    colors: list[str | None] = [None] * len(variants)
+    for position, color in PLACEMENT_COLORS.items():
+        for c, variant in enumerate(variants):
+            config = variant["trace"]["config"]
+            if colors[c] is None and config["norm_position"] == position and config["residual"] == "identity":
+                colors[c] = color
+                break
+    left = iter(color for color in SERIES if color not in colors)
+    return [color or next(left) for color in colors]
+
+
 def stream(trace: Json, field: str) -> list[float | None]:
     """Layer 0 (the embedding) and every block's value, overflows as gaps."""
     return finite(norms.stream(trace, field))
@@ -97,6 +111,7 @@ def figure(answer: Json, lang: str, theme: str, norm_log: bool) -> Json:
     def ref(letter: str, i: int) -> str:
         return letter if i == 1 else f"{letter}{i}"
 
+    colors = column_colors(variants)
     for r, (title, log) in enumerate(rows):
         for c, variant in enumerate(variants):
             i = axis_id(r, c)
@@ -112,7 +127,7 @@ def figure(answer: Json, lang: str, theme: str, norm_log: bool) -> Json:
                 lay["annotations"].append(
                     {"name": "column-title", "xref": f"{ref('x', i)} domain", "x": 0.5, "yref": f"{ref('y', i)} domain",
                      "y": 1.02, "yanchor": "bottom", "text": f"<b>{escape(name_of(variant, lang))}</b>", "showarrow": False,
-                     "font": {"size": style["font"] + 1, "color": SERIES[c]}}
+                     "font": {"size": style["font"] + 1, "color": colors[c]}}
                 )  # fmt: skip
     # what the page shows in a column too narrow for its title (static/js/fit.js); Plotly ignores `meta`
     lay["meta"] = {"column_short": [short_name(v, lang) for v in variants]}
@@ -125,7 +140,7 @@ def figure(answer: Json, lang: str, theme: str, norm_log: bool) -> Json:
         ):
             i = axis_id(r, c)
             fig["data"].append(
-                line(theme, f"{name}: {symbol}", x, stream(trace, field), SERIES[c], dash=dash,
+                line(theme, f"{name}: {symbol}", x, stream(trace, field), colors[c], dash=dash,
                      xaxis=ref("x", i), yaxis=ref("y", i))
             )  # fmt: skip
     return finish(fig)

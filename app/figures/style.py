@@ -28,6 +28,8 @@ PALETTE = {
     "black": "#000000",
 }
 SERIES = tuple(PALETTE[c] for c in ("blue", "vermillion", "green", "purple", "orange", "sky", "black"))
+# Where the norm sits keeps one colour on every page, slide and notebook figure: Post-LN vermillion, Pre-LN blue.
+PLACEMENT_COLORS = {"post": PALETTE["vermillion"], "pre": PALETTE["blue"]}
 GREY = "#8a9099"  # what the data is read against: a lesson's input, a reference drawn under the curves
 FLOAT16_MAX = 65504.0
 THEMES: dict[str, Json] = {

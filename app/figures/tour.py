@@ -9,7 +9,7 @@ from .chart import Chart, ChartKind, Json, diff
 from .compare import pinned
 from .compare import stream as compare_stream
 from .norms import is_pinned, pin_deviation
-from .style import SERIES, finish, hline, layout, line
+from .style import PLACEMENT_COLORS, SERIES, finish, hline, layout, line
 from .words import direction, fmt, ratio, say, sentences
 
 STRINGS: dict[str, tuple[str, str]] = {
@@ -56,7 +56,8 @@ def figure(answer: Json, lang: str, theme: str) -> Json:
     }  # fmt: skip
     x = list(range(depth + 1))
     for i, (position, trace) in enumerate(zip(answer["positions"], answer["traces"], strict=True)):
-        fig["data"].append(line(theme, text(f"series.{position}_ln", lang), x, stream(trace), SERIES[i]))
+        color = PLACEMENT_COLORS.get(position, SERIES[i])
+        fig["data"].append(line(theme, text(f"series.{position}_ln", lang), x, stream(trace), color))
     root = math.sqrt(answer["traces"][0]["config"]["d_model"])
     # Post-LN's points sit on the line and Pre-LN's rise above it: only below is free for the label
     hline(theme, fig, root, say({}, "series.theory_post", lang, value=fmt(root, lang)), below=True)

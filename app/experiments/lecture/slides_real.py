@@ -75,7 +75,7 @@ PINNED = slide(
             panel(("Max / min ‖x‖", "‖x‖ 最大 / 最小")),
         ],
         series=[
-            series(0, "stream.mean", ("MiniLM-L6", "MiniLM-L6"), "blue"),
+            series(0, "stream.mean", ("MiniLM-L6", "MiniLM-L6"), "vermillion"),
             series(
                 0,
                 "post_ln.text_token_spread_after_norm",
@@ -172,7 +172,7 @@ SNOWBALL = slide(
         "/models?model=smollm2&compare=minilm",
         settings=QUANTISED,
         panels=[panel(("Mean ‖x_l‖ over tokens 2…T", "第 2…T 个词元的 ‖x_l‖ 平均"), log=True)],
-        series=[series(0, "stream.mean_without_first", ("SmolLM2 (pre-norm)", "SmolLM2（Pre-norm）"), "vermillion")],
+        series=[series(0, "stream.mean_without_first", ("SmolLM2 (pre-norm)", "SmolLM2（Pre-norm）"), "blue")],
     ),
     claim(
         (
