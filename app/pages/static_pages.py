@@ -97,6 +97,7 @@ def _static_context(site: Site, key: str, lang: str, root: str) -> dict[str, Any
         ),
         "licence": _t("static.licence", lang, plotly=site.plotly),
         "models": _t("static.models_data", lang) if key == "models" and baked else "",
+        "models_short": _t("static.models_data_short", lang) if key == "models" and baked else "",  # an embed's
         "baked": baked,
     }
 
@@ -135,10 +136,15 @@ DECK_FOOTER_STYLE = "position:fixed;left:0;top:0;font:10px sans-serif;color:#aab
 
 
 def deck_footer(html: str, site: Site, lang: str) -> str:
-    """The offline deck file with the build and licence lines every page of the site carries (before </body>)."""
+    """The offline deck file with the build and licence lines every page of the site carries (before </body>), and
+    the notice of model-derived data when the deck has the real models' slides."""
+    from ..experiments.lecture import slides_real
+
     line = f"{_t('static.built', lang, version=site.version, when=site.built_at)} " + _t(
         "static.licence", lang, plotly=site.plotly
     )
+    if slides_real.SLIDES:
+        line += " " + _t("static.models_data_short", lang)
     footer = f'<footer class="static-build" style="{DECK_FOOTER_STYLE}">{_escape(line)}</footer>'
     head, tail = html.rsplit("</body>", 1)
     return f"{head}{footer}\n</body>{tail}"
