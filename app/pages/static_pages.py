@@ -113,6 +113,7 @@ def render(site: Site, key: str, lang: str, embed_chart: str | None = None) -> s
     data["nav"] = {k: root + page_file(k, lang) for k in registry.pages()}
     data["static"] = {
         "self": own.rsplit("/", 1)[-1],
+        "root": root,  # the site's top, relative to this file: where a view's data file is loaded from
         "server_only": key in site.server_only,
         "server": site.server,
         "embeds": {chart: root + embed_file(chart, lang) for chart in page.charts},
@@ -163,7 +164,7 @@ SHARED = "$shared"  # {"$shared": id} stands for pool[id]; no API answer has thi
 def data_script(page: str, answers: dict[str, Any]) -> str:
     """Baked answers as a classic script (file:// pages cannot fetch): the lists several answers share into
     window.RESNORM_SHARED, the answers, referring to them, into window.RESNORM_ANSWERS. Each JSON sits alone on
-    its line (`read_data_script`)."""
+    its line (`read_data_script`). `page` names the pool's ids: one per file of a page (app/pages/static_data.py)."""
     pool, refs = _shared_lists(page, answers)
     body = _json(_with_refs(answers, refs))
     return (

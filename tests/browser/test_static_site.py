@@ -135,7 +135,15 @@ def sealed(browser):
 
 
 def answers(folder: Path, page: str) -> dict:
-    return read_data_script((folder / "data" / f"{page}.js").read_text(encoding="utf-8"))
+    """Every answer baked for a page: its own data file's and each other view's (data/<page>/<n>.js)."""
+    files = [folder / "data" / f"{page}.js", *sorted((folder / "data" / page).glob("*.js"))]
+    return {key: value for file in files for key, value in read_data_script(file.read_text(encoding="utf-8")).items()}
+
+
+def data_loaded(page) -> list[str]:
+    """The data files the page has loaded, as paths below the site's data/ folder."""
+    names = page.evaluate("performance.getEntriesByType('resource').map((entry) => entry.name)")
+    return sorted(name.split("/data/", 1)[1] for name in names if "/data/" in name)
 
 
 def redrawn(page, chart: str, before: int) -> None:
@@ -246,11 +254,16 @@ def test_pages_work_from_file_urls(site, sealed, file):
 def test_a_baked_preset_view_loads_and_an_unbaked_one_names_the_nearest(site, static_base, sealed):
     from app.pages.static_site import all_views
 
-    preset = next(v for v in all_views((12,), ("en",))["norms"] if v.preset == "llama")
+    views = all_views((12,), ("en",))["norms"]
+    number, preset = next((n, v) for n, v in enumerate(views) if v.preset == "llama")
     page = sealed(f"{static_base}norms.html?{urlencode(preset.query)}", static_base)
     assert drawn(page, "norms")["data"]
     assert page.locator("#static-notice").is_hidden()
     assert page.evaluate("document.getElementById('status').textContent") == ""
+    assert data_loaded(page) == ["norms.js", f"norms/{number}.js"]  # the page's own file and this view's, no other
+    page = sealed(f"{static_base}gradients.html", static_base)
+    drawn(page, "grad-heatmap")
+    assert data_loaded(page) == ["gradients.js"]  # the default view comes with the page: no preset's heatmaps
 
     # the presets menu (static/js/presets.js) leads to the very views Python baked, on both model pages
     llama_gradients = next(v for v in all_views((12,), ("en",))["gradients"] if v.preset == "llama")
