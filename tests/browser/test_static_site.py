@@ -373,6 +373,11 @@ def test_embeds_and_the_decks_links_stay_in_the_site(site, static_base, sealed):
     embed = sealed(src, static_base)
     assert drawn(embed, "norms")["data"] and embed.locator("header.site").count() == 0
     assert __version__ in embed.inner_text(".embed-build") and "plotly.js" in embed.inner_text(".embed-build")
+    embed = sealed(src.replace("norm_position=post", "norm_position=post&seed=3"), static_base)  # not baked
+    embed.wait_for_selector("#static-notice:not([hidden]) a", timeout=10_000)
+    assert "不在本课程的静态副本中" in embed.inner_text("#status")
+    assert 1 <= embed.locator("#static-notice a").count() <= 3
+    assert embed.locator("#static-notice a").first.get_attribute("href").startswith("norms.zh.html")
     for deck in ("lecture.html", "lecture.zh.html"):
         html = (folder / deck).read_text(encoding="utf-8")
         links = references(html)
