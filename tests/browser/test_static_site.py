@@ -141,8 +141,9 @@ def answers(folder: Path, page: str) -> dict:
 
 
 def data_loaded(page) -> list[str]:
-    """The data files the page has loaded, as paths below the site's data/ folder."""
-    names = page.evaluate("performance.getEntriesByType('resource').map((entry) => entry.name)")
+    """The data files the page has asked for (its script elements: file:// pages keep no resource timings), as
+    paths below the site's data/ folder."""
+    names = page.evaluate("[...document.scripts].map((script) => script.src)")
     return sorted(name.split("/data/", 1)[1] for name in names if "/data/" in name)
 
 
@@ -249,6 +250,10 @@ def test_pages_work_from_file_urls(site, sealed, file):
     if file == "norms.zh.html":  # a file cannot read Plotly.js for the offline HTML file: the page says so
         page.click("[data-export='html'][data-chart-key='norms']")
         page.wait_for_selector("#status:has-text('http(s)')", timeout=10_000)
+        before = int(page.get_attribute("[data-chart='norms']", "data-drawn"))
+        page.select_option("#ctl-preset", "deepnorm")  # a preset's answers: its own data file, loaded from disk too
+        redrawn(page, "norms", before)
+        assert page.locator("#static-notice").is_hidden() and data_loaded(page)[-1].startswith("norms/")
 
 
 def test_a_baked_preset_view_loads_and_an_unbaked_one_names_the_nearest(site, static_base, sealed):
