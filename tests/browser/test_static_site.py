@@ -420,11 +420,13 @@ def test_embeds_and_decks_carry_the_build_and_licence_lines(site):
         assert __version__ in line and "plotly.js" in line and "LICENSE.plotly.js.txt" in line, html.name
         said = "model card" in line or "说明页" in line
         assert said == (models and html.name.startswith("models-")), html.name
+        assert ("all-MiniLM-L6-v2 (Apache-2.0)" in line) == said, html.name  # the model the test's site baked
     for deck in ("lecture.html", "lecture.zh.html"):
         html = (folder / deck).read_text(encoding="utf-8")
         line = html.split('<footer class="static-build"')[1].split("</footer>")[0]
         assert __version__ in line and "plotly.js" in line, deck
         assert ("model card" in line or "说明页" in line) == bool(slides_real.SLIDES), deck
+        assert ("SmolLM2-135M-Instruct (Apache-2.0)" in line) == bool(slides_real.SLIDES), deck
 
 
 def test_a_baked_sentence_on_the_real_models_page(site, static_base, sealed):
