@@ -222,3 +222,37 @@ def test_site_refuses_a_server_that_is_not_an_address(url, tmp_path, capsys):
         main(["site", "-o", str(tmp_path / "site"), "--server", url], prog="resnorm-explorer")
     err = capsys.readouterr().err
     assert exit_.value.code == 2 and "must be the explorer server's address" in err
+
+
+def test_a_keys_hash_is_the_same_in_python_and_javascript():
+    from app.pages.static_data import key_hash
+
+    keys = [
+        "",
+        Call("POST", "/api/trace", body=TraceConfig(depth=96).model_dump()).key,
+        request_key("POST", "/api/figure/models-stream", {"lang": "zh"}, {"text": "残差连接让梯度活下来 🙂"}),
+    ]
+    script = "console.log(JSON.stringify(input.map((key) => keys.keyHash(key))));"
+    assert node(script, keys) == [key_hash(key) for key in keys]
+    assert key_hash("") == "811c9dc5" and key_hash("a") == "e40c292c"  # FNV-1a's published values
+
+
+def test_a_page_loads_its_first_view_with_it_and_each_other_view_from_its_own_file():
+    from app.pages.static_data import key_hash, split
+    from app.pages.static_views import View
+
+    presets, budget = Call("GET", "/api/presets", {"depth": "12"}), Call("POST", "/api/budget", body={"depth": 12})
+    trace = [Call("POST", "/api/trace", body={"depth": depth}) for depth in (96, 12, 13)]
+    views = [
+        View("norms", {}, (trace[0],)),
+        View("norms", {"depth": "12"}, (presets, budget, trace[1]), "llama"),
+        View("norms", {"depth": "13"}, (presets, budget), "post_ln"),  # nothing of its own: no file
+        View("norms", {"depth": "13", "seed": "1"}, (presets, trace[2]), "pre_ln"),
+    ]
+    answers = {call.key: {"asked": call.path, "body": call.body} for view in views for call in view.calls}
+    data = split("norms", views, answers)
+    assert list(data.first) == [trace[0].key, presets.key, budget.key]  # the first view, then what views share
+    assert data.views == {"data/norms/1.js": {trace[1].key: answers[trace[1].key]}, "data/norms/3.js": {
+        trace[2].key: answers[trace[2].key]}}  # fmt: skip
+    assert data.index == {key_hash(trace[1].key): 0, key_hash(trace[2].key): 1}
+    assert data.manifest() == {"files": ["data/norms/1.js", "data/norms/3.js"], "index": data.index}

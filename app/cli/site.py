@@ -129,8 +129,10 @@ def _check_sentences(client: Any, sentences: tuple[tuple[int, str], ...], models
 
 
 def _write_data(out: Path, site: Any, views: dict[str, list[Any]], answers: dict[str, Any]) -> tuple[int, int]:
-    """data/<page>.js for every page whose answers were all baked (else the page says it needs the server): the
-    bytes of the answers, and of /train's charts of the recorded runs among them."""
+    """data/<page>.js (the first view and what views share) and data/<page>/<n>.js (each other view's own answers)
+    for every page whose answers were all baked (else the page says it needs the server): the bytes of the
+    answers, and of /train's charts of the recorded runs among them."""
+    from ..pages import static_data
     from ..pages import static_pages as pages
     from ..pages.static_site import manifest
 
@@ -140,10 +142,13 @@ def _write_data(out: Path, site: Any, views: dict[str, list[Any]], answers: dict
         if not page_views or not all(key in answers for key in keys):
             continue
         site.server_only.discard(page)
-        written = _write(out / "data" / f"{page}.js", pages.data_script(page, {k: answers[k] for k in keys}))
+        data = static_data.split(page, page_views, answers)
+        written = _write(out / "data" / f"{page}.js", pages.data_script(page, data.first))
+        for name, own in data.views.items():  # the pool's ids name the file: "gradients/3:0"
+            written += _write(out / name, pages.data_script(name.removeprefix("data/").removesuffix(".js"), own))
         sizes["train" if page == "train" else "data"] += written
         site.data_files[page] = [f"data/{page}.js"]
-        site.manifests[page] = manifest(page, page_views)
+        site.manifests[page] = {**manifest(page, page_views), "split": data.manifest()}
     return sizes["data"], sizes["train"]
 
 

@@ -44,6 +44,10 @@ STRINGS = {
         "Swipe left or right, or tap ‹ and ›, to change slides · QR: this deck's address for the room",
         "左右滑动，或点 ‹ 和 ›，切换幻灯片 · QR：给全场看的本课件地址",
     ),
+    "lecture.touch_hint_offline": (  # the offline file has no QR button: the room's panel needs the server
+        "Swipe left or right, or tap ‹ and ›, to change slides",
+        "左右滑动，或点 ‹ 和 ›，切换幻灯片",
+    ),
     "lecture.nav": ("Slides", "幻灯片切换"),
     "lecture.prev": ("Previous slide", "上一页"),
     "lecture.next": ("Next slide", "下一页"),
@@ -68,6 +72,11 @@ STRINGS = {
         "打印或另存为 PDF：每页横向一张幻灯片。",
     ),
     "lecture.download": ("Download the offline deck (one HTML file)", "下载离线课件（单个 HTML 文件）"),
+    "lecture.follow_offline": (
+        "The room's QR code and phones following the lecturer need the explorer's server (resnorm-explorer serve): "
+        "this file presents the slides on its own.",
+        "全场二维码和手机跟随讲者需要探索器的服务器（resnorm-explorer serve）：本文件只能独立放映幻灯片。",
+    ),
     "lecture.speaker.title": ("Speaker view", "演讲者视图"),
     "lecture.speaker.notes": ("Notes", "备注"),
     "lecture.speaker.up_next": ("Next", "下一页"),

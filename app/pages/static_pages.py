@@ -6,6 +6,7 @@ site works from any static host, under a sub-path and from file://. app/cli/site
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -86,6 +87,26 @@ class Site:
         return _t("footer.where.static", lang)
 
 
+def models_licences(names: Iterable[str], lang: str) -> str:
+    """The licence line of the packaged models among `names` ("all-MiniLM-L6-v2 (Apache-2.0)"), or "" (another
+    model's licence is on its own card)."""
+    from ..models.real.sources import PACKAGED
+
+    known = [PACKAGED[name] for name in dict.fromkeys(names) if name in PACKAGED and PACKAGED[name].licence]
+    licences = ("、" if lang == "zh" else ", ").join(
+        f"{model.label.split(' (')[0]} ({model.licence})" for model in known
+    )
+    return _t("static.models_licences", lang, licences=licences) if licences else ""
+
+
+def _models_notice(lang: str, short: bool) -> str:
+    """The notice of model-derived data on /models and its embeds: what the charts measure, and the models' licences."""
+    extra = registry.pages()["models"].extra
+    notice = _t("static.models_data_short" if short else "static.models_data", lang)
+    licences = models_licences((extra["default_model"], extra["default_compare"]), lang)
+    return f"{notice} {licences}".strip()
+
+
 def _static_context(site: Site, key: str, lang: str, root: str) -> dict[str, Any]:
     baked = not site.server and key not in site.server_only  # its answers are in data/<page>.js
     return {
@@ -96,7 +117,8 @@ def _static_context(site: Site, key: str, lang: str, root: str) -> dict[str, Any
             "static.built_pages" if site.server else "static.built", lang, version=site.version, when=site.built_at
         ),
         "licence": _t("static.licence", lang, plotly=site.plotly),
-        "models": _t("static.models_data", lang) if key == "models" and baked else "",
+        "models": _models_notice(lang, short=False) if key == "models" and baked else "",
+        "models_short": _models_notice(lang, short=True) if key == "models" and baked else "",  # an embed's
         "baked": baked,
     }
 
@@ -112,6 +134,7 @@ def render(site: Site, key: str, lang: str, embed_chart: str | None = None) -> s
     data["nav"] = {k: root + page_file(k, lang) for k in registry.pages()}
     data["static"] = {
         "self": own.rsplit("/", 1)[-1],
+        "root": root,  # the site's top, relative to this file: where a view's data file is loaded from
         "server_only": key in site.server_only,
         "server": site.server,
         "embeds": {chart: root + embed_file(chart, lang) for chart in page.charts},
@@ -135,10 +158,16 @@ DECK_FOOTER_STYLE = "position:fixed;left:0;top:0;font:10px sans-serif;color:#aab
 
 
 def deck_footer(html: str, site: Site, lang: str) -> str:
-    """The offline deck file with the build and licence lines every page of the site carries (before </body>)."""
+    """The offline deck file with the build and licence lines every page of the site carries (before </body>), and
+    the notice of model-derived data when the deck has the real models' slides."""
+    from ..experiments.lecture import slides_real
+    from ..models.real.sources import PACKAGED
+
     line = f"{_t('static.built', lang, version=site.version, when=site.built_at)} " + _t(
         "static.licence", lang, plotly=site.plotly
     )
+    if slides_real.SLIDES:  # they measure the packaged models
+        line += f" {_t('static.models_data_short', lang)} {models_licences(PACKAGED, lang)}".rstrip()
     footer = f'<footer class="static-build" style="{DECK_FOOTER_STYLE}">{_escape(line)}</footer>'
     head, tail = html.rsplit("</body>", 1)
     return f"{head}{footer}\n</body>{tail}"
@@ -157,7 +186,7 @@ SHARED = "$shared"  # {"$shared": id} stands for pool[id]; no API answer has thi
 def data_script(page: str, answers: dict[str, Any]) -> str:
     """Baked answers as a classic script (file:// pages cannot fetch): the lists several answers share into
     window.RESNORM_SHARED, the answers, referring to them, into window.RESNORM_ANSWERS. Each JSON sits alone on
-    its line (`read_data_script`)."""
+    its line (`read_data_script`). `page` names the pool's ids: one per file of a page (app/pages/static_data.py)."""
     pool, refs = _shared_lists(page, answers)
     body = _json(_with_refs(answers, refs))
     return (

@@ -24,6 +24,12 @@ STRINGS: dict[str, tuple[str, str]] = {
         "built; the models' weights and their licences are described on each model's card.",
         "本页图表是对上面所列预训练模型的测量，在生成副本时记录；模型权重及其许可证见各模型的说明页（model card）。",
     ),
+    "static.models_data_short": (
+        "The real models' charts are measurements of pretrained models, recorded when this copy was built; each "
+        "model's weights and licence are described on its model card.",
+        "真实模型的图表是对预训练模型的测量，在生成本副本时记录；各模型的权重及许可证见其说明页（model card）。",
+    ),
+    "static.models_licences": ("Licences of the models measured: {licences}.", "所测模型的许可证：{licences}。"),
     "static.built_pages": (
         "Pages built by ResNorm Explorer {version} on {when}.",
         "页面由 ResNorm Explorer {version} 于 {when} 生成。",

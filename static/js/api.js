@@ -1,7 +1,7 @@
 // Talking to the JSON API: traces (coalesced and cached per config), presets per depth, the streamed sweep.
 import { t, lang, pageData } from './i18n.js';
 import { rangeText, settingOf } from './explain.js';
-import { apiUrl, isStaticSite, lookup } from './staticsite.js';
+import { apiUrl, isStaticSite, lookupBaked } from './staticsite.js';
 import { requestKey } from './viewkeys.js';
 
 // Answers the server handed over with the page (app/pages/handover.py): the first view's charts it held already,
@@ -39,11 +39,11 @@ async function readError(response) {
 
 /** A static site's baked answer (staticsite.js), or a refusal saying the view was not baked (staticsite.js names
  *  the nearest baked views on the line below). */
-export function baked(method, url, body = null) {
-  const found = lookup(method, url, body);
-  if (found) return Promise.resolve(found.value);
+export async function baked(method, url, body = null) {
+  const found = await lookupBaked(method, url, body);
+  if (found) return found.value;
   const message = pageData.static?.server_only ? t('static.needs_server') : t('static.not_baked');
-  return Promise.reject(new ApiError(404, { error: message, translated: true }));
+  throw new ApiError(404, { error: message, translated: true });
 }
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));

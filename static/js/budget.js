@@ -2,14 +2,14 @@
 // whether it fits, which size to blame and each size's limit given the others. No cost formula is retyped here.
 import { pageData, t } from './i18n.js';
 import { ApiError } from './api.js';
-import { apiUrl, isStaticSite, lookup } from './staticsite.js';
+import { apiUrl, isStaticSite, lookupBaked } from './staticsite.js';
 
 /** The server's budget report for this model config; {refused: ApiError} when the request model refuses the
  *  combination itself (a 422: nothing else would be accepted either); null when it cannot be had (nothing blocked). */
 export async function checkBudget(config) {
   const seed = pageData.static?.server ? null : pageData.budget;   // the page's default model, answered with the page
   if (seed && sameConfig(config, seed.config)) return structuredClone(seed.report);
-  if (isStaticSite) return lookup('POST', '/api/budget', config, { quiet: true })?.value ?? null;  // a view not baked: its charts say so
+  if (isStaticSite) return (await lookupBaked('POST', '/api/budget', config, { quiet: true }))?.value ?? null;  // a view not baked: its charts say so
   try {
     const response = await fetch(apiUrl('/api/budget'), { method: 'POST', headers: { 'Content-Type': 'application/json' },
       body: JSON.stringify(config) });

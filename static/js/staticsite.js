@@ -1,10 +1,10 @@
 // The static site's fetch layer (`resnorm-explorer site`): a page built there carries its manifest in the page data
-// (pageData.static) and its answers in classic scripts (window.RESNORM_ANSWERS, data/<page>.js), so it works from
-// any static host and from file://. api.js asks here first; a view that was not baked says so in one line and links
+// (pageData.static) and its answers in classic scripts (window.RESNORM_ANSWERS: data/<page>.js with the page, each
+// other view's data/<page>/<n>.js when first asked for), so it works from any static host and from file://. api.js asks here first; a view that was not baked says so in one line and links
 // the nearest baked views of the same page. A copy built with --server bakes nothing: every request goes to that
 // explorer server (apiUrl). On the live server pageData.static is absent and nothing here runs.
 import { pageData, t, lang } from './i18n.js';
-import { requestKey, nearestViews, resolveShared } from './viewkeys.js';
+import { keyHash, requestKey, nearestViews, resolveShared } from './viewkeys.js';
 
 const site = pageData.static || null;
 const server = site?.server || '';
@@ -45,6 +45,33 @@ export function lookup(method, url, body = null, { quiet = false } = {}) {
     console.info('resnorm static site: not baked:', key);  // the key a build would need, for whoever builds the site
   }
   return null;
+}
+
+const loaded = new Map();  // view data file -> Promise of its script having run
+
+/** Run a view's data file (a classic script, so file:// pages can load it too) once. */
+function loadData(file) {
+  if (!loaded.has(file)) {
+    loaded.set(file, new Promise((resolve, reject) => {
+      const script = document.createElement('script');
+      script.src = `${site.root}${file}`;
+      script.onload = resolve;
+      script.onerror = () => { loaded.delete(file); reject(new Error(`${file} did not load`)); };
+      document.head.append(script);
+    }));
+  }
+  return loaded.get(file);
+}
+
+/** lookup(), after loading the data file of the view a request belongs to when the page's own file lacks it (each
+ *  view beyond the first has its own file, app/pages/static_data.py, so a page loads only what it shows). */
+export async function lookupBaked(method, url, body = null, options = {}) {
+  const key = requestKey(method, url, body);
+  const file = site?.split?.index[keyHash(key)];
+  if (file !== undefined && !Object.prototype.hasOwnProperty.call(window.RESNORM_ANSWERS || {}, key)) {
+    await loadData(site.split.files[file]).catch((error) => console.info('resnorm static site:', error.message));
+  }
+  return lookup(method, url, body, options);
 }
 
 function queueNotice() {

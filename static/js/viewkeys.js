@@ -20,6 +20,16 @@ export function requestKey(method, url, body = null) {
   return canonical({ method: method.toUpperCase(), path: parsed.pathname, query, body: sent });
 }
 
+/** A key's hash, 8 hex digits: FNV-1a over its UTF-16 code units (app/pages/static_data.py `key_hash`), by which a
+ *  page finds the data file of a view it does not carry. */
+export function keyHash(key) {
+  let value = 0x811c9dc5;
+  for (let i = 0; i < key.length; i += 1) {
+    value = Math.imul(value ^ key.charCodeAt(i), 0x01000193) >>> 0;
+  }
+  return value.toString(16).padStart(8, '0');
+}
+
 /** How many of `keys` differ between a URL query ({name: text}) and a baked view's query (a missing key is its
  *  default on both sides). */
 export function differing(query, view, keys) {

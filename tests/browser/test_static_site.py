@@ -135,7 +135,16 @@ def sealed(browser):
 
 
 def answers(folder: Path, page: str) -> dict:
-    return read_data_script((folder / "data" / f"{page}.js").read_text(encoding="utf-8"))
+    """Every answer baked for a page: its own data file's and each other view's (data/<page>/<n>.js)."""
+    files = [folder / "data" / f"{page}.js", *sorted((folder / "data" / page).glob("*.js"))]
+    return {key: value for file in files for key, value in read_data_script(file.read_text(encoding="utf-8")).items()}
+
+
+def data_loaded(page) -> list[str]:
+    """The data files the page has asked for (its script elements: file:// pages keep no resource timings), as
+    paths below the site's data/ folder."""
+    names = page.evaluate("[...document.scripts].map((script) => script.src)")
+    return sorted(name.split("/data/", 1)[1] for name in names if "/data/" in name)
 
 
 def redrawn(page, chart: str, before: int) -> None:
@@ -181,9 +190,6 @@ def test_pages_draw_their_baked_answers_under_a_sub_path(site, static_base, seal
     assert chart["caption"] == baked["caption"] and len(chart["data"]) == 8
     assert chart["data"][0]["y"] == baked["figure"]["data"][0]["y"]
     assert drawn(page, "grad-heatmap")["data"][0]["z"]
-    # the tour, in both languages
-    for file in ("index.html", "index.zh.html"):
-        assert len(drawn(sealed(static_base + file, static_base), "tour")["data"]) == 2
     # /models: the built-in sentence through the real models, when this machine had them to bake
     if (folder / "data" / "models.js").exists():
         page = sealed(static_base + "models.html", static_base)
@@ -191,13 +197,52 @@ def test_pages_draw_their_baked_answers_under_a_sub_path(site, static_base, seal
         assert "model's card" in page.inner_text("footer")
 
 
+def test_every_page_draws_every_chart_it_shows_in_both_languages(site, static_base, sealed):
+    """Each page of the site in each language: every chart on screen drawn from the baked answers, no notice that a
+    view is missing (a page whose answers this machine could not bake says it needs the server instead)."""
+    folder, _ = site
+    from app.pages.static_pages import DECK, page_file
+
+    for key, page_info in pages().items():
+        if key == DECK:
+            continue
+        for lang in ("en", "zh"):
+            page = sealed(static_base + page_file(key, lang), static_base)
+            if not (folder / "data" / f"{key}.js").exists():  # /models on a machine without the real models
+                assert key == "models" and "needs the explorer's server" in page.inner_text("#status"), key
+                continue
+            shown = [chart for chart in page_info.charts if page.locator(f"[data-chart='{chart}']").is_visible()]
+            assert shown, f"{key} ({lang}) shows no chart"
+            charts = [drawn(page, chart) for chart in shown]  # drawn: a chart may have no trace (MiniLM's gradient)
+            assert any(chart["data"] for chart in charts), f"{key} ({lang}) drew no trace"
+            assert page.locator("#static-notice").is_hidden(), f"{key} ({lang})"
+            assert "not in this static copy" not in page.inner_text("#status"), f"{key} ({lang})"
+
+
 def test_the_deck_presents_from_the_static_server(site, static_base, sealed):
+    from app.experiments.lecture import DECK
+
     page = sealed(static_base + "lecture.html", static_base)
     page.wait_for_selector("[data-chart][data-drawn] .main-svg", state="attached", timeout=30_000)
     assert __version__ in page.inner_text("footer.static-build")
+    # following the lecturer needs the server: Q, and a follow link that reached the copy, say so in one line
+    page.keyboard.press("q")
+    page.wait_for_selector("#status:has-text('need the explorer')", timeout=10_000)
+    assert "phones following the lecturer" in page.inner_text("#status")
+    page.close()
+    page = sealed(static_base + "lecture.zh.html?follow=abcdef", static_base)
+    page.wait_for_selector("#status:has-text('服务器')", timeout=10_000)
+    assert "手机跟随讲者" in page.inner_text("#status") and "跟随讲者" in page.text_content("#help")
+    page.close()  # an open deck would tell the speaker view its own slide (their channel)
+    # the speaker view, from the same file: the slide's notes, its measured numbers and its chart as a thumbnail
+    chain = next(n for n, slide in enumerate(DECK, start=1) if slide["id"] == "chain")
+    speaker = sealed(f"{static_base}lecture.html?view=speaker&slide={chain}", static_base)
+    speaker.wait_for_selector("#speaker-thumb-now .main-svg", state="attached", timeout=30_000)
+    assert speaker.text_content("#speaker-notes") == DECK[chain - 1]["notes"]["en"]
+    assert any(char.isdigit() for char in speaker.text_content("#speaker-numbers"))
 
 
-@pytest.mark.parametrize("file", ["norms.zh.html", "compare.html", "lecture.zh.html"])
+@pytest.mark.parametrize("file", ["norms.zh.html", "compare.html", "chain.html", "lecture.zh.html"])
 def test_pages_work_from_file_urls(site, sealed, file):
     folder, _ = site
     page = sealed((folder / file).as_uri(), folder.as_uri())
@@ -205,16 +250,25 @@ def test_pages_work_from_file_urls(site, sealed, file):
     if file == "norms.zh.html":  # a file cannot read Plotly.js for the offline HTML file: the page says so
         page.click("[data-export='html'][data-chart-key='norms']")
         page.wait_for_selector("#status:has-text('http(s)')", timeout=10_000)
+        before = int(page.get_attribute("[data-chart='norms']", "data-drawn"))
+        page.select_option("#ctl-preset", "deepnorm")  # a preset's answers: its own data file, loaded from disk too
+        redrawn(page, "norms", before)
+        assert page.locator("#static-notice").is_hidden() and data_loaded(page)[-1].startswith("norms/")
 
 
 def test_a_baked_preset_view_loads_and_an_unbaked_one_names_the_nearest(site, static_base, sealed):
     from app.pages.static_site import all_views
 
-    preset = next(v for v in all_views((12,), ("en",))["norms"] if v.preset == "llama")
+    views = all_views((12,), ("en",))["norms"]
+    number, preset = next((n, v) for n, v in enumerate(views) if v.preset == "llama")
     page = sealed(f"{static_base}norms.html?{urlencode(preset.query)}", static_base)
     assert drawn(page, "norms")["data"]
     assert page.locator("#static-notice").is_hidden()
     assert page.evaluate("document.getElementById('status').textContent") == ""
+    assert data_loaded(page) == ["norms.js", f"norms/{number}.js"]  # the page's own file and this view's, no other
+    page = sealed(f"{static_base}gradients.html", static_base)
+    drawn(page, "grad-heatmap")
+    assert data_loaded(page) == ["gradients.js"]  # the default view comes with the page: no preset's heatmaps
 
     # the presets menu (static/js/presets.js) leads to the very views Python baked, on both model pages
     llama_gradients = next(v for v in all_views((12,), ("en",))["gradients"] if v.preset == "llama")
@@ -323,6 +377,12 @@ def test_embeds_and_the_decks_links_stay_in_the_site(site, static_base, sealed):
     assert src.startswith(static_base + "embed/norms.zh.html?") and "norm_position=post" in src and "lang=" not in src
     embed = sealed(src, static_base)
     assert drawn(embed, "norms")["data"] and embed.locator("header.site").count() == 0
+    assert __version__ in embed.inner_text(".embed-build") and "plotly.js" in embed.inner_text(".embed-build")
+    embed = sealed(src.replace("norm_position=post", "norm_position=post&seed=3"), static_base)  # not baked
+    embed.wait_for_selector("#static-notice:not([hidden]) a", timeout=10_000)
+    assert "不在本课程的静态副本中" in embed.inner_text("#status")
+    assert 1 <= embed.locator("#static-notice a").count() <= 3
+    assert embed.locator("#static-notice a").first.get_attribute("href").startswith("norms.zh.html")
     for deck in ("lecture.html", "lecture.zh.html"):
         html = (folder / deck).read_text(encoding="utf-8")
         links = references(html)
@@ -344,6 +404,29 @@ def test_footers_say_where_the_numbers_were_computed(site):
         intro = (folder / html).read_text(encoding="utf-8").split('<p class="intro">')[1].split("</p>")[0]
         assert when in intro and "this server" not in intro and "本服务器" not in intro, html  # when, not where
     assert set(sizes) == {"plotly", "scripts", "pages", "embeds", "data", "train", "deck"} and sizes["train"] > 0
+
+
+def test_embeds_and_decks_carry_the_build_and_licence_lines(site):
+    """Every file a reader may land on says which version built it and when, and the licences: Plotly.js's, and the
+    notice of model-derived data wherever the real models' measurements are drawn."""
+    folder, _ = site
+    from app.experiments.lecture import slides_real
+
+    models = (folder / "data" / "models.js").exists()
+    embeds = sorted((folder / "embed").glob("*.html"))
+    assert embeds
+    for html in embeds:
+        line = html.read_text(encoding="utf-8").split('<p class="embed-build">')[1].split("</p>")[0]
+        assert __version__ in line and "plotly.js" in line and "LICENSE.plotly.js.txt" in line, html.name
+        said = "model card" in line or "说明页" in line
+        assert said == (models and html.name.startswith("models-")), html.name
+        assert ("all-MiniLM-L6-v2 (Apache-2.0)" in line) == said, html.name  # the model the test's site baked
+    for deck in ("lecture.html", "lecture.zh.html"):
+        html = (folder / deck).read_text(encoding="utf-8")
+        line = html.split('<footer class="static-build"')[1].split("</footer>")[0]
+        assert __version__ in line and "plotly.js" in line, deck
+        assert ("model card" in line or "说明页" in line) == bool(slides_real.SLIDES), deck
+        assert ("SmolLM2-135M-Instruct (Apache-2.0)" in line) == bool(slides_real.SLIDES), deck
 
 
 def test_a_baked_sentence_on_the_real_models_page(site, static_base, sealed):

@@ -75,11 +75,11 @@ def title_slide(count: int) -> dict[str, Any]:
         offline_text=(
             "Why a 96-block Transformer trains at all: two stabilizers, each fixing one failure. One reference model "
             "throughout (96 blocks, width 64, tanh, Xavier, seed 0); only the shortcut and a LayerNorm in front of each "
-            "branch switch on and off. This file's charts were recorded by PyTorch on the server when it was exported, "
-            "not computed now; the explorer links need that server running.",
+            "branch switch on and off. This file's charts were recorded by PyTorch when it was exported, not computed "
+            "now.",
             "为什么 96 块的 Transformer 能训练起来：两种稳定机制，各自解决一种失效。全程使用同一个参考模型（96 块、宽度 64、"
-            "tanh、Xavier、种子 0），只打开或关闭捷径和每个分支前的 LayerNorm。本文件中的图表是导出时由服务器上的 PyTorch "
-            "记录下来的，不是现在计算的；探索器链接需要该服务器正在运行。",
+            "tanh、Xavier、种子 0），只打开或关闭捷径和每个分支前的 LayerNorm。本文件中的图表是导出时由 PyTorch "
+            "记录下来的，不是现在计算的。",
         ),
     )
 

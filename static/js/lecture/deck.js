@@ -8,7 +8,7 @@ import { chartView, plotlyReady } from '../charts.js';
 import { fitEquations } from '../legible.js';
 import { isTrainingSlide, newestFirst, offline, train, viewFor } from './sources.js';
 import { drawSlideChart } from './table.js';
-import { wireFollow } from './follow.js';
+import { sayFollowNeedsServer, wireFollow } from './follow.js';
 import { showKey, typedKey } from './typed.js';
 
 const DECK = pageData.extra.deck;
@@ -341,9 +341,12 @@ export class Deck {
   }
 }
 
-/** The room panel (templates/_room.html, static/js/room.js): the site header's QR button opens it, also when hidden. */
+/** The room panel (templates/_room.html, static/js/room.js): the site header's QR button opens it, also when hidden.
+ *  The offline file has neither the panel nor a server to follow: Q says so on the status line. */
 function openRoom() {
-  document.getElementById('room-open')?.click();
+  const opener = document.getElementById('room-open');
+  if (opener) opener.click();
+  else sayFollowNeedsServer();
 }
 
 function toggleFullScreen() {

@@ -192,10 +192,17 @@ class Follower {
   }
 }
 
+/** The offline file (a static site's deck too) has no server to follow nor a room panel: the status line says so. */
+export function sayFollowNeedsServer() {
+  const status = document.getElementById('status');
+  if (status) status.textContent = t('lecture.follow_offline');
+}
+
 /** Called once by the deck: a phone that opened a follow link follows; any other deck can be followed. */
 export function wireFollow(deck) {
   const room = new URLSearchParams(window.location.search).get('follow');
   const served = !document.body.classList.contains('offline');   // the offline file has no server to follow
+  if (!served && room) sayFollowNeedsServer();   // a follow link that reached a copy of the deck
   if (!served || typeof EventSource !== 'function') return null;
   const role = room ? new Follower(deck, room) : new Presenter(deck);
   role.wire();
