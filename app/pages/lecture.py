@@ -15,6 +15,10 @@ STRINGS = {
     "lecture.slide": ("slide", "幻灯片"),
     "lecture.explorer": ("Open in explorer", "在探索器中打开"),
     "lecture.embed": ("Embed this chart", "嵌入此图"),
+    "lecture.embed_unknown": (
+        "This file has no chart slide called “{id}”. Its chart slides: {slides}.",
+        "这个文件里没有名为“{id}”的图表页。它的图表页：{slides}。",
+    ),
     "lecture.cites": ("Sources:", "来源："),
     "lecture.cites_more": ("and {count} more (References)", "等，另有 {count} 篇（见参考文献）"),
     "lecture.explorer_offline": (

@@ -242,6 +242,22 @@ def test_the_deck_presents_from_the_static_server(site, static_base, sealed):
     assert any(char.isdigit() for char in speaker.text_content("#speaker-numbers"))
 
 
+def test_a_slide_embeds_from_the_deck_file(site, static_base, sealed):
+    """A slide's "Embed this chart" in the site's deck is the deck file with ?embed=<id>: that slide's chart and its
+    measured caption alone, from the views baked into the file (nothing fetched); an unknown id says which exist."""
+    folder, _ = site
+    html = (folder / "lecture.zh.html").read_text(encoding="utf-8")
+    assert 'class="embed-link" href="?embed=post-vs-pre"' in html
+    page = sealed(static_base + "lecture.zh.html?embed=post-vs-pre", static_base)
+    page.wait_for_selector("[data-chart='lecture-post-vs-pre'] .main-svg", state="attached", timeout=30_000)
+    page.wait_for_selector("body[data-ready='1']", state="attached", timeout=30_000)
+    assert page.locator(".slide").count() == 0  # the deck itself is gone: one chart fills the frame
+    assert "√64 = 8" in page.inner_text(".embed-caption")  # the slide's own caption, in the file's language
+    page = sealed(static_base + "lecture.html?embed=no-such-slide", static_base)
+    page.wait_for_selector("body[data-ready='1']", state="attached", timeout=30_000)
+    assert "no chart slide called" in page.inner_text("main") and "post-vs-pre" in page.inner_text("main")
+
+
 @pytest.mark.parametrize("file", ["norms.zh.html", "compare.html", "chain.html", "lecture.zh.html"])
 def test_pages_work_from_file_urls(site, sealed, file):
     folder, _ = site
@@ -319,7 +335,8 @@ def test_every_link_and_file_resolves_and_plotly_ships_once(site):
             parts = urlsplit(target)
             if parts.scheme in ("data", "mailto") or (parts.scheme and parts.netloc):
                 continue
-            assert (html.parent / parts.path).is_file(), f"{html.name} links {target}, which is not in the site"
+            path = parts.path or html.name  # "?embed=<id>": the same file with a query (the deck's slide embeds)
+            assert (html.parent / path).is_file(), f"{html.name} links {target}, which is not in the site"
     assert [p.name for p in folder.rglob("plotly*.js")] == ["plotly.min.js"]
     assert sizes["plotly"] and sizes["data"] and sum(sizes.values()) < 50e6
     assert Call("GET", "/api/presets", {"depth": "12"}).key in answers(folder, "norms")

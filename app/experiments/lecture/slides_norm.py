@@ -466,7 +466,7 @@ BATCHNORM = slide(
             check("per_token", "==", 0),
         ],
     ),
-    equation="BatchNorm: μ over B × T\nLayerNorm: μ over d",
+    equation="BatchNorm:  μᵢ = (1/BT) Σₙ,ₜ xₙₜᵢ\nLayerNorm:  μₙₜ = (1/d) Σᵢ xₙₜᵢ",
 )
 
 XIONG_Y = ("‖∂loss/∂θ‖, last block's FFN (log)", "‖∂loss/∂θ‖，最后一块的前馈（对数）")

@@ -36,6 +36,30 @@ async function embed(key) {
   }
 }
 
+/** The offline file opened as lecture.html?embed=<slide id> (its footer's "Embed this chart", a static site's slide
+ *  embeds): that slide's chart and caption alone, as /embed/lecture-<id> shows them, from the views baked in. */
+function embedFromFile(id) {
+  const main = document.createElement('main');
+  main.style.cssText = 'height:100vh;display:flex;flex-direction:column;margin:0;padding:0';
+  const wrap = document.createElement('div');
+  wrap.className = 'chart-wrap';
+  wrap.style.cssText = 'flex:1;min-height:0';
+  const chart = document.createElement('div');
+  chart.dataset.chart = `lecture-${id}`;
+  chart.style.height = '100%';
+  wrap.append(chart);
+  main.append(wrap);
+  document.body.replaceChildren(main);
+  document.body.classList.add('file-embed');
+  if (!DECK.some((s) => s.id === id && s.chart)) {
+    const note = document.createElement('p');
+    note.textContent = t('lecture.embed_unknown', { id, slides: DECK.filter((s) => s.chart).map((s) => s.id).join(', ') });
+    main.replaceChildren(note);
+    return Promise.resolve();
+  }
+  return embed(`lecture-${id}`);
+}
+
 function speaker() {
   let view = null;
   const channel = new SyncChannel((message) => {
@@ -65,6 +89,8 @@ async function deck() {
   document.body.dataset.ready = '1';
 }
 
+const fileEmbed = pageData.extra.baked ? new URLSearchParams(window.location.search).get('embed') : null;
 if (pageData.embed) embed(pageData.embed).finally(() => { document.body.dataset.ready = '1'; });
+else if (fileEmbed) embedFromFile(fileEmbed).finally(() => { document.body.dataset.ready = '1'; });
 else if (new URLSearchParams(window.location.search).get('view') === 'speaker') speaker();
 else deck();
