@@ -2,13 +2,17 @@
 the start of navigation to the animation frame after the chart is drawn (static/js/charts.js sets data-drawn), on a
 warm server and a warm browser; median of 5. With --base, the same pages of another commit (a git worktree of REF,
 served by this checkout's Python) in the same run, visits interleaved, and the ratio new / base side by side: the
-draw-once issue's "no page more than 10 % slower". Needs Playwright and Chromium (the test extras); development only.
+draw-once issue's "no page more than 10 % slower". The ratio is the median of paired visits (the two commits' visits
+to a page one after the other, in alternating order), with a bootstrap 90 % interval: a page is "within 10 %" only
+when the whole interval is at most 1.10, "slower" when all of it is above, else the run cannot tell. Needs Playwright
+and Chromium (the test extras); development only.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import random
 import shutil
 import statistics
 import subprocess
@@ -71,6 +75,19 @@ def worktree(stack: ExitStack, ref: str) -> Path:
     return folder
 
 
+def interval(ratios: list[float], draws: int = 2000, seed: int = 0) -> tuple[float, float]:
+    """The bootstrap 90 % interval of the median of paired ratios (Efron 1979): resampled with replacement."""
+    rng = random.Random(seed)
+    medians = sorted(statistics.median(rng.choices(ratios, k=len(ratios))) for _ in range(draws))
+    return medians[int(0.05 * draws)], medians[int(0.95 * draws) - 1]
+
+
+def verdict(low: float, high: float, bound: float = 1.10) -> str:
+    if high <= bound:
+        return "within 10 %"
+    return "slower" if low > bound else "cannot tell"
+
+
 def main() -> None:
     from playwright.sync_api import sync_playwright
 
@@ -88,19 +105,22 @@ def main() -> None:
         for name, base in servers.items():  # warm the browser's cache and the server's answers
             for path in PAGES:
                 first_chart_ms(contexts[name], base, path)
-        for _ in range(args.repeats):  # interleaved: both commits see the same moments of a noisy machine
+        for k in range(args.repeats):  # interleaved: both commits see the same moments of a noisy machine
             for path in PAGES:
-                for name, base in servers.items():
+                for name, base in list(servers.items())[:: 1 if k % 2 == 0 else -1]:  # who goes first alternates
                     times.setdefault((name, path), []).append(first_chart_ms(contexts[name], base, path))
         load = os.getloadavg()[0]
         head = f"{'page':26s} {'new median':>11s}"
-        print(head + (f" {'base median':>12s} {'new / base':>11s}" if args.base else "") + f"   (ms; load {load:.1f})")
+        more = f" {'base median':>12s} {'new / base, paired':>19s} {'90 % interval':>14s}  verdict"
+        print(head + (more if args.base else "") + f"   (ms; load {load:.1f})")
         for path in PAGES:
             new = statistics.median(times[("new", path)])
             line = f"{path:26s} {new:11.0f}"
             if args.base:
                 old = statistics.median(times[("base", path)])
-                line += f" {old:12.0f} {new / old:11.2f}"
+                ratios = [a / b for a, b in zip(times[("new", path)], times[("base", path)], strict=True)]
+                low, high = interval(ratios)
+                line += f" {old:12.0f} {statistics.median(ratios):19.2f} {low:6.2f} – {high:5.2f}  {verdict(low, high)}"
             print(line)
         urllib.request.urlcleanup()
 
