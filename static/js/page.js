@@ -13,6 +13,33 @@ import * as save from './save.js';
 
 const BUSY_DELAY_MS = 300;
 
+// Charts whose answers are ready together (a warm page hands them over with its HTML) are drawn one at a time, in
+// the page's order, each given a frame to reach the screen before the next starts: the first chart does not wait for
+// the drawing of the ones below it. A chart ready on its own is drawn at once.
+const turns = [];
+let flushing = null;
+const nextFrame = () => new Promise((resolve) => {
+  requestAnimationFrame(() => setTimeout(resolve, 0));   // after the frame that paints the last drawing
+  setTimeout(resolve, 50);   // a hidden tab has no frames: never wait on one
+});
+
+function drawInTurn(order, job) {
+  return new Promise((resolve, reject) => {
+    turns.push({ order, job, resolve, reject });
+    flushing ??= new Promise((wait) => setTimeout(wait, 0)).then(drawTurns);   // every chart ready by now joins
+  });
+}
+
+async function drawTurns() {
+  while (turns.length) {
+    turns.sort((a, b) => a.order - b.order);
+    const { job, resolve, reject } = turns.shift();
+    await job().then(resolve, reject);
+    if (turns.length) await nextFrame();
+  }
+  flushing = null;
+}
+
 /** View keys every page shares. */
 export const THEME_PARAM = { name: 'theme', type: 'string', enum: ['normal', 'slide'], default: 'normal', group: 'view', label: 'controls.theme' };
 
@@ -60,7 +87,8 @@ export async function runPage(definition) {
     ? buildControls(panel, url, { presets, onPreset: (key) => presets.apply(key),
       onRefuse: (message) => status(message, { error: true, fromLoad: true }) })
     : { sync() {}, markInvalid() {}, setLimits() {} };
-  const cards = definition.charts.filter((c) => document.querySelector(`[data-chart="${c.key}"]`)).map((c) => new ChartCard(c, ctx, controls));
+  const cards = definition.charts.filter((c) => document.querySelector(`[data-chart="${c.key}"]`))
+    .map((c, order) => new ChartCard(c, ctx, controls, order));
   cards.forEach((card) => card.wireExports());
 
   let previousDepth = url.state.depth;
@@ -139,8 +167,9 @@ async function followPreset(presets, state, oldDepth) {
 }
 
 class ChartCard {
-  constructor(def, ctx, controls) {
+  constructor(def, ctx, controls, order) {
     this.def = def;
+    this.order = order;   // its place on the page: charts ready together are drawn top first
     this.ctx = ctx;
     this.controls = controls;
     this.element = document.querySelector(`[data-chart="${def.key}"]`);
@@ -209,10 +238,12 @@ class ChartCard {
     if (text) this.busy.querySelector('.busy-text').textContent = text;
   }
 
-  async render(data, state) {
-    this.figure = this.def.figure(data, state, this.ctx);
-    await charts.draw(this.element, this.figure);
-    if (this.caption && this.def.caption) this.caption.textContent = this.def.caption(data, state, this.ctx);
+  render(data, state) {
+    return drawInTurn(this.order, async () => {
+      this.figure = this.def.figure(data, state, this.ctx);
+      await charts.draw(this.element, this.figure);
+      if (this.caption && this.def.caption) this.caption.textContent = this.def.caption(data, state, this.ctx);
+    });
   }
 
   filename() {
