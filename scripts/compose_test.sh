@@ -145,6 +145,7 @@ if mode == "shared":
         status, headers, body = get(f"http://{a}:8000{query}")
         assert status == 200 and json.loads(body)["config"]["depth"] == 3
         sources.append(headers["X-Resnorm-Cache"])
+        time.sleep(1.0)  # a result is stored (disk, then Redis) in the background after it is answered
     assert sources == ["computed"] + ["redis"] * (len(apps) - 1), sources
     print(f"{apps[0]} computed a new trace; " + ", ".join(f"{a} served it from {s}" for a, s in zip(apps[1:], sources[1:])))
 
