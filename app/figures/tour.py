@@ -59,7 +59,8 @@ def figure(answer: Json, lang: str, theme: str) -> Json:
         color = PLACEMENT_COLORS.get(position, SERIES[i])
         fig["data"].append(line(theme, text(f"series.{position}_ln", lang), x, stream(trace), color))
     root = math.sqrt(answer["traces"][0]["config"]["d_model"])
-    # Post-LN's points sit on the line and Pre-LN's rise above it: only below is free for the label
+    # Post-LN's points sit on the line and Pre-LN's rise above it: below, unless finish() finds the data leave more
+    # room above (place_reference_labels)
     hline(theme, fig, root, say({}, "series.theory_post", lang, value=fmt(root, lang)), below=True)
     return finish(fig)
 

@@ -119,12 +119,11 @@ def real_trace(
     The answer is POST /api/real_trace's (a dict) and draws /models' charts: .figure(key), .caption(key), .save().
     Computed under the server's torch settings with `threads` torch threads; the caller's are given back."""
     options = TraceOptions(gradients=gradients, attention=attention, special_tokens=special_tokens)
-    if isinstance(model, (str, Path)):
-        if not isinstance(text_or_ids, str):
-            raise TypeError("a model given by name traces a text (a str): pass a model object to trace token ids")
-        with as_server(threads):
-            return _by_name(str(model), text_or_ids, options)
     with as_server(threads):
+        if isinstance(model, (str, Path)):
+            if not isinstance(text_or_ids, str):
+                raise TypeError("a model given by name traces a text (a str): pass a model object to trace token ids")
+            return _by_name(str(model), text_or_ids, options)
         return _in_memory(model, text_or_ids, tokenizer, options)
 
 
