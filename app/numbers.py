@@ -7,8 +7,8 @@ the server composes). tests/test_numbers.py checks that both agree. The rule, in
 - only a count (multiply-adds, parameters, tokens: ``count=True``) is written with 万 / 亿 in Chinese, from 10⁴ up
   to 10¹⁶ (8280万, 521亿);
 - chart axes never print SI suffixes ("20B": billions or bytes?): every Plotly axis takes ``AXIS_NUMBERS`` below
-  (static/js/charts.js AXIS_NUMBERS is the browser's copy), so its ticks are plain digits or powers of ten (Plotly
-  writes powers from 10⁴ on, its own threshold).
+  (app/figures/style.py's ``axis``; every figure is built there), so its ticks are plain digits or powers of ten (Plotly
+  writes powers from 10⁴ on, its own threshold; its default draws no thousands separators).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ SUPERSCRIPT = str.maketrans("-+0123456789", "⁻⁺⁰¹²³⁴⁵⁶⁷⁸⁹")
 LARGE = 5  # ×10ⁿ from 10⁵ on (82800 still reads at a glance, 828000 does not)
 CHINESE_UNITS = ((8, "亿"), (4, "万"))
 CHINESE_LIMIT = 16  # powers of ten again from 10¹⁶ (一万亿 reads badly)
-AXIS_NUMBERS = {"exponentformat": "power", "separatethousands": False}  # a Plotly axis's ticks by the same rule
+AXIS_NUMBERS = {"exponentformat": "power"}  # a Plotly axis's ticks by the same rule
 
 
 def _plain(size: float, digits: int, zeros: bool) -> str:

@@ -33,7 +33,7 @@ def _labelled(ys: list[float], value: float, below: bool, theme: str = "slide", 
     """A chart of one series over 97 layers with a labelled reference line at `value`, placed by finish()."""
     fig = {"data": [line(theme, "data", list(range(len(ys))), ys, "#000")], "layout": layout(theme, "", "l", "y", log)}
     hline(theme, fig, value, "a reference label of some length", below=below)
-    return finish(fig)["layout"]["annotations"][0]
+    return finish(fig, theme)["layout"]["annotations"][0]
 
 
 @pytest.mark.parametrize("below", [False, True])
@@ -64,7 +64,7 @@ def test_on_a_log_axis_the_label_is_placed_in_decades():
     fig = {"data": [line("slide", "1.1", list(range(97)), grow, "#000"), line("slide", "0.9", list(range(97)), fade,
            "#000")], "layout": layout("slide", "", "l", "y", ylog=True)}  # fmt: skip
     hline("slide", fig, 1.0, "1: the gradient arrives unchanged")
-    note = finish(fig)["layout"]["annotations"][0]
+    note = finish(fig, "slide")["layout"]["annotations"][0]
     assert note["y"] == 0 and note["yanchor"] == "top"
 
 

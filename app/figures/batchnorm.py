@@ -64,7 +64,7 @@ def dependence_figure(answers: Json, lang: str, theme: str) -> Json:
                         "line": {"width": 2, "color": PALETTE["black"]}}  # fmt: skip
     fig["data"].append(chosen)
     fig["layout"]["yaxis"]["rangemode"] = "tozero"
-    return finish(fig)
+    return finish(fig, theme)
 
 
 def padding_figure(answers: Json, lang: str, theme: str) -> Json:
@@ -81,7 +81,7 @@ def padding_figure(answers: Json, lang: str, theme: str) -> Json:
                             PALETTE["sky"], dash="dash"))  # fmt: skip
     fig["layout"]["xaxis"]["tickformat"] = ".0%"
     fig["layout"]["yaxis"]["rangemode"] = "tozero"
-    return finish(fig)
+    return finish(fig, theme)
 
 
 def _per_token_max(answers: Json, field: str, value: str) -> float:

@@ -34,7 +34,7 @@ def products_figure(title: str, series: list[Json], theme: str, lang: str, marke
     if high - low < 1:  # a log axis over less than a decade (g = 0: only the shortcut's 1s): a decade around the data
         middle = (low + high) / 2
         fig["layout"]["yaxis"].update(range=[middle - 1, middle + 1], dtick=1)
-    return finish(fig)
+    return finish(fig, theme)
 
 
 def figure(answer: Json, lang: str, theme: str) -> Json:

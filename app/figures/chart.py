@@ -72,7 +72,7 @@ def diff(base: Any, target: Any) -> Any:
 
 
 def apply_patch(base: Json, patch: Json) -> Json:
-    """base with patch merged in place (static/js/pages/norms.js's applyPatch does the same in the browser)."""
+    """base with patch merged in place (static/js/charts.js's applyPatch does the same in the browser)."""
     for key, value in patch.items():
         here = base.get(key)
         if isinstance(value, dict) and isinstance(here, dict):

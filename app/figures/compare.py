@@ -143,7 +143,7 @@ def figure(answer: Json, lang: str, theme: str, norm_log: bool) -> Json:
                 line(theme, f"{name}: {symbol}", x, stream(trace, field), colors[c], dash=dash,
                      xaxis=ref("x", i), yaxis=ref("y", i))
             )  # fmt: skip
-    return finish(fig)
+    return finish(fig, theme)
 
 
 def norm_log(answer: Json) -> bool:

@@ -200,7 +200,7 @@ def figure(answer: Json, lang: str, theme: str) -> Json:
                      opacity=0.6, legendgroup="band", showlegend=k == 0 and color == PALETTE["blue"])
             )  # fmt: skip
     mark_overflow(theme, fig, x, gradients(first_with), lang, series=with_name)  # the band is this series' alone
-    return finish(fig)
+    return finish(fig, theme)
 
 
 # ---- The caption ----------------------------------------------------------------------------------------------------

@@ -117,7 +117,7 @@ def figure(answer: Json, lang: str, theme: str) -> Json:
     fig["layout"].update(hovermode="closest", plot_bgcolor=MISSING)
     fig["layout"]["xaxis"].update(showgrid=False, range=[-0.5, upto + 0.5])
     fig["layout"]["yaxis"].update(showgrid=False, range=[0.5, upto + 0.5])
-    return finish(fig)
+    return finish(fig, theme)
 
 
 def claim(answer: Json) -> Json:

@@ -34,7 +34,7 @@ def bars_figure(
                        textfont={"size": theme_of(theme)["font"] - 6})  # fmt: skip
         fig["data"].append(bar)
     fig["layout"]["barmode"] = "group"
-    return finish(fig)
+    return finish(fig, theme)
 
 
 def norms_figure(answer: Json, lang: str, theme: str) -> Json:
@@ -125,7 +125,7 @@ def speed_figure(answer: Json, lang: str, theme: str) -> Json:
                             "thickness": 1.5}  # fmt: skip
         fig["data"].append(trace)
     fig["layout"]["xaxis"].update(type="log", tickvals=widths, ticktext=[str(w) for w in widths])
-    return finish(fig)
+    return finish(fig, theme)
 
 
 def speed_claim(answer: Json) -> Json:

@@ -246,7 +246,7 @@ def figure(answer: Json, lang: str, theme: str, title: str | None = None) -> Jso
         if view == "plane":
             _spokes(theme, fig, geo["axes"], ranges[0][1] * 0.9)
         _rays(theme, fig, points, view, names, first)
-    return finish(fig)
+    return finish(fig, theme)
 
 
 def slide_figure(chart: Json, answers: list[Json], theme: str, lang: str, slide: Json) -> Json:

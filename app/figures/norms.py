@@ -225,7 +225,7 @@ def figure(trace: Json, lang: str, theme: str, choice: LawChoice | None) -> Json
         name = text("series.dtype_max", lang, dtype=cfg["dtype"], value=fmt(limit, lang))
         data.append(reference(theme, name, x, limit, PALETTE["vermillion"]))
     mark_overflow(theme, fig, x, [a if m is not None else None for a, m in zip(act, max_abs, strict=True)], lang)
-    return finish(fig)
+    return finish(fig, theme)
 
 
 def lead(cfg: Json, trace: Json, lang: str) -> list[str]:

@@ -45,7 +45,7 @@ def figure(answer: Json, lang: str, theme: str) -> Json:
     if snow["overflow_layer"] is not None:  # the float32 reference climbs through the band's middle: label it low
         overflow_band(theme, fig, snow["overflow_layer"], len(layers),
                       text("mark.overflow", lang, layer=snow["overflow_layer"]), bottom=True)  # fmt: skip
-    return finish(fig)
+    return finish(fig, theme)
 
 
 def claim(answer: Json) -> Json:

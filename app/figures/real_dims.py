@@ -123,7 +123,7 @@ def dims_figure(trace: Json, lang: str, theme: str) -> Json:
                 }
             )
         fig["layout"]["barmode"] = "group"
-    return finish(fig)
+    return finish(fig, theme)
 
 
 def dims_claim(trace: Json) -> Json:

@@ -118,7 +118,7 @@ def gradient_figure(trace: Json, lang: str, theme: str) -> Json:
                 dash="dash",
             ),
         ]
-    return finish(fig)
+    return finish(fig, theme)
 
 
 def gradient_claim(trace: Json) -> Json:
@@ -199,7 +199,7 @@ def grad_tokens_figure(trace: Json, lang: str, theme: str) -> Json:
         "layout": heatmap_layout(theme, title, text("models.axis.token", lang), text("models.axis.layer", lang)),
     }
     token_axis(fig, trace["tokens"])
-    return finish(fig)
+    return finish(fig, theme)
 
 
 def grad_tokens_claim(trace: Json) -> Json:

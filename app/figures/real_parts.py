@@ -129,7 +129,7 @@ def branches_figure(trace: Json, lang: str, theme: str) -> Json:
                 dash="dot",
             )
         )
-    return finish(fig)
+    return finish(fig, theme)
 
 
 def branches_claim(trace: Json) -> Json:
@@ -235,7 +235,7 @@ def cosine_figure(trace: Json, lang: str, theme: str) -> Json:
         ),
     ]
     fig["layout"]["yaxis"]["range"] = [min(0.0, *(v for v in cosine["mean"] if v is not None)) - 0.05, 1.05]
-    return finish(fig)
+    return finish(fig, theme)
 
 
 def cosine_claim(trace: Json) -> Json:

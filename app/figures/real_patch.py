@@ -102,7 +102,7 @@ def patch_figure(answer: Json, lang: str, theme: str) -> Json:
     fig["layout"]["hovermode"] = "closest"
     found = answer["intervention"]
     if found is None:
-        return finish(fig)
+        return finish(fig, theme)
     for set_lang in SET_COLORS:
         fig["data"] += _strip(theme, found, set_lang, lang)
     own = answer.get("own_intervention")
@@ -118,7 +118,7 @@ def patch_figure(answer: Json, lang: str, theme: str) -> Json:
     positions = list(range(len(found["patches"])))
     fig["layout"]["xaxis"].update(tickvals=positions, ticktext=[text(f"models.patch.{p}", lang) for p in found["patches"]],
                                   range=[-0.5, len(positions) - 0.5], showgrid=False)  # fmt: skip
-    return finish(fig)
+    return finish(fig, theme)
 
 
 def patch_claim(answer: Json) -> Json:

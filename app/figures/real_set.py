@@ -122,7 +122,7 @@ def set_figure(answer: Json, lang: str, theme: str) -> Json:
     if post:
         limit = reference(theme, text("models.series.pinned_limit", lang), layers[1:], 1.5, PALETTE["green"])
         fig["data"].append({**limit, "yaxis": "y2"})
-    return finish(fig)
+    return finish(fig, theme)
 
 
 def pinned_everywhere(rows: list[Json], set_lang: str) -> list[int]:

@@ -105,7 +105,7 @@ def sink_figure(trace: Json, lang: str, theme: str) -> Json:
             yaxis="y2",
         )
     )
-    return finish(fig)
+    return finish(fig, theme)
 
 
 def sink_claim(trace: Json) -> Json:
@@ -232,7 +232,7 @@ def heads_figure(trace: Json, lang: str, theme: str) -> Json:
         "data": data,
         "layout": heatmap_layout(theme, title, text("models.axis.head", lang), text("models.axis.block", lang)),
     }
-    return finish(fig)
+    return finish(fig, theme)
 
 
 def heads_claim(trace: Json) -> Json:

@@ -129,7 +129,7 @@ def stream_figure(answer: Json, lang: str, theme: str) -> Json:
             fig["data"].append(
                 line(theme, name, growth["layers"], growth["fitted"], PALETTE["black"], dash="dash", markers=False)
             )
-    return finish(fig)
+    return finish(fig, theme)
 
 
 def pinning(trace: Json) -> Json:
@@ -255,7 +255,7 @@ def tokens_figure(trace: Json, lang: str, theme: str) -> Json:
         "layout": heatmap_layout(theme, title, text("models.axis.token", lang), text("models.axis.layer", lang)),
     }
     token_axis(fig, trace["tokens"])
-    return finish(fig)
+    return finish(fig, theme)
 
 
 def unknown_level(trace: Json) -> tuple[float, float] | None:

@@ -175,7 +175,7 @@ def layers_figure(chart: Json, answers: Answers, theme: str, lang: str, slide: S
     if chart.get("xlog"):  # a few depths on a log axis: a tick at each, not Plotly's 2 3 4 5 between decades
         x, _, _ = per_layer(answers[chart["series"][0]["source"]], chart["series"][0]["field"])
         lay["xaxis"].update(tickvals=x, ticktext=[str(v) for v in x])
-    return place_reference_labels(fig)
+    return place_reference_labels(fig, theme)
 
 
 def _mark_underflow(theme: str, fig: Json, x: list[Any], y: list[float | None], name: str, lang: str) -> None:
@@ -473,7 +473,7 @@ def figure(slide: Slide, answers: Answers, theme: str, lang: str) -> Json:
     style = theme_of(theme)
     fig["layout"]["title"]["font"]["size"] = round(style["title"] * 0.75)
     fig["layout"]["legend"]["font"]["size"] = style["font"] - 4
-    return finish(for_the_back_row(fig, theme))
+    return finish(for_the_back_row(fig, theme), theme)
 
 
 # ---- The slide as shown: figure, caption, verdict ------------------------------------------------------------------

@@ -34,7 +34,7 @@ def probs_figure(answer: Json, lang: str, theme: str) -> Json:
     })  # fmt: skip
     fig["layout"]["yaxis"]["range"] = [0, 1.05]
     fig["layout"]["showlegend"] = False  # one series, named in the title and the caption: no empty legend row
-    return finish(fig)
+    return finish(fig, theme)
 
 
 def sweep_figure(answer: Json, lang: str, theme: str) -> Json:
@@ -56,7 +56,7 @@ def sweep_figure(answer: Json, lang: str, theme: str) -> Json:
         "line": {"color": PALETTE["black"], "width": 1.5},
     }
     fig["data"].append(current)
-    return finish(fig)
+    return finish(fig, theme)
 
 
 def claim(answer: Json, lang: str = "en") -> Json:

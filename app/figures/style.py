@@ -1,5 +1,6 @@
 """The look of every chart, as Plotly JSON (plain dicts): palette, themes, axes, lines, reference lines and overflow
-bands. The same marks static/js/charts.js drew, so a chart looks the same whichever side builds it.
+bands. The only place a chart's look is decided: the browser draws these figures (static/js/charts.js) and only fits
+them to its box.
 
 Plain dicts rather than plotly.graph_objects on the server path: building and validating a /norms figure through
 graph_objects costs ~10x the dicts (docs/development.md, "Charts"); tests/test_figures_norms.py validates every
@@ -12,6 +13,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+from .. import numbers
 from ..i18n import t
 
 Json = dict[str, Any]
@@ -68,7 +70,7 @@ def axis(theme: Json, title: str, log: bool = False) -> Json:
         "ticks": "outside",
         "tickfont": {"size": theme["font"]},
         "automargin": True,
-        "exponentformat": "power",
+        **numbers.AXIS_NUMBERS,
     }
 
 
@@ -108,10 +110,10 @@ def layout(theme_name: str, title: str, x: str, y: str, ylog: bool = False) -> J
     }
 
 
-def finish(fig: Json) -> Json:
-    """The figure as Plotly keeps it: reference labels off the data, no empty lists of shapes or notes
-    (graph_objects drops them, and the notebook's figure must be the page's to the key)."""
-    place_reference_labels(fig)
+def finish(fig: Json, theme_name: str) -> Json:
+    """The figure as Plotly keeps it: reference labels off the data (judged on the theme's plot area), no empty lists
+    of shapes or notes (graph_objects drops them, and the notebook's figure must be the page's to the key)."""
+    place_reference_labels(fig, theme_name)
     for key in ("shapes", "annotations"):
         if not fig["layout"].get(key):
             fig["layout"].pop(key, None)
@@ -193,7 +195,12 @@ def hline(
     )
 
 
-def place_reference_labels(fig: Json) -> Json:
+def plot_px(theme_name: str) -> tuple[float, float]:
+    """The plot area a theme's text is judged against (width, height in px)."""
+    return PLOT_PX.get(theme_name, PLOT_PX["normal"])
+
+
+def place_reference_labels(fig: Json, theme_name: str) -> Json:
     """Each reference line's label on the side of its line (above or below) where it covers fewer data points: a
     label's box spans its text's width from the plot's right edge and its height from the line. Ties keep the side the
     builder asked for."""
@@ -202,7 +209,7 @@ def place_reference_labels(fig: Json) -> Json:
         if note.get("name") != REFERENCE_LABEL:
             continue
         below = note["yanchor"] == "top"
-        covered = {side: _covered(fig, note, side) for side in (below, not below)}
+        covered = {side: _covered(fig, note, side, plot_px(theme_name)) for side in (below, not below)}
         if covered[not below] < covered[below]:
             below = not below
         shift = abs(note.get("yshift", 0))
@@ -210,8 +217,9 @@ def place_reference_labels(fig: Json) -> Json:
     return fig
 
 
-def _covered(fig: Json, note: Json, below: bool) -> int:
-    """How many data points the label of `note` would cover, drawn above (or `below`) its line."""
+def _covered(fig: Json, note: Json, below: bool, plot: tuple[float, float]) -> int:
+    """How many data points the label of `note` would cover, drawn above (or `below`) its line, on a plot area of
+    `plot` px."""
     lay = fig["layout"]
     xname, yname = note["xref"].split()[0], note["yref"]
     xaxis, yaxis = lay.get(f"xaxis{xname[1:]}", {}), lay.get(f"yaxis{yname[1:]}", {})
@@ -230,7 +238,7 @@ def _covered(fig: Json, note: Json, below: bool) -> int:
     if high <= low or max(xs) <= min(xs):
         return 0
     size = note["font"]["size"]
-    width_px, height_px = PLOT_PX["slide" if size >= THEMES["slide"]["font"] - 1 else "normal"]
+    width_px, height_px = plot
     domain = xaxis.get("domain", [0, 1])
     wide = min(1.0, len(note["text"]) * CHAR_EM * size / (width_px * (domain[1] - domain[0])))
     tall = 1.6 * size / height_px  # a line of text and its padding, with room to spare
@@ -269,7 +277,7 @@ def overflow_band(
     theme = theme_of(theme_name)
     xs = [x for trace in fig["data"] for x in trace.get("x") or [] if isinstance(x, int | float)]
     if xs and max(xs) > min(xs):  # a label wider than its band would stretch the x axis past the data: two lines
-        band_px = (high - low + 1) / (max(xs) - min(xs)) * PLOT_PX.get(theme_name, PLOT_PX["normal"])[0]
+        band_px = (high - low + 1) / (max(xs) - min(xs)) * plot_px(theme_name)[0]
         text = _wrapped(text, band_px, theme["font"])
     fig["layout"]["shapes"].append(
         {

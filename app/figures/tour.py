@@ -62,7 +62,7 @@ def figure(answer: Json, lang: str, theme: str) -> Json:
     # Post-LN's points sit on the line and Pre-LN's rise above it: below, unless finish() finds the data leave more
     # room above (place_reference_labels)
     hline(theme, fig, root, say({}, "series.theory_post", lang, value=fmt(root, lang)), below=True)
-    return finish(fig)
+    return finish(fig, theme)
 
 
 def caption(answer: Json, lang: str) -> str:

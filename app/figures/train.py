@@ -93,7 +93,7 @@ def idle(fig: Json, note: str, theme: str) -> Json:
         {"xref": "paper", "yref": "paper", "x": 0.5, "y": 0.5, "showarrow": False, "text": note,
          "font": {"size": theme_of(theme)["font"], "color": PALETTE["blue"]}}
     )  # fmt: skip
-    return finish(fig)
+    return finish(fig, theme)
 
 
 def loss_figure(
@@ -123,7 +123,7 @@ def loss_figure(
                  "textposition": "top center", "hoverinfo": "skip"}
             )  # fmt: skip
     fig["layout"]["xaxis"]["range"] = [0, steps]
-    return finish(fig)
+    return finish(fig, theme)
 
 
 def curves(answer: Json, lang: str) -> list[Curve]:

@@ -71,7 +71,7 @@ def figure(answer: Json, lang: str, theme: str) -> Json:
                                     visible=quantity == QUANTITIES[0], meta=quantity))  # fmt: skip
     if len(shown[0]["profile"]["act_norm"]) <= 16:
         fig["layout"]["xaxis"]["dtick"] = 1  # layers are whole numbers
-    return finish(fig)
+    return finish(fig, theme)
 
 
 def quantity_patch(fig: Json, quantity: str, lang: str) -> Json:
