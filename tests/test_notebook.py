@@ -336,27 +336,6 @@ def test_a_claim_that_does_not_hold_says_so(monkeypatch):
         rx.lecture.slide("snowbal")
 
 
-def test_the_figures_use_the_pages_palette_limits_and_theme():
-    """static/js/charts.js still draws /models: it holds app/figures/style.py's palette and normal theme."""
-    import re
-
-    def found(pattern: str) -> re.Match[str]:
-        match = re.search(pattern, charts)
-        assert match, pattern
-        return match
-
-    charts = (ROOT / "static" / "js" / "charts.js").read_text(encoding="utf-8")
-    palette = dict(
-        re.findall(r"(\w+): '(#[0-9A-Fa-f]{6})'", charts.split("export const PALETTE = {")[1].split("};")[0])
-    )
-    assert palette == style.PALETTE
-    order = found(r"export const SERIES = \[([^\]]*)\]")[1]
-    assert tuple(style.PALETTE[name] for name in re.findall(r"PALETTE\.(\w+)", order)) == style.SERIES
-    normal = found(r"normal: \{ font: (\d+), title: \d+, line: ([\d.]+), marker: (\d+)")
-    theme = style.THEMES["normal"]
-    assert (int(normal[1]), float(normal[2]), int(normal[3])) == (theme["font"], theme["line"], theme["marker"])
-
-
 @pytest.mark.parametrize("slide_id", ["snowball", "norm-collapse", "float16", "alternatives", "summary"])
 def test_the_notebook_slide_figure_is_the_pages_json(client, slide_id):
     """rx.lecture.slide(...).figure() is the figure GET /api/lecture/slide/<id> hands the deck, to the key, in both

@@ -1,4 +1,5 @@
-// Talking to the JSON API: traces (coalesced and cached per config), presets per depth, the streamed sweep.
+// Talking to the JSON API: POST and GET with errors in the reader's words, the answers a page carries or a static
+// copy bakes in, presets per depth, NDJSON streams (the sweep).
 import { t, lang, pageData } from './i18n.js';
 import { rangeText, settingOf } from './explain.js';
 import { apiUrl, isStaticSite, lookupBaked } from './staticsite.js';
@@ -76,25 +77,6 @@ export async function getJSON(url, { signal } = {}) {
   const response = await fetch(apiUrl(url), { signal });
   if (!response.ok) throw await readError(response);
   return response.json();
-}
-
-const traces = new Map();  // JSON config -> Promise of the trace; small LRU so back/forward is instant
-const MAX_CACHED = 40;
-
-/** The trace for a config (POST /api/trace). Identical concurrent requests share one fetch. */
-export function fetchTrace(config, options = {}) {
-  const key = JSON.stringify(config);
-  if (traces.has(key)) {
-    const hit = traces.get(key);
-    traces.delete(key);
-    traces.set(key, hit);
-    return hit;
-  }
-  const promise = postJSON('/api/trace', config, { onBusy: options.onBusy });
-  traces.set(key, promise);
-  promise.catch(() => traces.delete(key));
-  if (traces.size > MAX_CACHED) traces.delete(traces.keys().next().value);
-  return promise;
 }
 
 const presetCache = new Map();

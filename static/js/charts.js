@@ -1,136 +1,14 @@
-// All Plotly drawing lives here: palette, themes, layouts, common marks and drawing (saving a chart: save.js).
-// Page modules only map API answers to series with these helpers.
+// Drawing a chart built in Python (app/figures: the figure, its view patches, its caption) and keeping it fitted to
+// its box: Plotly's config, the legend's room, tidy log ticks, view patches and streamed patches applied, resizing.
+// Nothing here builds a figure (saving a chart: save.js).
 import { t, fmt } from './i18n.js';
-import { forScreen, touchScreen } from './fit.js';
+import { forScreen, measuredWidth, touchScreen } from './fit.js';
 import { legible, scaleOf, typesetFigure } from './legible.js';
-
-// Okabe & Ito (2008), "Color Universal Design": distinguishable with every common colour-vision deficiency.
-export const PALETTE = {
-  blue: '#0072B2', vermillion: '#D55E00', green: '#009E73', purple: '#CC79A7',
-  orange: '#E69F00', sky: '#56B4E9', yellow: '#F0E442', black: '#000000',
-};
-export const SERIES = [PALETTE.blue, PALETTE.vermillion, PALETTE.green, PALETTE.purple, PALETTE.orange, PALETTE.sky, PALETTE.black];
-
-export const THEMES = {
-  normal: { font: 14, title: 17, line: 2.5, marker: 6, grid: '#e2e5e9', axis: '#444', margin: 62 },
-  slide: { font: 22, title: 28, line: 5, marker: 11, grid: '#cfd3d8', axis: '#000', margin: 90 },
-};
-const FONT = 'system-ui, "Segoe UI", "Noto Sans", "Noto Sans CJK SC", "PingFang SC", "Microsoft YaHei", sans-serif';
-
-export function themeOf(name) {
-  return THEMES[name] || THEMES.normal;
-}
-
-/** One axis in the theme; log axes show powers of ten. */
-/** The site's number rule on an axis (format.js, app/numbers.py): plain digits or powers of ten, never an SI suffix
- *  ("20B" reads as bytes or billions); Plotly writes powers of ten from 10⁴ on (its own threshold) and plain digits
- *  below. */
-export const AXIS_NUMBERS = { exponentformat: 'power', separatethousands: false };
-
-export function axis(theme, title, { log = false, ...more } = {}) {
-  return {
-    // standoff: a gap between tick labels and title (Plotly's default lets tall glyphs such as ‖ touch the ticks).
-    title: { text: title, font: { size: theme.font + 1 }, standoff: Math.round(theme.font * 0.8) }, type: log ? 'log' : 'linear',
-    gridcolor: theme.grid, linecolor: theme.axis, linewidth: theme === THEMES.slide ? 2 : 1, showline: true,
-    zeroline: false, ticks: 'outside', tickfont: { size: theme.font }, automargin: true,
-    ...AXIS_NUMBERS, ...more,
-  };
-}
-
-/** The base layout of every chart. */
-export function layout(themeName, { title, x, y, xlog = false, ylog = false, legendBelow = false } = {}) {
-  const theme = themeOf(themeName);
-  return {
-    // Title pinned to the top edge; the legend row below it pushes the plot down (Plotly auto-margins), never over it.
-    title: { text: title, font: { size: theme.title }, x: 0.01, xanchor: 'left', xref: 'container', y: 1, yanchor: 'top', yref: 'container', pad: { t: 10 } },
-    font: { family: FONT, size: theme.font, color: '#111' },
-    paper_bgcolor: '#ffffff', plot_bgcolor: '#ffffff',
-    margin: { l: theme.margin, r: 24, t: theme.title * 2 + 8, b: theme.margin },
-    xaxis: axis(theme, x, { log: xlog }), yaxis: axis(theme, y, { log: ylog }),
-    // Legend in a row between the title and the plot, so it never hides data.
-    legend: legendBelow
-      ? { orientation: 'h', x: 0, y: -0.22, font: { size: theme.font } }
-      : { orientation: 'h', x: 0, xanchor: 'left', y: 1.02, yanchor: 'bottom', font: { size: theme.font } },
-    hovermode: 'x unified', hoverlabel: { font: { size: theme.font } },
-    shapes: [], annotations: [],
-  };
-}
-
-/** A line series; null values stay gaps (they are overflowed values, strict JSON turns inf/NaN into null). */
-export function line(themeName, { name, x, y, color = SERIES[0], dash = 'solid', width = 1, markers = true, ...more }) {
-  const theme = themeOf(themeName);
-  return {
-    type: 'scatter', mode: markers ? 'lines+markers' : 'lines', name, x, y,
-    line: { color, dash, width: theme.line * width }, marker: { size: theme.marker, color },
-    hovertemplate: `%{y:.4g}<extra>${escapeText(name)}</extra>`, ...more,
-  };
-}
-
-/** A horizontal reference line across the plot with a label at its right end. */
-export function hline(themeName, fig, value, text, { color = PALETTE.black, dash = 'dash', yref = 'y', xref = 'x', below = false } = {}) {
-  const theme = themeOf(themeName);
-  const domain = xref === 'x' ? 'x domain' : `${xref} domain`;
-  fig.layout.shapes.push({ type: 'line', xref: domain, x0: 0, x1: 1, yref, y0: value, y1: value,
-    line: { color, dash, width: Math.max(1.5, theme.line * 0.6) } });
-  const axisName = yref === 'y' ? 'yaxis' : `yaxis${yref.slice(1)}`;
-  const logAxis = fig.layout[axisName]?.type === 'log';  // annotations on a log axis are placed in log10 units
-  fig.layout.annotations.push({ xref: domain, x: 1, yref, y: logAxis ? Math.log10(value) : value, text, showarrow: false, xanchor: 'right',
-    yanchor: below ? 'top' : 'bottom', font: { size: theme.font - 1, color }, bgcolor: 'rgba(255,255,255,0.8)' });
-}
-
-/** Log10 colour heatmap (Plotly has no log colour scale): z holds log10 values, hover shows the real ones. */
-// ColorBrewer RdBu (colour-blind safe): red = below 1 (signal lost), white = 1, blue = above 1 (amplified).
-const DIVERGING = [[0, '#b2182b'], [0.25, '#ef8a62'], [0.5, '#f7f7f7'], [0.75, '#67a9cf'], [1, '#2166ac']];
-
-export function logHeatmap(themeName, { x, y, values, colorbarTitle, diverging = false }) {
-  const theme = themeOf(themeName);
-  const z = values.map((row) => row.map((v) => (v > 0 && Number.isFinite(v) ? Math.log10(v) : null)));
-  const flat = z.flat().filter((v) => v !== null);
-  let low = flat.length ? Math.floor(Math.min(...flat)) : 0, high = flat.length ? Math.ceil(Math.max(...flat)) : 1;
-  if (high === low) high = low + 1;
-  if (diverging) {  // symmetric around log10(1) = 0 so white means "arrives intact"
-    high = Math.max(1, -low, high);
-    low = -high;
-  }
-  const step = Math.max(1, Math.ceil((high - low) / 8));
-  const tickvals = [];
-  for (let v = low; v <= high; v += step) tickvals.push(v);
-  return {
-    type: 'heatmap', x, y, z, customdata: values, colorscale: diverging ? DIVERGING : 'Viridis', zmin: low, zmax: high, hoverongaps: false,
-    hovertemplate: `L=%{y}, l=%{x}: %{customdata:.3g}<extra></extra>`,
-    colorbar: { title: { text: colorbarTitle, side: 'right', font: { size: theme.font } }, tickvals,
-      ticktext: tickvals.map((v) => colourTick(v, diverging)), tickfont: { size: theme.font }, thickness: theme.font + 4 },
-  };
-}
-
-/** A colour-bar tick for log10 value v: ×0.01 … ×100 as plain numbers, powers of ten beyond (×10⁶, not ×1000000),
- *  written like the log axes' tick labels. */
-function colourTick(v, ratio) {
-  const plain = Math.abs(v) <= 2 ? String(Number((10 ** v).toPrecision(1))) : `10<sup>${v}</sup>`;
-  return ratio ? `×${plain}` : plain;
-}
-
-/** Layout for a heatmap: no grid lines, and a grey background so "no such layer" never looks like a value. */
-export function heatmapLayout(themeName, options) {
-  const base = layout(themeName, options);
-  base.hovermode = 'closest';
-  base.plot_bgcolor = '#bdbdbd';
-  base.xaxis.showgrid = false;
-  base.yaxis.showgrid = false;
-  return base;
-}
 
 /** Not Plotly's `responsive` (it only follows the window): charts follow their own box, see followSize.
  *  No mode bar on touch screens: its zoom and pan tools need a drag, which there scrolls the page (see forScreen). */
 export function plotlyConfig() {
   return { displaylogo: false, displayModeBar: touchScreen() ? false : 'hover', modeBarButtonsToRemove: ['toImage', 'lasso2d', 'select2d'] };
-}
-
-/** Rough rendered width of a label: CJK glyphs are about one em, others about 0.6 em. */
-function textWidth(text, size) {
-  let ems = 0;
-  for (const ch of String(text)) ems += /[\u2e80-\u9fff\uff00-\uffef]/.test(ch) ? 1.0 : 0.6;
-  return ems * size;
 }
 
 /** Reserve room between the title and the plot for the legend row(s), so neither covers the other.
@@ -144,6 +22,8 @@ export function fitLegend(figure, width) {
     .map((trace) => trace.name);
   const available = Math.max(200, width - (layout.margin?.l || 60) - (layout.margin?.r || 20));
   // a phone: an entry wider than the plot would be cut off at the chart's edge, so the legend's type shrinks to fit
+  const family = layout.legend.font?.family || layout.font?.family;
+  const textWidth = (name, fontSize) => measuredWidth(name, fontSize, false, family);
   const widest = Math.max(1, ...names.map((name) => textWidth(name, layout.meta.legend_font)));
   const size = Math.max(12, Math.min(layout.meta.legend_font, Math.floor(layout.meta.legend_font * (available - 40) / widest)));
   const current = layout.legend.font?.size || layout.font?.size || 14;   // shrunk at a narrower width, or as built
@@ -226,15 +106,23 @@ export async function draw(element, figure) {
   followSize(element, figure, size);
 }
 
-/** fitLegend estimates the legend's height; where Plotly's legend came out taller (its columns are as wide as
- *  the widest entry) and reaches up into the title, push the plot and legend down by the measured overlap. */
+/** fitLegend estimates the legend's height; where Plotly's legend came out taller (taller rows: ‖, √ and CJK
+ *  glyphs) and reaches up into the title, push the plot and legend down until it clears the title. A legend taller
+ *  than the top margin stays at the chart's top edge (Plotly's auto-margin): the plot then starts below the title,
+ *  a gap and the whole legend. */
 async function clearTitle(element) {
-  const title = element.querySelector('.gtitle');
-  const legend = element.querySelector('.legend');
-  if (!title || !legend || element.layout.legend?.yanchor !== 'bottom') return;
-  // in layout px: on the deck's CSS-scaled stage (1920x1080: x1.5) screen px would move the plot more than needed
-  const overlap = (title.getBoundingClientRect().bottom - legend.getBoundingClientRect().top) / scaleOf(element) + 4;
-  if (overlap > 0) await window.Plotly.relayout(element, { 'margin.t': element.layout.margin.t + Math.ceil(overlap) });
+  for (let attempt = 0; attempt < 3; attempt += 1) {
+    const title = element.querySelector('.gtitle');
+    const legend = element.querySelector('.legend');
+    if (!title || !legend || element.layout.legend?.yanchor !== 'bottom') return;
+    // in layout px: on the deck's CSS-scaled stage (1920x1080: x1.5) screen px would move the plot more than needed
+    const scale = scaleOf(element);
+    const titleBox = title.getBoundingClientRect(), legendBox = legend.getBoundingClientRect();
+    const overlap = (titleBox.bottom - legendBox.top) / scale + 4;
+    if (overlap <= 0) return;
+    const below = (titleBox.bottom - element.getBoundingClientRect().top + legendBox.height) / scale + 4;
+    await window.Plotly.relayout(element, { 'margin.t': Math.ceil(Math.max(element.layout.margin.t + overlap, below)) });
+  }
 }
 
 // ---- Resizing ------------------------------------------------------------------------------------
@@ -276,7 +164,7 @@ async function resizeChart(element) {
 }
 
 /** Merge a view patch into a figure in place, as app/figures/chart.py's apply_patch does. */
-export function applyPatch(base, patch) {
+function applyPatch(base, patch) {
   for (const [key, value] of Object.entries(patch)) {
     const here = base[key];
     if (Array.isArray(value) && Array.isArray(here) && value.length === here.length) {

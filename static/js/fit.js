@@ -3,6 +3,7 @@
 // swallow the swipe that scrolls the page. The figure itself is left as it is, so exports stay slide-sized.
 
 let measureContext = null;
+let measureFont = '';
 let family = 'sans-serif';  // the chart's font, set by forScreen before it measures
 
 /** Words (or single CJK characters, which may break anywhere) of a label, for wrapping. */
@@ -10,12 +11,18 @@ function wrapUnits(text) {
   return String(text).match(/[\u2e80-\u9fff\uff00-\uffef][，。；：、）]?|[^\s\u2e80-\u9fff\uff00-\uffef]+|\s+/g) || [];
 }
 
-/** Rendered width of a label in the chart font (a canvas measures it; the estimate where there is no canvas). */
-function measuredWidth(text, size, bold = false) {
+/** Rendered width of a label (its HTML tags dropped) in the chart font, or the font `font` names: a canvas measures
+ *  it; where there is none, 0.6 em a character (app/figures/style.py's CHAR_EM, the server's estimate). */
+export function measuredWidth(text, size, bold = false, font = family) {
   measureContext ??= document.createElement('canvas').getContext('2d');
-  if (!measureContext) return String(text).length * size * 0.6;
-  measureContext.font = `${bold ? 'bold ' : ''}${size}px ${family}`;
-  return measureContext.measureText(text.replace(/<[^>]+>/g, '')).width;
+  const plain = String(text).replace(/<[^>]+>/g, '');
+  if (!measureContext) return plain.length * size * 0.6;
+  const wanted = `${bold ? 'bold ' : ''}${size}px ${font}`;
+  if (wanted !== measureFont) {  // setting a canvas font parses it: only when it changes
+    measureContext.font = wanted;
+    measureFont = wanted;
+  }
+  return measureContext.measureText(plain).width;
 }
 
 /** Lines of at most `width` pixels: Plotly never wraps a title or a note, and on a phone they run off the chart. */

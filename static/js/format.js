@@ -7,9 +7,9 @@
 //     same number in a formula and a ratio never reads "6600000亿 倍";
 //   - only a count (multiply-adds, parameters, tokens: `count: true`) is written with 万 / 亿 in Chinese, from 10⁴
 //     up to 10¹⁶ (8280万, 521亿; 一万亿 reads badly), the way a Chinese reader counts;
-//   - axis ticks follow the same rule (charts.js AXIS_NUMBERS): plain digits or powers of ten, never an SI suffix
-//     ("20B": billions or bytes?); a Plotly figure built in Python says exponentformat='power', separatethousands=False
-//     (Plotly writes powers of ten from 10⁴ on, its own threshold);
+//   - axis ticks follow the same rule (app/numbers.py AXIS_NUMBERS, on every axis app/figures/style.py builds): plain
+//     digits or powers of ten, never an SI suffix ("20B": billions or bytes?) (Plotly writes powers of ten from 10⁴
+//     on, its own threshold);
 //   - a true minus sign (U+2212), which never breaks a line after it and lines up with the digits;
 //   - no number (null: an overflow in strict JSON, NaN) as an em dash, ±Infinity as ∞.
 

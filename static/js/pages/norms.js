@@ -4,18 +4,15 @@
 import { runPage } from '../page.js';
 import { postJSON } from '../api.js';
 import { t, lang } from '../i18n.js';
-import { applyPatch } from '../charts.js';
+import { chartView } from '../charts.js';
 
 /** The norm axis: "auto" keeps the builder's choice (logarithmic when the values span more than three decades). */
 const SCALE = { name: 'norm_scale', type: 'string', enum: ['auto', 'linear', 'log'], default: 'auto', group: 'view',
   label: 'controls.norm_scale', optionLabel: (v) => t(`enum.yscale.${v}`) };
 
-/** The received figure with the views the state asks for (a copy: drawing adjusts the figure it is given). */
+/** The received figure with the views the state asks for (chartView copies it: drawing adjusts what it is given). */
 function view(chart, state) {
-  const figure = structuredClone(chart.figure);
-  if (state.theme === 'slide') applyPatch(figure, chart.patches.slide);
-  if (state.norm_scale !== 'auto') applyPatch(figure, chart.patches[state.norm_scale]);
-  return figure;
+  return chartView(chart, ...(state.theme === 'slide' ? ['slide'] : []), ...(state.norm_scale === 'auto' ? [] : [state.norm_scale]));
 }
 
 runPage({
