@@ -94,7 +94,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--base", default="", help="a commit to compare with (e.g. HEAD~5), served from a worktree")
     parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--pages", nargs="+", choices=list(PAGES), default=list(PAGES), help="only these pages")
     args = parser.parse_args()
+    pages = {path: PAGES[path] for path in args.pages}
     with ExitStack() as stack, sync_playwright() as playwright:
         servers = {"new": serve(stack, ROOT)}
         if args.base:
@@ -103,17 +105,17 @@ def main() -> None:
         contexts = {name: browser.new_context(viewport={"width": 1280, "height": 800}) for name in servers}
         times: dict[tuple[str, str], list[float]] = {}
         for name, base in servers.items():  # warm the browser's cache and the server's answers
-            for path in PAGES:
+            for path in pages:
                 first_chart_ms(contexts[name], base, path)
         for k in range(args.repeats):  # interleaved: both commits see the same moments of a noisy machine
-            for path in PAGES:
+            for path in pages:
                 for name, base in list(servers.items())[:: 1 if k % 2 == 0 else -1]:  # who goes first alternates
                     times.setdefault((name, path), []).append(first_chart_ms(contexts[name], base, path))
         load = os.getloadavg()[0]
         head = f"{'page':26s} {'new median':>11s}"
         more = f" {'base median':>12s} {'new / base, paired':>19s} {'90 % interval':>14s}  verdict"
         print(head + (more if args.base else "") + f"   (ms; load {load:.1f})")
-        for path in PAGES:
+        for path in pages:
             new = statistics.median(times[("new", path)])
             line = f"{path:26s} {new:11.0f}"
             if args.base:

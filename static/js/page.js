@@ -15,7 +15,9 @@ const BUSY_DELAY_MS = 300;
 
 // Charts whose answers are ready together (a warm page hands them over with its HTML) are drawn one at a time, in
 // the page's order, each given a frame to reach the screen before the next starts: the first chart does not wait for
-// the drawing of the ones below it. A chart ready on its own is drawn at once.
+// the drawing of the ones below it. The page's first chart starts at once (nothing can come before it: no yield to
+// the event loop, so the page is not laid out and painted once without it); another waits a task, so that the
+// charts ready with it join and go in order.
 const turns = [];
 let flushing = null;
 const nextFrame = () => new Promise((resolve) => {
@@ -26,7 +28,7 @@ const nextFrame = () => new Promise((resolve) => {
 function drawInTurn(order, job) {
   return new Promise((resolve, reject) => {
     turns.push({ order, job, resolve, reject });
-    flushing ??= new Promise((wait) => setTimeout(wait, 0)).then(drawTurns);   // every chart ready by now joins
+    flushing ??= (order === 0 ? Promise.resolve() : new Promise((wait) => setTimeout(wait, 0))).then(drawTurns);
   });
 }
 
@@ -288,10 +290,4 @@ class ChartCard {
       status(t('controls.copy_failed'));
     }
   }
-}
-
-/** Rows of a trace for CSV: the embedding as layer 0, then every block. */
-export function traceRows(trace, extra = {}) {
-  const head = { ...extra, layer: 0, ...trace.embedding };
-  return [head, ...trace.layers.map((layer) => ({ ...extra, ...layer }))];
 }

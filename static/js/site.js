@@ -31,8 +31,11 @@ function fitNavigation(header, closeMenu) {
     cancelAnimationFrame(frame);
     frame = requestAnimationFrame(measure);
   });
-  document.fonts?.ready.then(measure);
-  measure();
+  // in the first frame, not now: reading the header's width would lay out the whole page before the charts do
+  requestAnimationFrame(() => {
+    measure();
+    document.fonts?.ready.then(measure);
+  });
 }
 
 function wireMenu() {

@@ -210,6 +210,12 @@ async function showBudget(state, ctx) {
   return problem;
 }
 
+/** After the page's first work (at most a second later): requestIdleCallback where the browser has it. */
+function whenIdle(callback) {
+  if (window.requestIdleCallback) window.requestIdleCallback(callback, { timeout: 1000 });
+  else setTimeout(callback, 0);
+}
+
 function wire(ctx) {
   page = ctx;
   // An /embed/ of these charts has no Start or Stop button: it shows the idle charts only. A static copy trains
@@ -222,7 +228,8 @@ function wire(ctx) {
   });
   if (document.getElementById('train-start')) {
     ctx.url.onChange((state) => showBudget(state, ctx));
-    showBudget(ctx.url.state, ctx);
+    // once the page is drawn: the charts need the main thread and the server first (a refusal only matters to Start)
+    whenIdle(() => showBudget(ctx.url.state, ctx));
   }
   document.getElementById('train-stop')?.addEventListener('click', () => session?.stop());
   document.querySelectorAll('[data-train-preset]').forEach((button) => button.addEventListener('click', () => {
