@@ -68,6 +68,25 @@ def test_a_failed_model_is_named_and_the_other_still_drawn(tiny_answers):
     assert chart.claim["models"][1] == {"model": "other", "failed": True}
 
 
+def test_every_csv_row_names_the_weights_it_comes_from(tiny_answers):
+    """A CSV export says which weights it holds, as the JSON does: each row of every chart carries its model's
+    revision (the weights' digest); a pair's failed model has no rows to mark."""
+    answers = copy.deepcopy(tiny_answers["llama"])
+    revision = "0123abcd"  # a random model has no weights file to digest: its revision is ""
+    for model in (
+        answers["real_trace"]["model"],
+        answers["real_pair"]["traces"][0]["model"],
+        answers["real_set"]["model"],
+    ):
+        model["revision"] = revision
+    with_rows = 0
+    for key, kind in KINDS.items():
+        rows = kind.build(answer_for(answers, key), "en").rows
+        assert all(row.get("revision") == revision for row in rows), key
+        with_rows += bool(rows)
+    assert with_rows >= len(KINDS) - 2  # the heads' and the intervention's may be empty on a tiny random model
+
+
 def test_pinned_is_said_only_of_the_blocks_whose_text_tokens_end_within_one_and_a_half(tiny_answers):
     trace = copy.deepcopy(tiny_answers["bert"]["real_trace"])  # a fresh BERT pins every token at √d
     caption = KINDS["models-stream"].build({"traces": [trace]}, "en").caption

@@ -180,7 +180,22 @@ class Builder:
     def __call__(self, answer: Any, lang: str = "en") -> Chart:
         normal, slide = self.figure(answer, lang, "normal"), self.figure(answer, lang, "slide")
         patches = {"slide": diff(normal, slide), **(scale_patches() if self.scales else {})}
-        return Chart(self.key, normal, self.caption(answer, lang), self.claim(answer), self.rows(answer), patches)
+        rows = with_revision(answer, self.rows(answer))
+        return Chart(self.key, normal, self.caption(answer, lang), self.claim(answer), rows, patches)
+
+
+def with_revision(answer: Any, rows: list[Json]) -> list[Json]:
+    """Each CSV row with the revision (the weights' digest) of the model it comes from, as a JSON export has it: a
+    row names its model, or the answer drew one model only. A spreadsheet then still says which weights it holds."""
+    traces = answer.get("traces", [answer]) if isinstance(answer, dict) else []
+    models = [t.get("model") for t in traces if isinstance(t, dict)]
+    revisions = {m["name"]: m["revision"] for m in models if isinstance(m, dict) and "revision" in m}
+    only = next(iter(revisions.values())) if len(revisions) == 1 else None
+    out = []
+    for row in rows:
+        revision = revisions.get(row.get("model"), only)
+        out.append({**row, "revision": revision} if revision is not None else row)
+    return out
 
 
 def chart_kind(request: str, builder: Builder, strings: dict[str, tuple[str, str]] | None = None) -> ChartKind:
