@@ -30,7 +30,6 @@ from .style import (
     layout,
     line,
     mark_overflow,
-    place_reference_labels,
     theme_of,
 )
 from .words import say
@@ -175,7 +174,7 @@ def layers_figure(chart: Json, answers: Answers, theme: str, lang: str, slide: S
     if chart.get("xlog"):  # a few depths on a log axis: a tick at each, not Plotly's 2 3 4 5 between decades
         x, _, _ = per_layer(answers[chart["series"][0]["source"]], chart["series"][0]["field"])
         lay["xaxis"].update(tickvals=x, ticktext=[str(v) for v in x])
-    return place_reference_labels(fig, theme)
+    return fig
 
 
 def _mark_underflow(theme: str, fig: Json, x: list[Any], y: list[float | None], name: str, lang: str) -> None:
