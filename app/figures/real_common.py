@@ -184,12 +184,16 @@ class Builder:
         return Chart(self.key, normal, self.caption(answer, lang), self.claim(answer), rows, patches)
 
 
+def models_of(answer: Any) -> list[Json]:
+    """Each model an answer draws: a trace's, a pair's traces that did not fail, a set's."""
+    traces = answer.get("traces", [answer]) if isinstance(answer, dict) else []
+    return [t["model"] for t in traces if isinstance(t, dict) and isinstance(t.get("model"), dict)]
+
+
 def with_revision(answer: Any, rows: list[Json]) -> list[Json]:
     """Each CSV row with the revision (the weights' digest) of the model it comes from, as a JSON export has it: a
     row names its model, or the answer drew one model only. A spreadsheet then still says which weights it holds."""
-    traces = answer.get("traces", [answer]) if isinstance(answer, dict) else []
-    models = [t.get("model") for t in traces if isinstance(t, dict)]
-    revisions = {m["name"]: m["revision"] for m in models if isinstance(m, dict) and "revision" in m}
+    revisions = {m["name"]: m["revision"] for m in models_of(answer) if "revision" in m}
     only = next(iter(revisions.values())) if len(revisions) == 1 else None
     out = []
     for row in rows:

@@ -22,6 +22,7 @@ from ..errors import FieldError
 from ..experiments.real_sentences import every_sentence, summarise
 from ..experiments.real_set import intervention_site, own_intervention, set_intervention, set_of, with_intervention
 from ..figures import ChartKind
+from ..figures.real_common import models_of
 from ..models.real import loading
 from ..models.real.sources import ModelSource
 from .compute import ComputePool
@@ -138,10 +139,9 @@ PROVENANCE = ("name", "revision", "weights_sha256", "transformers", "torch")
 
 
 def weights_of(answer: dict[str, Any]) -> list[dict[str, Any]]:
-    """Each model an answer draws (a trace, a pair's traces that did not fail, a set), with the digest of the weights
-    and the library versions that computed it: a chart says where its numbers come from, as a trace does."""
-    found = [t.get("model") for t in answer.get("traces", [answer])]
-    return [{key: model[key] for key in PROVENANCE} for model in found if isinstance(model, dict)]
+    """Each model an answer draws, with the digest of the weights and the library versions that computed it: a chart
+    says where its numbers come from, as a trace does."""
+    return [{key: model[key] for key in PROVENANCE} for model in models_of(answer)]
 
 
 def _revisions(answer: Any) -> str:
